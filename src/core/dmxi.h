@@ -1,0 +1,85 @@
+/* Internal core helpers shared by every dmx source file: error reporting, checked casts,
+ * checked MPI calls, allocation. Not installed. */
+#ifndef DMXI_H
+#define DMXI_H
+
+#include "dmx.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Record an error message for dmx_last_error() and return st. */
+dmx_status dmxi_error(dmx_status st, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Clear the calling thread's last error. */
+void dmxi_error_clear(void);
+
+/* Functions using these macros declare `dmx_status st = DMX_SUCCESS;` and a `cleanup:` label. */
+#define DMXI_FAIL(code, ...)                                                                     \
+    do {                                                                                         \
+        st = dmxi_error((code), __FILE__, __LINE__, __VA_ARGS__);                                \
+        goto cleanup;                                                                            \
+    } while (0)
+
+#define DMXI_CHECK(cond, code, ...)                                                              \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            DMXI_FAIL((code), __VA_ARGS__);                                                      \
+    } while (0)
+
+#define DMXI_TRY(expr)                                                                           \
+    do {                                                                                         \
+        dmx_status dmxi_try_st_ = (expr);                                                        \
+        if (dmxi_try_st_ != DMX_SUCCESS) {                                                       \
+            st = dmxi_try_st_;                                                                   \
+            goto cleanup;                                                                        \
+        }                                                                                        \
+    } while (0)
+
+/* Checked MPI call: on failure records the MPI error string and jumps to cleanup. The
+ * communicators dmx uses are set to MPI_ERRORS_RETURN so failures come back here. */
+dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line);
+#define DMXI_MPI(call)                                                                           \
+    do {                                                                                         \
+        int dmxi_mpi_rc_ = (call);                                                               \
+        if (dmxi_mpi_rc_ != MPI_SUCCESS) {                                                       \
+            st = dmxi_mpi_error(dmxi_mpi_rc_, #call, __FILE__, __LINE__);                        \
+            goto cleanup;                                                                        \
+        }                                                                                        \
+    } while (0)
+
+/* int64_t -> int for counts that reach MPI; fails with DMX_ERR_OVERFLOW instead of wrapping. */
+dmx_status dmxi_to_int(int64_t v, int *out, const char *what);
+
+/* a*b and a+b with overflow detection (nonnegative operands). */
+dmx_status dmxi_mul64(int64_t a, int64_t b, int64_t *out);
+dmx_status dmxi_add64(int64_t a, int64_t b, int64_t *out);
+
+/* malloc/calloc of n items of size sz with overflow check; n == 0 returns a valid pointer. */
+void *dmxi_malloc(int64_t n, size_t sz);
+void *dmxi_calloc(int64_t n, size_t sz);
+/* Grow *arr (capacity *cap items of size sz) to hold at least need items. */
+dmx_status dmxi_reserve(void **arr, int64_t *cap, int64_t need, size_t sz);
+
+/* Collective agreement: every rank passes its local status; all ranks return the largest
+ * status code any rank had (DMX_SUCCESS if all succeeded). A rank whose own status was success
+ * but another rank failed gets an error message naming the failing code. Collective on comm. */
+dmx_status dmxi_agree(MPI_Comm comm, dmx_status local);
+
+/* 64-bit FNV-1a hash, continued from h (start with DMXI_HASH_INIT). */
+#define DMXI_HASH_INIT UINT64_C(1469598103934665603)
+uint64_t dmxi_hash(uint64_t h, const void *data, size_t len);
+
+/* Agree that every rank holds the same 64-bit value (e.g. a hash of a global description).
+ * Returns DMX_SUCCESS if all equal, otherwise DMX_ERR_LAYOUT on every rank. Collective. */
+dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what);
+
+/* Read a nonnegative integer setting from the environment (returns dflt if unset/invalid). */
+int64_t dmxi_env_int64(const char *name, int64_t dflt);
+
+#endif /* DMXI_H */

@@ -1,0 +1,100 @@
+/* Checked integer arithmetic, allocation, hashing and environment settings. */
+#include "dmxi.h"
+
+#include <errno.h>
+#include <string.h>
+
+size_t dmx_dtype_size(dmx_dtype t)
+{
+    switch (t) {
+    case DMX_FLOAT: return sizeof(float);
+    case DMX_DOUBLE: return sizeof(double);
+    case DMX_CFLOAT: return 2 * sizeof(float);
+    case DMX_CDOUBLE: return 2 * sizeof(double);
+    }
+    return 0;
+}
+
+dmx_status dmxi_to_int(int64_t v, int *out, const char *what)
+{
+    if (v < INT_MIN || v > INT_MAX)
+        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__,
+                          "%s = %lld does not fit in an int (MPI count)", what, (long long)v);
+    *out = (int)v;
+    return DMX_SUCCESS;
+}
+
+dmx_status dmxi_mul64(int64_t a, int64_t b, int64_t *out)
+{
+    if (a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a))
+        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__,
+                          "%lld * %lld overflows 64 bits", (long long)a, (long long)b);
+    *out = a * b;
+    return DMX_SUCCESS;
+}
+
+dmx_status dmxi_add64(int64_t a, int64_t b, int64_t *out)
+{
+    if (a < 0 || b < 0 || a > INT64_MAX - b)
+        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__,
+                          "%lld + %lld overflows 64 bits", (long long)a, (long long)b);
+    *out = a + b;
+    return DMX_SUCCESS;
+}
+
+void *dmxi_malloc(int64_t n, size_t sz)
+{
+    if (n < 0 || (sz != 0 && (uint64_t)n > SIZE_MAX / sz))
+        return NULL;
+    size_t bytes = (size_t)n * sz;
+    return malloc(bytes ? bytes : 1);
+}
+
+void *dmxi_calloc(int64_t n, size_t sz)
+{
+    if (n < 0 || (sz != 0 && (uint64_t)n > SIZE_MAX / sz))
+        return NULL;
+    return calloc(n ? (size_t)n : 1, sz ? sz : 1);
+}
+
+dmx_status dmxi_reserve(void **arr, int64_t *cap, int64_t need, size_t sz)
+{
+    if (need <= *cap)
+        return DMX_SUCCESS;
+    int64_t ncap = *cap > 0 ? *cap : 8;
+    while (ncap < need)
+        ncap = ncap > INT64_MAX / 2 ? need : 2 * ncap;
+    if ((uint64_t)ncap > SIZE_MAX / sz)
+        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__, "array of %lld items too large",
+                          (long long)ncap);
+    void *p = realloc(*arr, (size_t)ncap * sz);
+    if (!p)
+        return dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory (%lld items)",
+                          (long long)ncap);
+    *arr = p;
+    *cap = ncap;
+    return DMX_SUCCESS;
+}
+
+uint64_t dmxi_hash(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= UINT64_C(1099511628211);
+    }
+    return h;
+}
+
+int64_t dmxi_env_int64(const char *name, int64_t dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 0)
+        return dflt;
+    return (int64_t)v;
+}

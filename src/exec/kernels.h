@@ -1,0 +1,29 @@
+/* Local transform kernels: the only code that touches matrix elements.
+ *
+ * dmxi_kernel_apply computes, for a rows x cols destination tile D,
+ *     D = alpha * op(S) + beta * D
+ * where S is rows x cols if op == DMX_OP_N and cols x rows otherwise (op = T transposes,
+ * op = C conjugates and transposes; for real dtypes C is the same as T).
+ * Each operand has its own leading dimension and storage order:
+ *     col-major: X(i,j) at x[i + j*ld]      row-major: X(i,j) at x[i*ld + j]
+ * Guarantees:
+ *   - beta == 0 never reads D (D may hold NaN or uninitialized memory);
+ *   - alpha == 0 never reads S;
+ *   - alpha == 1, beta == 0 and no conjugation copies elements bit for bit (any 4/8/16-byte
+ *     payload moves unchanged, so integers may travel as DMX_FLOAT);
+ *   - S and D must not overlap.
+ * Transposing access patterns use a cache-blocked loop; large tiles are split over OpenMP
+ * threads when more than one is available.
+ */
+#ifndef DMXI_KERNELS_H
+#define DMXI_KERNELS_H
+
+#include "dmx.h"
+
+#include <stdint.h>
+
+void dmxi_kernel_apply(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_scalar beta,
+                       const void *src, int64_t src_ld, dmx_order src_order, void *dst,
+                       int64_t dst_ld, dmx_order dst_order, int64_t rows, int64_t cols);
+
+#endif

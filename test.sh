@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install dependencies, build with warnings as errors, run the whole test suite (including the
+# 6- and 8-rank tests labelled "large"), then build and run it again under AddressSanitizer +
+# UndefinedBehaviorSanitizer. Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")"
+bash scripts/deps.sh
+. scripts/env.sh
+jobs=$(nproc)
+
+cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON >/dev/null
+cmake --build build-ci -j"$jobs"
+(cd build-ci && ctest --output-on-failure -j"$jobs" --timeout 900)
+
+if [ "${DMX_SKIP_SANITIZE:-0}" != 1 ]; then
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMX_SANITIZE=ON -DDMX_WERROR=ON >/dev/null
+    cmake --build build-asan -j"$jobs"
+    (cd build-asan && ctest --output-on-failure -j"$jobs" --timeout 1800)
+fi
