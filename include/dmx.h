@@ -191,6 +191,13 @@ typedef struct dmx_transform {
     dmx_scalar beta;   /**< beta = 0 never reads A (A may hold NaN) */
     const dmx_layout *b; /**< source (borrowed by a plan) */
     dmx_layout *a;       /**< target (borrowed by a plan) */
+    /** Restrict the update to a trapezoid of A (in A's own coordinates): 0 or 'G' updates all of
+     * A; 'U' only elements with j >= i, 'L' only elements with i >= j. Elements outside are
+     * neither read nor written. */
+    char uplo;
+    /** With uplo 'U' or 'L': 'U' (unit) also leaves the diagonal i == j untouched; 0 or 'N'
+     * includes it. */
+    char diag;
 } dmx_transform;
 
 typedef struct dmx_plan dmx_plan;
@@ -231,5 +238,8 @@ DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alp
 #ifdef __cplusplus
 }
 #endif
+
+#include "dmx/exchange.h"
+#include "dmx/relabel.h"
 
 #endif /* DMX_H */
