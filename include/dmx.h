@@ -97,10 +97,10 @@ typedef struct dmx_layout dmx_layout;
 
 /** One local block of a custom layout, as the user describes it. */
 typedef struct dmx_block {
-    int64_t brow;    /**< grid block row index, 0 <= brow < number of row blocks */
-    int64_t bcol;    /**< grid block column index */
-    void *data;      /**< first element of the block (borrowed) */
-    int64_t ld;      /**< leading dimension in elements: >= rows (col-major) or >= cols (row-major) */
+    int64_t brow; /**< grid block row index, 0 <= brow < number of row blocks */
+    int64_t bcol; /**< grid block column index */
+    void *data;   /**< first element of the block (borrowed) */
+    int64_t ld;   /**< leading dimension in elements: >= rows (col-major) or >= cols (row-major) */
     dmx_order order; /**< storage order of this block */
 } dmx_block;
 
@@ -124,9 +124,9 @@ DMX_API dmx_status dmx_layout_create_block_cyclic(MPI_Comm comm, int64_t m, int6
  * grid_ranks[pr*pcol + pc] of comm (copied). The ranks must be distinct. Collective on comm.
  */
 DMX_API dmx_status dmx_layout_create_block_cyclic_mapped(MPI_Comm comm, int64_t m, int64_t n,
-                                                         int64_t mb, int64_t nb, int prow,
-                                                         int pcol, const int *grid_ranks, int rsrc,
-                                                         int csrc, void *local, int64_t lld,
+                                                         int64_t mb, int64_t nb, int prow, int pcol,
+                                                         const int *grid_ranks, int rsrc, int csrc,
+                                                         void *local, int64_t lld,
                                                          dmx_layout **out);
 
 /**
@@ -161,12 +161,15 @@ DMX_API dmx_status dmx_layout_get_size(const dmx_layout *layout, int64_t *m, int
 DMX_API dmx_status dmx_layout_get_num_local_blocks(const dmx_layout *layout, int64_t *nlocal);
 
 /**
- * Describe local block k (0 <= k < nlocal): its global row/column origin and size and its memory.
- * Local.
+ * Describe local block k (0 <= k < nlocal): its origin (row0, col0) in the layout's coordinates,
+ * its size, and its memory: *data is the address of the block's element (0,0) for elements of
+ * type @p dtype (layouts are untyped, so views need the element size to offset pointers).
+ * Any output pointer may be NULL. Local.
  */
-DMX_API dmx_status dmx_layout_get_local_block(const dmx_layout *layout, int64_t k, int64_t *row0,
-                                              int64_t *col0, int64_t *rows, int64_t *cols,
-                                              void **data, int64_t *ld, dmx_order *order);
+DMX_API dmx_status dmx_layout_get_local_block(const dmx_layout *layout, int64_t k, dmx_dtype dtype,
+                                              int64_t *row0, int64_t *col0, int64_t *rows,
+                                              int64_t *cols, void **data, int64_t *ld,
+                                              dmx_order *order);
 
 /**
  * Point a block-cyclic layout (or a view of one) at another local array with the same lld.
@@ -185,10 +188,10 @@ DMX_API int dmx_layout_owner_of(const dmx_layout *layout, int64_t i, int64_t j);
 
 /** One transform A = alpha*op(B) + beta*A of a batch. */
 typedef struct dmx_transform {
-    dmx_dtype dtype;   /**< element type of both A and B */
-    dmx_op op;         /**< op applied to B */
-    dmx_scalar alpha;  /**< alpha = 0 never reads B */
-    dmx_scalar beta;   /**< beta = 0 never reads A (A may hold NaN) */
+    dmx_dtype dtype;     /**< element type of both A and B */
+    dmx_op op;           /**< op applied to B */
+    dmx_scalar alpha;    /**< alpha = 0 never reads B */
+    dmx_scalar beta;     /**< beta = 0 never reads A (A may hold NaN) */
     const dmx_layout *b; /**< source (borrowed by a plan) */
     dmx_layout *a;       /**< target (borrowed by a plan) */
     /** Restrict the update to a trapezoid of A (in A's own coordinates): 0 or 'G' updates all of
@@ -218,12 +221,12 @@ DMX_API dmx_status dmx_plan_set_scalars(dmx_plan *plan, int k, dmx_scalar alpha,
 
 /** Statistics of this rank's part of a plan. Local. */
 typedef struct dmx_plan_info {
-    int npeers_send;       /**< ranks this rank sends to (itself excluded) */
-    int npeers_recv;       /**< ranks this rank receives from (itself excluded) */
-    int64_t send_elems;    /**< elements sent to other ranks per execution */
-    int64_t recv_elems;    /**< elements received from other ranks per execution */
-    int64_t local_elems;   /**< elements copied locally without buffers */
-    int64_t buffer_bytes;  /**< temporary buffer memory one execution needs */
+    int npeers_send;      /**< ranks this rank sends to (itself excluded) */
+    int npeers_recv;      /**< ranks this rank receives from (itself excluded) */
+    int64_t send_elems;   /**< elements sent to other ranks per execution */
+    int64_t recv_elems;   /**< elements received from other ranks per execution */
+    int64_t local_elems;  /**< elements copied locally without buffers */
+    int64_t buffer_bytes; /**< temporary buffer memory one execution needs */
 } dmx_plan_info;
 
 DMX_API dmx_status dmx_plan_get_info(const dmx_plan *plan, dmx_plan_info *info);

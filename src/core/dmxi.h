@@ -20,37 +20,37 @@ dmx_status dmxi_error(dmx_status st, const char *file, int line, const char *fmt
 void dmxi_error_clear(void);
 
 /* Functions using these macros declare `dmx_status st = DMX_SUCCESS;` and a `cleanup:` label. */
-#define DMXI_FAIL(code, ...)                                                                     \
-    do {                                                                                         \
-        st = dmxi_error((code), __FILE__, __LINE__, __VA_ARGS__);                                \
-        goto cleanup;                                                                            \
+#define DMXI_FAIL(code, ...)                                                                       \
+    do {                                                                                           \
+        st = dmxi_error((code), __FILE__, __LINE__, __VA_ARGS__);                                  \
+        goto cleanup;                                                                              \
     } while (0)
 
-#define DMXI_CHECK(cond, code, ...)                                                              \
-    do {                                                                                         \
-        if (!(cond))                                                                             \
-            DMXI_FAIL((code), __VA_ARGS__);                                                      \
+#define DMXI_CHECK(cond, code, ...)                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            DMXI_FAIL((code), __VA_ARGS__);                                                        \
     } while (0)
 
-#define DMXI_TRY(expr)                                                                           \
-    do {                                                                                         \
-        dmx_status dmxi_try_st_ = (expr);                                                        \
-        if (dmxi_try_st_ != DMX_SUCCESS) {                                                       \
-            st = dmxi_try_st_;                                                                   \
-            goto cleanup;                                                                        \
-        }                                                                                        \
+#define DMXI_TRY(expr)                                                                             \
+    do {                                                                                           \
+        dmx_status dmxi_try_st_ = (expr);                                                          \
+        if (dmxi_try_st_ != DMX_SUCCESS) {                                                         \
+            st = dmxi_try_st_;                                                                     \
+            goto cleanup;                                                                          \
+        }                                                                                          \
     } while (0)
 
 /* Checked MPI call: on failure records the MPI error string and jumps to cleanup. The
  * communicators dmx uses are set to MPI_ERRORS_RETURN so failures come back here. */
 dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line);
-#define DMXI_MPI(call)                                                                           \
-    do {                                                                                         \
-        int dmxi_mpi_rc_ = (call);                                                               \
-        if (dmxi_mpi_rc_ != MPI_SUCCESS) {                                                       \
-            st = dmxi_mpi_error(dmxi_mpi_rc_, #call, __FILE__, __LINE__);                        \
-            goto cleanup;                                                                        \
-        }                                                                                        \
+#define DMXI_MPI(call)                                                                             \
+    do {                                                                                           \
+        int dmxi_mpi_rc_ = (call);                                                                 \
+        if (dmxi_mpi_rc_ != MPI_SUCCESS) {                                                         \
+            st = dmxi_mpi_error(dmxi_mpi_rc_, #call, __FILE__, __LINE__);                          \
+            goto cleanup;                                                                          \
+        }                                                                                          \
     } while (0)
 
 /* int64_t -> int for counts that reach MPI; fails with DMX_ERR_OVERFLOW instead of wrapping. */

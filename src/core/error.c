@@ -24,9 +24,15 @@ const char *dmx_status_string(dmx_status st)
     return "DMX_ERR_UNKNOWN";
 }
 
-const char *dmx_last_error(void) { return last_error; }
+const char *dmx_last_error(void)
+{
+    return last_error;
+}
 
-void dmxi_error_clear(void) { last_error[0] = '\0'; }
+void dmxi_error_clear(void)
+{
+    last_error[0] = '\0';
+}
 
 dmx_status dmxi_error(dmx_status st, const char *file, int line, const char *fmt, ...)
 {
@@ -72,7 +78,6 @@ dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what)
     if (rc != MPI_SUCCESS)
         return dmxi_mpi_error(rc, "MPI_Allreduce", __FILE__, __LINE__);
     if (red[0] != value || ~red[1] != value)
-        return dmxi_error(DMX_ERR_LAYOUT, __FILE__, __LINE__,
-                          "ranks passed different %s", what);
+        return dmxi_error(DMX_ERR_LAYOUT, __FILE__, __LINE__, "ranks passed different %s", what);
     return DMX_SUCCESS;
 }

@@ -27,8 +27,8 @@ dmx_status dmxi_to_int(int64_t v, int *out, const char *what)
 dmx_status dmxi_mul64(int64_t a, int64_t b, int64_t *out)
 {
     if (a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a))
-        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__,
-                          "%lld * %lld overflows 64 bits", (long long)a, (long long)b);
+        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__, "%lld * %lld overflows 64 bits",
+                          (long long)a, (long long)b);
     *out = a * b;
     return DMX_SUCCESS;
 }
@@ -36,8 +36,8 @@ dmx_status dmxi_mul64(int64_t a, int64_t b, int64_t *out)
 dmx_status dmxi_add64(int64_t a, int64_t b, int64_t *out)
 {
     if (a < 0 || b < 0 || a > INT64_MAX - b)
-        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__,
-                          "%lld + %lld overflows 64 bits", (long long)a, (long long)b);
+        return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__, "%lld + %lld overflows 64 bits",
+                          (long long)a, (long long)b);
     *out = a + b;
     return DMX_SUCCESS;
 }

@@ -1,0 +1,78 @@
+/* Internal view of layouts, used by the planner.
+ *
+ * A layout is a window (i0, j0, m, n) onto a shared, immutable description (dmxi_desc) of a
+ * global grid: row and column splits, an owner per block (a block-cyclic formula or an explicit
+ * table) and this rank's block memory. Views share the description and only move the window,
+ * so everything below is expressed in the layout's own (window) coordinates: block (bi, bj) of
+ * a layout is block (bi + bi0, bj + bj0) of the description, clipped to the window.
+ */
+#ifndef DMXI_LAYOUT_H
+#define DMXI_LAYOUT_H
+
+#include "dmxi.h"
+
+typedef struct dmxi_lblock {
+    int64_t brow, bcol; /* description block coordinates */
+    void *data;
+    int64_t ld;
+    dmx_order order;
+} dmxi_lblock;
+
+typedef struct dmxi_desc {
+    int refcount;
+    MPI_Comm comm; /* borrowed */
+    int rank, size;
+    int64_t m, n, nrb, ncb;
+    int64_t *rsplit, *csplit; /* nrb+1, ncb+1 entries */
+    uint64_t hash;            /* agreed by all ranks at creation */
+    int cyclic;
+    /* block-cyclic */
+    int64_t mb, nb, lld;
+    int prow, pcol, rsrc, csrc;
+    int myprow, mypcol; /* -1 if this rank is not in the grid */
+    int *grid_ranks;    /* prow*pcol */
+    /* explicit */
+    int *owners;    /* nrb*ncb */
+    int64_t nlocal; /* local blocks, sorted by (brow, bcol) */
+    dmxi_lblock *blocks;
+} dmxi_desc;
+
+struct dmx_layout {
+    dmxi_desc *d;
+    int64_t i0, j0, m, n;       /* window in description coordinates */
+    int64_t bi0, bj0, nrb, ncb; /* description blocks meeting the window */
+    void *base;                 /* block-cyclic local array (rebindable) */
+    /* local blocks inside the window: explicit layouts list indices into d->blocks; cyclic
+     * layouts enumerate a (nlr x nlc) local block grid. */
+    int64_t nlocal;
+    int64_t *lidx;
+    int64_t nlr, nlc, first_br, first_bc;
+};
+
+/* Start row (window coordinates) of window block k, 0 <= k <= nrb (k == nrb gives m). */
+int64_t dmxi_layout_row_start(const dmx_layout *L, int64_t k);
+int64_t dmxi_layout_col_start(const dmx_layout *L, int64_t k);
+/* Window block containing window row r (0 <= r < m) / column c. */
+int64_t dmxi_layout_row_block(const dmx_layout *L, int64_t r);
+int64_t dmxi_layout_col_block(const dmx_layout *L, int64_t c);
+/* Owner rank of window block (bi, bj). */
+int dmxi_layout_block_owner(const dmx_layout *L, int64_t bi, int64_t bj);
+/* Window block coordinates of this rank's local block k (0 <= k < L->nlocal). */
+void dmxi_layout_local_block(const dmx_layout *L, int64_t k, int64_t *bi, int64_t *bj);
+
+/* Memory of window element (r, c), which this rank must own: the element sits at
+ * (lbk < 0 ? L->base : L->d->blocks[lbk].data) + off elements, with the block's ld and order. */
+typedef struct dmxi_mem {
+    int64_t lbk, off, ld;
+    dmx_order order;
+} dmxi_mem;
+dmx_status dmxi_layout_mem(const dmx_layout *L, int64_t r, int64_t c, dmxi_mem *mem);
+
+/* Address of a dmxi_mem in the layout's current memory, for elements of esize bytes. */
+static inline char *dmxi_layout_addr(const dmx_layout *L, const dmxi_mem *mem, size_t esize)
+{
+    char *b = mem->lbk < 0 ? (char *)L->base : (char *)L->d->blocks[mem->lbk].data;
+    return b + (size_t)mem->off * esize;
+}
+
+#endif

@@ -1,0 +1,474 @@
+/* Planning: overlay the grids of A and op(B) on this rank's own blocks (the paper's Algorithm 2
+ * restricted to one rank), group the rectangles by peer into packages, and set up buffers and
+ * persistent requests.
+ *
+ * Cost per rank: proportional to the number of overlay rectangles that touch its own blocks
+ * (plus a sort of them); no table over all ranks and no loop over all pairs of ranks.
+ * Memory held by a plan: the piece lists (about 64 bytes per rectangle), one send buffer as large
+ * as everything this rank sends and one receive buffer as large as everything it receives
+ * (dmx_plan_info.buffer_bytes). Local rectangles use no buffer.
+ */
+#include "plan/plan.h"
+
+#include <string.h>
+
+typedef struct piece_list {
+    dmxi_piece *v;
+    int64_t n, cap;
+} piece_list;
+
+typedef struct local_list {
+    dmxi_local *v;
+    int64_t n, cap;
+} local_list;
+
+/* ---- the op(B) grid seen in A's coordinates ---------------------------------------------- */
+
+static int64_t opb_row_start(const dmx_layout *B, dmx_op op, int64_t k)
+{
+    return op == DMX_OP_N ? dmxi_layout_row_start(B, k) : dmxi_layout_col_start(B, k);
+}
+static int64_t opb_col_start(const dmx_layout *B, dmx_op op, int64_t k)
+{
+    return op == DMX_OP_N ? dmxi_layout_col_start(B, k) : dmxi_layout_row_start(B, k);
+}
+static int64_t opb_row_block(const dmx_layout *B, dmx_op op, int64_t r)
+{
+    return op == DMX_OP_N ? dmxi_layout_row_block(B, r) : dmxi_layout_col_block(B, r);
+}
+static int64_t opb_col_block(const dmx_layout *B, dmx_op op, int64_t c)
+{
+    return op == DMX_OP_N ? dmxi_layout_col_block(B, c) : dmxi_layout_row_block(B, c);
+}
+static int opb_owner(const dmx_layout *B, dmx_op op, int64_t p, int64_t q)
+{
+    return op == DMX_OP_N ? dmxi_layout_block_owner(B, p, q) : dmxi_layout_block_owner(B, q, p);
+}
+/* B's memory for the op(B) element at A coordinates (r, c). */
+static dmx_status opb_mem(const dmx_layout *B, dmx_op op, int64_t r, int64_t c, dmxi_mem *mem)
+{
+    return op == DMX_OP_N ? dmxi_layout_mem(B, r, c, mem) : dmxi_layout_mem(B, c, r, mem);
+}
+
+/* Does the trapezoid of transform t meet the rectangle at all? */
+static int mask_meets(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
+{
+    int64_t unit = (t->diag == 'U' || t->diag == 'u') ? 1 : 0;
+    if (t->uplo == 'U' || t->uplo == 'u')
+        return (c0 + cols - 1) - r0 >= unit; /* max (j - i) */
+    if (t->uplo == 'L' || t->uplo == 'l')
+        return (r0 + rows - 1) - c0 >= unit; /* max (i - j) */
+    return 1;
+}
+
+/* ---- enumeration ---------------------------------------------------------------------------- */
+
+static dmx_status push_piece(piece_list *l, const dmxi_piece *pc)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_TRY(dmxi_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v));
+    l->v[l->n++] = *pc;
+cleanup:
+    return st;
+}
+
+/* Receive side of transform t: walk this rank's blocks of A, cut them by op(B)'s grid. */
+static dmx_status enum_recv(const dmx_plan *p, int t, piece_list *recv, local_list *loc)
+{
+    dmx_status st = DMX_SUCCESS;
+    const dmx_transform *tr = &p->xf[t].t;
+    const dmx_layout *A = tr->a, *B = tr->b;
+    for (int64_t k = 0; k < A->nlocal; k++) {
+        int64_t bi, bj;
+        dmxi_layout_local_block(A, k, &bi, &bj);
+        int64_t ar0 = dmxi_layout_row_start(A, bi), ar1 = dmxi_layout_row_start(A, bi + 1);
+        int64_t ac0 = dmxi_layout_col_start(A, bj), ac1 = dmxi_layout_col_start(A, bj + 1);
+        if (ar0 >= ar1 || ac0 >= ac1)
+            continue;
+        for (int64_t pb = opb_row_block(B, tr->op, ar0);; pb++) {
+            int64_t r0 = opb_row_start(B, tr->op, pb), r1 = opb_row_start(B, tr->op, pb + 1);
+            if (r0 >= ar1)
+                break;
+            r0 = r0 > ar0 ? r0 : ar0;
+            r1 = r1 < ar1 ? r1 : ar1;
+            for (int64_t qb = opb_col_block(B, tr->op, ac0);; qb++) {
+                int64_t c0 = opb_col_start(B, tr->op, qb), c1 = opb_col_start(B, tr->op, qb + 1);
+                if (c0 >= ac1)
+                    break;
+                c0 = c0 > ac0 ? c0 : ac0;
+                c1 = c1 < ac1 ? c1 : ac1;
+                if (!mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
+                    continue;
+                int owner = opb_owner(B, tr->op, pb, qb);
+                if (owner == p->rank) {
+                    dmxi_local lp = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, {0, 0, 0, 0}, t};
+                    DMXI_TRY(dmxi_layout_mem(A, r0, c0, &lp.amem));
+                    DMXI_TRY(opb_mem(B, tr->op, r0, c0, &lp.bmem));
+                    DMXI_TRY(dmxi_reserve((void **)&loc->v, &loc->cap, loc->n + 1, sizeof lp));
+                    loc->v[loc->n++] = lp;
+                } else {
+                    dmxi_piece pc = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, 0, owner, t};
+                    DMXI_TRY(dmxi_layout_mem(A, r0, c0, &pc.mem));
+                    DMXI_TRY(push_piece(recv, &pc));
+                }
+            }
+        }
+    }
+cleanup:
+    return st;
+}
+
+/* Send side of transform t: walk this rank's blocks of B (as op(B) rectangles), cut them by A's
+ * grid; rectangles whose A owner is this rank were planned on the receive side. */
+static dmx_status enum_send(const dmx_plan *p, int t, piece_list *send)
+{
+    dmx_status st = DMX_SUCCESS;
+    const dmx_transform *tr = &p->xf[t].t;
+    const dmx_layout *A = tr->a, *B = tr->b;
+    if (A->m == 0 || A->n == 0)
+        goto cleanup;
+    for (int64_t k = 0; k < B->nlocal; k++) {
+        int64_t bi, bj;
+        dmxi_layout_local_block(B, k, &bi, &bj);
+        int64_t br0 = dmxi_layout_row_start(B, bi), br1 = dmxi_layout_row_start(B, bi + 1);
+        int64_t bc0 = dmxi_layout_col_start(B, bj), bc1 = dmxi_layout_col_start(B, bj + 1);
+        int64_t ar0 = br0, ar1 = br1, ac0 = bc0, ac1 = bc1;
+        if (tr->op != DMX_OP_N)
+            ar0 = bc0, ar1 = bc1, ac0 = br0, ac1 = br1;
+        if (ar0 >= ar1 || ac0 >= ac1)
+            continue;
+        for (int64_t pb = dmxi_layout_row_block(A, ar0);; pb++) {
+            int64_t r0 = dmxi_layout_row_start(A, pb), r1 = dmxi_layout_row_start(A, pb + 1);
+            if (r0 >= ar1)
+                break;
+            r0 = r0 > ar0 ? r0 : ar0;
+            r1 = r1 < ar1 ? r1 : ar1;
+            for (int64_t qb = dmxi_layout_col_block(A, ac0);; qb++) {
+                int64_t c0 = dmxi_layout_col_start(A, qb), c1 = dmxi_layout_col_start(A, qb + 1);
+                if (c0 >= ac1)
+                    break;
+                c0 = c0 > ac0 ? c0 : ac0;
+                c1 = c1 < ac1 ? c1 : ac1;
+                int owner = dmxi_layout_block_owner(A, pb, qb);
+                if (owner == p->rank || !mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
+                    continue;
+                dmxi_piece pc = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, 0, owner, t};
+                DMXI_TRY(opb_mem(B, tr->op, r0, c0, &pc.mem));
+                DMXI_TRY(push_piece(send, &pc));
+            }
+        }
+    }
+cleanup:
+    return st;
+}
+
+/* Both sides order a package the same way: by transform, then A row, then A column. */
+static int cmp_piece(const void *x, const void *y)
+{
+    const dmxi_piece *a = x, *b = y;
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->r0 != b->r0)
+        return a->r0 < b->r0 ? -1 : 1;
+    if (a->c0 != b->c0)
+        return a->c0 < b->c0 ? -1 : 1;
+    return 0;
+}
+
+/* Group sorted pieces into peers, assign byte offsets (each transform's part of a message starts
+ * 16-byte aligned so every element type stays aligned), count chunks. */
+static dmx_status make_peers(dmx_plan *p, dmxi_piece *v, int64_t n, dmxi_peer **peers, int *npeer,
+                             int64_t *total, int *nreq)
+{
+    dmx_status st = DMX_SUCCESS;
+    int np = 0;
+    int64_t off = 0, req = 0;
+    dmxi_peer *pv = NULL;
+    qsort(v, (size_t)n, sizeof *v, cmp_piece);
+    for (int64_t i = 0; i < n; i++)
+        np += (i == 0 || v[i].peer != v[i - 1].peer);
+    pv = dmxi_calloc(np, sizeof *pv);
+    DMXI_CHECK(pv, DMX_ERR_ALLOC, "out of memory for %d peers", np);
+    np = 0;
+    for (int64_t i = 0; i < n;) {
+        dmxi_peer *q = &pv[np++];
+        q->rank = v[i].peer;
+        q->first = i;
+        q->off = off;
+        int64_t b = 0;
+        int lastt = -1;
+        for (; i < n && v[i].peer == q->rank; i++) {
+            if (v[i].t != lastt) {
+                b = (b + 15) & ~(int64_t)15;
+                lastt = v[i].t;
+            }
+            int64_t sz;
+            DMXI_TRY(dmxi_mul64(v[i].rows, v[i].cols, &sz));
+            DMXI_TRY(dmxi_mul64(sz, (int64_t)p->xf[v[i].t].esize, &sz));
+            v[i].boff = b;
+            DMXI_TRY(dmxi_add64(b, sz, &b));
+        }
+        q->count = i - q->first;
+        q->bytes = b;
+        int64_t nch = b == 0 ? 1 : (b - 1) / p->max_msg + 1;
+        DMXI_TRY(dmxi_to_int(nch, &q->nchunks, "message chunks"));
+        q->req0 = req;
+        req += nch;
+        DMXI_TRY(dmxi_add64(off, (b + 15) & ~(int64_t)15, &off));
+    }
+    DMXI_TRY(dmxi_to_int(req, nreq, "number of requests"));
+    *peers = pv;
+    *npeer = np;
+    *total = off;
+    pv = NULL;
+cleanup:
+    free(pv);
+    return st;
+}
+
+/* Persistent requests for every chunk of every peer. */
+static dmx_status init_requests(dmx_plan *p, dmxi_peer *peers, int npeer, char *buf,
+                                MPI_Request *req, int *req_peer, int is_send)
+{
+    dmx_status st = DMX_SUCCESS;
+    for (int i = 0; i < npeer; i++) {
+        dmxi_peer *q = &peers[i];
+        for (int c = 0; c < q->nchunks; c++) {
+            int64_t o = (int64_t)c * p->max_msg;
+            int64_t len = q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg;
+            int cnt;
+            DMXI_TRY(dmxi_to_int(len, &cnt, "message chunk bytes"));
+            MPI_Request *r = &req[q->req0 + c];
+            if (is_send)
+                DMXI_MPI(MPI_Send_init(buf + q->off + o, cnt, MPI_BYTE, q->rank, 0, p->comm, r));
+            else
+                DMXI_MPI(MPI_Recv_init(buf + q->off + o, cnt, MPI_BYTE, q->rank, 0, p->comm, r));
+            if (req_peer)
+                req_peer[q->req0 + c] = i;
+        }
+    }
+cleanup:
+    return st;
+}
+
+static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(t->a && t->b, DMX_ERR_NULL, "transform %d: layout a or b is NULL", k);
+    DMXI_CHECK(dmx_dtype_size(t->dtype) > 0, DMX_ERR_ARG, "transform %d: invalid dtype %d", k,
+               (int)t->dtype);
+    DMXI_CHECK(t->op == DMX_OP_N || t->op == DMX_OP_T || t->op == DMX_OP_C, DMX_ERR_ARG,
+               "transform %d: invalid op %d", k, (int)t->op);
+    DMXI_CHECK(t->uplo == 0 || strchr("GgUuLl", t->uplo), DMX_ERR_ARG,
+               "transform %d: uplo '%c' is not 0, 'G', 'U' or 'L'", k, t->uplo);
+    DMXI_CHECK(t->diag == 0 || strchr("NnUu", t->diag), DMX_ERR_ARG,
+               "transform %d: diag '%c' is not 0, 'N' or 'U'", k, t->diag);
+    int64_t bm = t->op == DMX_OP_N ? t->b->m : t->b->n, bn = t->op == DMX_OP_N ? t->b->n : t->b->m;
+    DMXI_CHECK(bm == t->a->m && bn == t->a->n, DMX_ERR_LAYOUT,
+               "transform %d: op(B) is %lld x %lld but A is %lld x %lld", k, (long long)bm,
+               (long long)bn, (long long)t->a->m, (long long)t->a->n);
+    int cmp1 = MPI_UNEQUAL, cmp2 = MPI_UNEQUAL;
+    DMXI_MPI(MPI_Comm_compare(comm0, t->a->d->comm, &cmp1));
+    DMXI_MPI(MPI_Comm_compare(comm0, t->b->d->comm, &cmp2));
+    DMXI_CHECK((cmp1 == MPI_IDENT || cmp1 == MPI_CONGRUENT) &&
+                   (cmp2 == MPI_IDENT || cmp2 == MPI_CONGRUENT),
+               DMX_ERR_LAYOUT, "transform %d: layouts live on different communicators", k);
+cleanup:
+    return st;
+}
+
+static uint64_t hash_transform(uint64_t h, const dmx_transform *t)
+{
+    int64_t v[16] = {t->dtype, t->op,    t->uplo, t->diag, (int64_t)t->a->d->hash,
+                     t->a->i0, t->a->j0, t->a->m, t->a->n, (int64_t)t->b->d->hash,
+                     t->b->i0, t->b->j0, t->b->m, t->b->n, 0,
+                     0};
+    h = dmxi_hash(h, v, sizeof v);
+    double s[4] = {t->alpha.re, t->alpha.im, t->beta.re, t->beta.im};
+    return dmxi_hash(h, s, sizeof s);
+}
+
+dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx_plan **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_plan *p = NULL;
+    piece_list send = {0}, recv = {0};
+    local_list loc = {0};
+    dmxi_error_clear();
+    if (out)
+        *out = NULL;
+    /* Without a first target layout there is no communicator to agree on: fail locally. */
+    DMXI_CHECK(ntransforms >= 1 && transforms, DMX_ERR_ARG, "need at least one transform");
+    DMXI_CHECK(transforms[0].a, DMX_ERR_NULL, "transform 0: layout a is NULL");
+    MPI_Comm comm0 = transforms[0].a->d->comm;
+    {
+        dmx_status local =
+            out ? DMX_SUCCESS : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
+        uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
+        for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
+            local = check_transform(&transforms[k], k, comm0);
+            if (local == DMX_SUCCESS)
+                h = hash_transform(h, &transforms[k]);
+        }
+        DMXI_TRY(dmxi_agree(comm0, local));
+        st = dmxi_agree_same(comm0, h, "transforms (dtype, op, scalars, layouts or windows)");
+        DMXI_CHECK(st == DMX_SUCCESS, DMX_ERR_ARG, "%s", dmx_last_error());
+    }
+
+    p = calloc(1, sizeof *p);
+    DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory");
+    p->comm = MPI_COMM_NULL;
+    DMXI_MPI(MPI_Comm_dup(comm0, &p->comm));
+    DMXI_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN));
+    DMXI_MPI(MPI_Comm_rank(p->comm, &p->rank));
+    DMXI_MPI(MPI_Comm_size(p->comm, &p->size));
+    p->nt = ntransforms;
+    p->xf = calloc((size_t)ntransforms, sizeof *p->xf);
+    DMXI_CHECK(p->xf, DMX_ERR_ALLOC, "out of memory");
+    for (int k = 0; k < ntransforms; k++) {
+        p->xf[k].t = transforms[k];
+        p->xf[k].esize = dmx_dtype_size(transforms[k].dtype);
+    }
+    /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take. */
+    p->max_msg = dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30);
+    if (p->max_msg < 1 || p->max_msg > INT_MAX)
+        p->max_msg = (int64_t)1 << 30;
+
+    /* Planning is local: every rank knows both layouts. Failures (memory) are agreed below. */
+    {
+        dmx_status local = DMX_SUCCESS;
+        for (int t = 0; t < ntransforms && local == DMX_SUCCESS; t++) {
+            local = enum_recv(p, t, &recv, &loc);
+            if (local == DMX_SUCCESS)
+                local = enum_send(p, t, &send);
+        }
+        if (local == DMX_SUCCESS)
+            local = make_peers(p, send.v, send.n, &p->speer, &p->nspeer, &p->sbytes, &p->nsreq);
+        if (local == DMX_SUCCESS)
+            local = make_peers(p, recv.v, recv.n, &p->rpeer, &p->nrpeer, &p->rbytes, &p->nrreq);
+        if (local == DMX_SUCCESS) {
+            p->sbuf = dmxi_malloc(p->sbytes, 1);
+            p->rbuf = dmxi_malloc(p->rbytes, 1);
+            p->sreq = dmxi_malloc(p->nsreq, sizeof(MPI_Request));
+            p->rreq = dmxi_malloc(p->nrreq, sizeof(MPI_Request));
+            p->rreq_peer = dmxi_malloc(p->nrreq, sizeof(int));
+            if (!p->sbuf || !p->rbuf || !p->sreq || !p->rreq || !p->rreq_peer)
+                local = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__,
+                                   "out of memory for %lld + %lld buffer bytes",
+                                   (long long)p->sbytes, (long long)p->rbytes);
+        }
+        DMXI_TRY(dmxi_agree(p->comm, local));
+    }
+    p->send = send.v, p->nsend = send.n, send.v = NULL;
+    p->recv = recv.v, p->nrecv = recv.n, recv.v = NULL;
+    p->local = loc.v, p->nlocal = loc.n, loc.v = NULL;
+    for (int i = 0; i < p->nsreq; i++)
+        p->sreq[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < p->nrreq; i++)
+        p->rreq[i] = MPI_REQUEST_NULL;
+    DMXI_TRY(dmxi_agree(p->comm, init_requests(p, p->speer, p->nspeer, p->sbuf, p->sreq, NULL, 1)));
+    DMXI_TRY(dmxi_agree(p->comm,
+                        init_requests(p, p->rpeer, p->nrpeer, p->rbuf, p->rreq, p->rreq_peer, 0)));
+
+    p->info.npeers_send = p->nspeer;
+    p->info.npeers_recv = p->nrpeer;
+    for (int64_t i = 0; i < p->nsend; i++)
+        p->info.send_elems += p->send[i].rows * p->send[i].cols;
+    for (int64_t i = 0; i < p->nrecv; i++)
+        p->info.recv_elems += p->recv[i].rows * p->recv[i].cols;
+    for (int64_t i = 0; i < p->nlocal; i++)
+        p->info.local_elems += p->local[i].rows * p->local[i].cols;
+    p->info.buffer_bytes = p->sbytes + p->rbytes;
+    *out = p;
+    p = NULL;
+cleanup:
+    free(send.v);
+    free(recv.v);
+    free(loc.v);
+    if (p)
+        dmx_plan_destroy(&p);
+    return st;
+}
+
+dmx_status dmx_plan_execute(dmx_plan *plan)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_error_clear();
+    DMXI_CHECK(plan, DMX_ERR_NULL, "plan is NULL");
+    DMXI_TRY(dmxi_plan_run(plan));
+cleanup:
+    return st;
+}
+
+dmx_status dmx_plan_set_scalars(dmx_plan *plan, int k, dmx_scalar alpha, dmx_scalar beta)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(plan, DMX_ERR_NULL, "plan is NULL");
+    DMXI_CHECK(k >= 0 && k < plan->nt, DMX_ERR_ARG, "transform %d out of range [0,%d)", k,
+               plan->nt);
+    plan->xf[k].t.alpha = alpha;
+    plan->xf[k].t.beta = beta;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_plan_get_info(const dmx_plan *plan, dmx_plan_info *info)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(plan && info, DMX_ERR_NULL, "plan or info is NULL");
+    *info = plan->info;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_plan_destroy(dmx_plan **plan)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (!plan || !*plan)
+        return DMX_SUCCESS;
+    dmx_plan *p = *plan;
+    for (int i = 0; p->sreq && i < p->nsreq; i++)
+        if (p->sreq[i] != MPI_REQUEST_NULL)
+            MPI_Request_free(&p->sreq[i]);
+    for (int i = 0; p->rreq && i < p->nrreq; i++)
+        if (p->rreq[i] != MPI_REQUEST_NULL)
+            MPI_Request_free(&p->rreq[i]);
+    if (p->comm != MPI_COMM_NULL) {
+        int rc = MPI_Comm_free(&p->comm);
+        if (rc != MPI_SUCCESS)
+            st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
+    }
+    free(p->xf);
+    free(p->send);
+    free(p->recv);
+    free(p->local);
+    free(p->speer);
+    free(p->rpeer);
+    free(p->sbuf);
+    free(p->rbuf);
+    free(p->sreq);
+    free(p->rreq);
+    free(p->rreq_peer);
+    free(p);
+    *plan = NULL;
+    return st;
+}
+
+dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, const dmx_layout *b,
+                              dmx_scalar beta, dmx_layout *a)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_plan *p = NULL;
+    dmx_transform t = {dtype, op, alpha, beta, b, a, 0, 0};
+    DMXI_TRY(dmx_plan_create(1, &t, &p));
+    DMXI_TRY(dmx_plan_execute(p));
+cleanup:
+    if (p) {
+        dmx_status st2 = dmx_plan_destroy(&p);
+        if (st == DMX_SUCCESS)
+            st = st2;
+    }
+    return st;
+}

@@ -1,0 +1,69 @@
+/* Internal plan: the packages this rank sends and receives, computed once from the layouts
+ * (the grid overlay of A and op(B), restricted to this rank's blocks), and the buffers and
+ * persistent requests that execute them. The planner fills it (src/plan/plan.c); the engine
+ * runs it (src/exec/engine.c) and never decides what to send. */
+#ifndef DMXI_PLAN_H
+#define DMXI_PLAN_H
+
+#include "layout/layout.h"
+
+/* One rectangle of the overlay that crosses ranks. Coordinates are A's (window) coordinates of
+ * transform t; mem is this side's memory: B's for a send piece, A's for a receive piece. On the
+ * wire the piece is op(B)'s pre-image, B's sub-block, stored column-major (ld = its row count). */
+typedef struct dmxi_piece {
+    int64_t r0, c0, rows, cols;
+    dmxi_mem mem;
+    int64_t boff; /* byte offset inside the peer's message */
+    int peer;
+    int t;
+} dmxi_piece;
+
+/* A rectangle whose source and target both live on this rank: applied straight from B's memory
+ * to A's, never through a buffer. */
+typedef struct dmxi_local {
+    int64_t r0, c0, rows, cols;
+    dmxi_mem bmem, amem;
+    int t;
+} dmxi_local;
+
+/* All pieces exchanged with one peer: one message (split into chunks of at most max_msg bytes
+ * only when larger). */
+typedef struct dmxi_peer {
+    int rank;
+    int nchunks;
+    int64_t first, count; /* range in the piece array */
+    int64_t bytes;        /* message size */
+    int64_t off;          /* offset in the send or receive buffer */
+    int64_t req0;         /* first request of this peer */
+    int64_t pending;      /* chunks not yet received (execution state) */
+} dmxi_peer;
+
+typedef struct dmxi_xform {
+    dmx_transform t;
+    size_t esize;
+} dmxi_xform;
+
+struct dmx_plan {
+    MPI_Comm comm; /* private duplicate */
+    int rank, size;
+    int nt;
+    dmxi_xform *xf;
+    dmxi_piece *send, *recv;
+    int64_t nsend, nrecv;
+    dmxi_local *local;
+    int64_t nlocal;
+    dmxi_peer *speer, *rpeer;
+    int nspeer, nrpeer;
+    char *sbuf, *rbuf;
+    int64_t sbytes, rbytes;
+    int64_t max_msg;
+    MPI_Request *sreq, *rreq;
+    int nsreq, nrreq;
+    int *rreq_peer; /* receive request -> receive peer */
+    dmx_plan_info info;
+};
+
+/* Run a plan once (src/exec/engine.c). Collective on plan->comm. */
+dmx_status dmxi_plan_run(dmx_plan *p);
+
+#endif
