@@ -111,8 +111,10 @@ typedef struct dmx_block {
  * first block row/column sits on process row rsrc / column csrc. Process (pr, pc) of the grid is
  * rank pr*pcol + pc of comm if grid_order is 'R', rank pr + pc*prow if 'C'; ranks at or beyond
  * prow*pcol own nothing. The rank's local array is column-major with leading dimension lld (>= its
- * local row count, >= 1), exactly as ScaLAPACK stores it. @p local may be NULL on ranks that own
- * no elements (and if m or n is 0).
+ * local row count, >= 1), exactly as ScaLAPACK stores it. @p local may be NULL
+ * (lld is then ignored): on ranks that own no elements, or to make a description without memory,
+ * such as a relabeling target; planning a transform that would touch missing memory fails with
+ * DMX_ERR_NULL.
  */
 DMX_API dmx_status dmx_layout_create_block_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
                                                   int64_t nb, int prow, int pcol, char grid_order,

@@ -15,6 +15,7 @@ static void desc_release(dmxi_desc *d)
     free(d->grid_ranks);
     free(d->owners);
     free(d->blocks);
+    free(d->owned);
     free(d);
 }
 
@@ -312,14 +313,11 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
     if (st == DMX_SUCCESS) {
         int64_t lr = local_extent(m, mb, d->myprow, rsrc, prow);
         int64_t lc = local_extent(n, nb, d->mypcol, csrc, pcol);
-        if (lr > 0 && lld < lr)
+        if (local && lr > 0 && lld < lr)
             BAD(DMX_ERR_ARG, "lld = %lld is smaller than the %lld local rows", (long long)lld,
                 (long long)lr);
-        if (lr > 0 && lc > 0 && !local)
-            BAD(DMX_ERR_NULL, "local array is NULL but this rank owns %lld x %lld elements",
-                (long long)lr, (long long)lc);
         int64_t tmp;
-        if (lr > 0 && lc > 0 && (dmxi_mul64(lld, lc, &tmp) != DMX_SUCCESS))
+        if (local && lr > 0 && lc > 0 && (dmxi_mul64(lld, lc, &tmp) != DMX_SUCCESS))
             BAD(DMX_ERR_OVERFLOW, "local array size overflows");
     }
 #undef BAD
@@ -543,6 +541,79 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
     L = NULL;
 cleanup:
     dmx_layout_destroy(&L);
+    return st;
+}
+
+dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t esize,
+                                dmx_layout **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    const dmxi_desc *t = tmpl->d;
+    dmxi_desc *d = desc_new(comm);
+    dmx_layout *L = NULL;
+    int64_t n = 0;
+    *out = NULL;
+    DMXI_CHECK(d, DMX_ERR_ALLOC, "out of memory");
+    DMXI_MPI(MPI_Comm_rank(comm, &d->rank));
+    DMXI_MPI(MPI_Comm_size(comm, &d->size));
+    DMXI_CHECK(d->size == t->size, DMX_ERR_LAYOUT, "communicator sizes differ");
+    d->m = t->m, d->n = t->n, d->nrb = t->nrb, d->ncb = t->ncb, d->hash = t->hash;
+    d->cyclic = t->cyclic;
+    d->rsplit = dmxi_malloc(t->nrb + 1, sizeof(int64_t));
+    d->csplit = dmxi_malloc(t->ncb + 1, sizeof(int64_t));
+    DMXI_CHECK(d->rsplit && d->csplit, DMX_ERR_ALLOC, "out of memory");
+    memcpy(d->rsplit, t->rsplit, (size_t)(t->nrb + 1) * sizeof(int64_t));
+    memcpy(d->csplit, t->csplit, (size_t)(t->ncb + 1) * sizeof(int64_t));
+    if (t->cyclic) {
+        d->mb = t->mb, d->nb = t->nb, d->prow = t->prow, d->pcol = t->pcol;
+        d->rsrc = t->rsrc, d->csrc = t->csrc;
+        int64_t np = (int64_t)t->prow * t->pcol;
+        d->grid_ranks = dmxi_malloc(np, sizeof(int));
+        DMXI_CHECK(d->grid_ranks, DMX_ERR_ALLOC, "out of memory");
+        memcpy(d->grid_ranks, t->grid_ranks, (size_t)np * sizeof(int));
+        for (int64_t k = 0; k < np; k++)
+            if (d->grid_ranks[k] == d->rank)
+                d->myprow = (int)(k / d->pcol), d->mypcol = (int)(k % d->pcol);
+        int64_t lr = local_extent(d->m, d->mb, d->myprow, d->rsrc, d->prow);
+        int64_t lc = local_extent(d->n, d->nb, d->mypcol, d->csrc, d->pcol);
+        d->lld = lr > 1 ? lr : 1;
+        DMXI_TRY(dmxi_mul64(lr, lc, &n));
+    } else {
+        int64_t nblk = t->nrb * t->ncb, cnt = 0;
+        d->owners = dmxi_malloc(nblk, sizeof(int));
+        DMXI_CHECK(d->owners, DMX_ERR_ALLOC, "out of memory");
+        memcpy(d->owners, t->owners, (size_t)nblk * sizeof(int));
+        for (int64_t k = 0; k < nblk; k++)
+            cnt += d->owners[k] == d->rank;
+        d->blocks = dmxi_malloc(cnt, sizeof(dmxi_lblock));
+        DMXI_CHECK(d->blocks, DMX_ERR_ALLOC, "out of memory");
+        for (int64_t k = 0; k < nblk; k++) {
+            if (d->owners[k] != d->rank)
+                continue;
+            int64_t I = k / d->ncb, J = k % d->ncb;
+            int64_t rows = d->rsplit[I + 1] - d->rsplit[I], cols = d->csplit[J + 1] - d->csplit[J];
+            d->blocks[d->nlocal++] = (dmxi_lblock){I, J, NULL, rows, DMX_COL_MAJOR};
+            DMXI_TRY(dmxi_add64(n, rows * cols, &n));
+        }
+    }
+    d->owned = dmxi_calloc(n, esize);
+    DMXI_CHECK(d->owned, DMX_ERR_ALLOC, "out of memory for %lld elements", (long long)n);
+    for (int64_t k = 0, off = 0; k < d->nlocal; k++) {
+        dmxi_lblock *b = &d->blocks[k];
+        b->data = (char *)d->owned + (size_t)off * esize;
+        off += b->ld * (d->csplit[b->bcol + 1] - d->csplit[b->bcol]);
+    }
+    L = calloc(1, sizeof *L);
+    DMXI_CHECK(L, DMX_ERR_ALLOC, "out of memory");
+    L->d = d;
+    d->refcount++;
+    L->base = d->cyclic ? d->owned : NULL;
+    DMXI_TRY(set_window(L, tmpl->i0, tmpl->j0, tmpl->m, tmpl->n));
+    *out = L;
+    L = NULL;
+cleanup:
+    dmx_layout_destroy(&L);
+    desc_release(d);
     return st;
 }
 

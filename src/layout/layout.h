@@ -35,6 +35,7 @@ typedef struct dmxi_desc {
     int *owners;    /* nrb*ncb */
     int64_t nlocal; /* local blocks, sorted by (brow, bcol) */
     dmxi_lblock *blocks;
+    void *owned; /* block memory dmx allocated (relabeled layouts), or NULL */
 } dmxi_desc;
 
 struct dmx_layout {
@@ -48,6 +49,12 @@ struct dmx_layout {
     int64_t *lidx;
     int64_t nlr, nlc, first_br, first_bc;
 };
+
+/* A layout on comm (the same processes as tmpl's communicator, possibly reordered) with tmpl's
+ * description and window, whose local memory dmx allocates (zeroed, esize-byte elements) for
+ * this rank's rank in comm. Collective on comm only in that every rank must call it. */
+dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t esize,
+                                dmx_layout **out);
 
 /* Start row (window coordinates) of window block k, 0 <= k <= nrb (k == nrb gives m). */
 int64_t dmxi_layout_row_start(const dmx_layout *L, int64_t k);

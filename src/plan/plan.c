@@ -40,9 +40,17 @@ static int64_t opb_col_block(const dmx_layout *B, dmx_op op, int64_t c)
 {
     return op == DMX_OP_N ? dmxi_layout_col_block(B, c) : dmxi_layout_row_block(B, c);
 }
-static int opb_owner(const dmx_layout *B, dmx_op op, int64_t p, int64_t q)
+static int opb_owner(const dmxi_xform *x, int64_t p, int64_t q)
 {
-    return op == DMX_OP_N ? dmxi_layout_block_owner(B, p, q) : dmxi_layout_block_owner(B, q, p);
+    const dmx_layout *B = x->t.b;
+    int o =
+        x->t.op == DMX_OP_N ? dmxi_layout_block_owner(B, p, q) : dmxi_layout_block_owner(B, q, p);
+    return x->bmap ? x->bmap[o] : o;
+}
+static int a_owner(const dmxi_xform *x, int64_t p, int64_t q)
+{
+    int o = dmxi_layout_block_owner(x->t.a, p, q);
+    return x->amap ? x->amap[o] : o;
 }
 /* B's memory for the op(B) element at A coordinates (r, c). */
 static dmx_status opb_mem(const dmx_layout *B, dmx_op op, int64_t r, int64_t c, dmxi_mem *mem)
@@ -99,7 +107,7 @@ static dmx_status enum_recv(const dmx_plan *p, int t, piece_list *recv, local_li
                 c1 = c1 < ac1 ? c1 : ac1;
                 if (!mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
                     continue;
-                int owner = opb_owner(B, tr->op, pb, qb);
+                int owner = opb_owner(&p->xf[t], pb, qb);
                 if (owner == p->rank) {
                     dmxi_local lp = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, {0, 0, 0, 0}, t};
                     DMXI_TRY(dmxi_layout_mem(A, r0, c0, &lp.amem));
@@ -118,12 +126,16 @@ cleanup:
     return st;
 }
 
-/* Send side of transform t: walk this rank's blocks of B (as op(B) rectangles), cut them by A's
- * grid; rectangles whose A owner is this rank were planned on the receive side. */
-static dmx_status enum_send(const dmx_plan *p, int t, piece_list *send)
+/* Walk this rank's blocks of B (as op(B) rectangles) cut by A's grid, calling visit(ctx,
+ * owner, r0, c0, rows, cols) for each rectangle that meets the trapezoid; owner is the A owner
+ * as a rank of the plan (through x->amap when set). */
+dmx_status dmxi_walk_source(const dmxi_xform *x,
+                            dmx_status (*visit)(void *ctx, int owner, int64_t r0, int64_t c0,
+                                                int64_t rows, int64_t cols),
+                            void *ctx)
 {
     dmx_status st = DMX_SUCCESS;
-    const dmx_transform *tr = &p->xf[t].t;
+    const dmx_transform *tr = &x->t;
     const dmx_layout *A = tr->a, *B = tr->b;
     if (A->m == 0 || A->n == 0)
         goto cleanup;
@@ -149,17 +161,41 @@ static dmx_status enum_send(const dmx_plan *p, int t, piece_list *send)
                     break;
                 c0 = c0 > ac0 ? c0 : ac0;
                 c1 = c1 < ac1 ? c1 : ac1;
-                int owner = dmxi_layout_block_owner(A, pb, qb);
-                if (owner == p->rank || !mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
-                    continue;
-                dmxi_piece pc = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, 0, owner, t};
-                DMXI_TRY(opb_mem(B, tr->op, r0, c0, &pc.mem));
-                DMXI_TRY(push_piece(send, &pc));
+                if (mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
+                    DMXI_TRY(visit(ctx, a_owner(x, pb, qb), r0, c0, r1 - r0, c1 - c0));
             }
         }
     }
 cleanup:
     return st;
+}
+
+typedef struct send_ctx {
+    const dmx_plan *p;
+    int t;
+    piece_list *send;
+} send_ctx;
+
+static dmx_status add_send(void *ctx, int owner, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
+{
+    dmx_status st = DMX_SUCCESS;
+    send_ctx *c = ctx;
+    const dmx_transform *tr = &c->p->xf[c->t].t;
+    if (owner == c->p->rank)
+        return DMX_SUCCESS; /* planned on the receive side */
+    dmxi_piece pc = {r0, c0, rows, cols, {0, 0, 0, 0}, 0, owner, c->t};
+    DMXI_TRY(opb_mem(tr->b, tr->op, r0, c0, &pc.mem));
+    DMXI_TRY(push_piece(c->send, &pc));
+cleanup:
+    return st;
+}
+
+/* Send side of transform t; rectangles whose A owner is this rank were planned on the receive
+ * side. */
+static dmx_status enum_send(const dmx_plan *p, int t, piece_list *send)
+{
+    send_ctx c = {p, t, send};
+    return dmxi_walk_source(&p->xf[t], add_send, &c);
 }
 
 /* Both sides order a package the same way: by transform, then A row, then A column. */
@@ -253,7 +289,7 @@ cleanup:
     return st;
 }
 
-static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0)
+static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0, int need_a_mem)
 {
     dmx_status st = DMX_SUCCESS;
     DMXI_CHECK(t->a && t->b, DMX_ERR_NULL, "transform %d: layout a or b is NULL", k);
@@ -272,10 +308,41 @@ static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0)
     int cmp1 = MPI_UNEQUAL, cmp2 = MPI_UNEQUAL;
     DMXI_MPI(MPI_Comm_compare(comm0, t->a->d->comm, &cmp1));
     DMXI_MPI(MPI_Comm_compare(comm0, t->b->d->comm, &cmp2));
-    DMXI_CHECK((cmp1 == MPI_IDENT || cmp1 == MPI_CONGRUENT) &&
-                   (cmp2 == MPI_IDENT || cmp2 == MPI_CONGRUENT),
-               DMX_ERR_LAYOUT, "transform %d: layouts live on different communicators", k);
+    DMXI_CHECK(cmp1 != MPI_UNEQUAL && cmp2 != MPI_UNEQUAL, DMX_ERR_LAYOUT,
+               "transform %d: layouts live on communicators of different processes", k);
+    for (int s = need_a_mem ? 0 : 1; s < 2; s++) {
+        const dmx_layout *L = s ? t->b : t->a;
+        DMXI_CHECK(!L->d->cyclic || L->nlocal == 0 || L->m == 0 || L->n == 0 || L->base,
+                   DMX_ERR_NULL, "transform %d: the local array of %s is NULL", k, s ? "B" : "A");
+    }
 cleanup:
+    return st;
+}
+
+/* If comm orders the plan's processes differently, *map[r] = plan rank of comm's rank r. */
+static dmx_status rank_map(const dmx_plan *p, MPI_Comm comm, int **map)
+{
+    dmx_status st = DMX_SUCCESS;
+    MPI_Group g1 = MPI_GROUP_NULL, g2 = MPI_GROUP_NULL;
+    int *ranks = NULL, cmp = MPI_UNEQUAL;
+    *map = NULL;
+    DMXI_MPI(MPI_Comm_compare(p->comm, comm, &cmp));
+    if (cmp != MPI_SIMILAR)
+        goto cleanup;
+    ranks = dmxi_malloc(p->size, sizeof(int));
+    *map = dmxi_malloc(p->size, sizeof(int));
+    DMXI_CHECK(ranks && *map, DMX_ERR_ALLOC, "out of memory");
+    for (int r = 0; r < p->size; r++)
+        ranks[r] = r;
+    DMXI_MPI(MPI_Comm_group(comm, &g1));
+    DMXI_MPI(MPI_Comm_group(p->comm, &g2));
+    DMXI_MPI(MPI_Group_translate_ranks(g1, p->size, ranks, g2, *map));
+cleanup:
+    if (g1 != MPI_GROUP_NULL)
+        MPI_Group_free(&g1);
+    if (g2 != MPI_GROUP_NULL)
+        MPI_Group_free(&g2);
+    free(ranks);
     return st;
 }
 
@@ -290,6 +357,28 @@ static uint64_t hash_transform(uint64_t h, const dmx_transform *t)
     return dmxi_hash(h, s, sizeof s);
 }
 
+dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transforms,
+                                    int need_a_memory)
+{
+    dmx_status st = DMX_SUCCESS;
+    /* Without a first target layout there is no communicator to agree on: fail locally. */
+    DMXI_CHECK(ntransforms >= 1 && transforms, DMX_ERR_ARG, "need at least one transform");
+    DMXI_CHECK(transforms[0].a, DMX_ERR_NULL, "transform 0: layout a is NULL");
+    MPI_Comm comm0 = transforms[0].a->d->comm;
+    dmx_status local = DMX_SUCCESS;
+    uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
+    for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
+        local = check_transform(&transforms[k], k, comm0, need_a_memory);
+        if (local == DMX_SUCCESS)
+            h = hash_transform(h, &transforms[k]);
+    }
+    DMXI_TRY(dmxi_agree(comm0, local));
+    st = dmxi_agree_same(comm0, h, "transforms (dtype, op, scalars, layouts or windows)");
+    DMXI_CHECK(st == DMX_SUCCESS, DMX_ERR_ARG, "%s", dmx_last_error());
+cleanup:
+    return st;
+}
+
 dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx_plan **out)
 {
     dmx_status st = DMX_SUCCESS;
@@ -299,23 +388,10 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     dmxi_error_clear();
     if (out)
         *out = NULL;
-    /* Without a first target layout there is no communicator to agree on: fail locally. */
-    DMXI_CHECK(ntransforms >= 1 && transforms, DMX_ERR_ARG, "need at least one transform");
-    DMXI_CHECK(transforms[0].a, DMX_ERR_NULL, "transform 0: layout a is NULL");
+    DMXI_TRY(dmxi_transforms_validate(ntransforms, transforms, 1));
     MPI_Comm comm0 = transforms[0].a->d->comm;
-    {
-        dmx_status local =
-            out ? DMX_SUCCESS : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
-        uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
-        for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
-            local = check_transform(&transforms[k], k, comm0);
-            if (local == DMX_SUCCESS)
-                h = hash_transform(h, &transforms[k]);
-        }
-        DMXI_TRY(dmxi_agree(comm0, local));
-        st = dmxi_agree_same(comm0, h, "transforms (dtype, op, scalars, layouts or windows)");
-        DMXI_CHECK(st == DMX_SUCCESS, DMX_ERR_ARG, "%s", dmx_last_error());
-    }
+    DMXI_TRY(dmxi_agree(comm0, out ? DMX_SUCCESS
+                                   : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL")));
 
     p = calloc(1, sizeof *p);
     DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory");
@@ -330,6 +406,8 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     for (int k = 0; k < ntransforms; k++) {
         p->xf[k].t = transforms[k];
         p->xf[k].esize = dmx_dtype_size(transforms[k].dtype);
+        DMXI_TRY(dmxi_agree(p->comm, rank_map(p, transforms[k].a->d->comm, &p->xf[k].amap)));
+        DMXI_TRY(dmxi_agree(p->comm, rank_map(p, transforms[k].b->d->comm, &p->xf[k].bmap)));
     }
     /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take. */
     p->max_msg = dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30);
@@ -439,6 +517,10 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
         int rc = MPI_Comm_free(&p->comm);
         if (rc != MPI_SUCCESS)
             st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
+    }
+    for (int k = 0; p->xf && k < p->nt; k++) {
+        free(p->xf[k].amap);
+        free(p->xf[k].bmap);
     }
     free(p->xf);
     free(p->send);

@@ -41,6 +41,9 @@ typedef struct dmxi_peer {
 typedef struct dmxi_xform {
     dmx_transform t;
     size_t esize;
+    /* Layouts may live on a communicator with the plan's processes in another order: these map
+     * their ranks to plan ranks (NULL when the order is the same). */
+    int *amap, *bmap;
 } dmxi_xform;
 
 struct dmx_plan {
@@ -62,6 +65,16 @@ struct dmx_plan {
     int *rreq_peer; /* receive request -> receive peer */
     dmx_plan_info info;
 };
+
+/* Walk this rank's op(B) rectangles cut by A's grid (see plan.c). */
+dmx_status dmxi_walk_source(const dmxi_xform *x,
+                            dmx_status (*visit)(void *ctx, int owner, int64_t r0, int64_t c0,
+                                                int64_t rows, int64_t cols),
+                            void *ctx);
+
+/* Validate a batch of transforms on every rank and agree on the result (plan.c). Collective on
+ * the first target's communicator. need_a_memory = 0 accepts targets without memory. */
+dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_memory);
 
 /* Run a plan once (src/exec/engine.c). Collective on plan->comm. */
 dmx_status dmxi_plan_run(dmx_plan *p);

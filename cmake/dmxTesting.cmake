@@ -1,0 +1,60 @@
+# Test registration helpers, shared by tests/ and examples/.
+# Test registration helpers. Every MPI test is registered at the rank counts given, through
+# mpiexec with the flags this machine needs (root, oversubscription on 2 cores).
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE DMX_MPIEXEC_VERSION
+  ERROR_QUIET)
+set(DMX_MPIEXEC_FLAGS "")
+if(DMX_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE")
+  set(DMX_MPIEXEC_FLAGS --oversubscribe)
+endif()
+
+set(DMX_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+if(DMX_SANITIZE)
+  list(APPEND DMX_TEST_ENV
+    "ASAN_OPTIONS=fast_unwind_on_malloc=0:detect_leaks=1"
+    "OMPI_MCA_mca_base_component_disable_dlclose=1"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
+
+# dmx_add_mpi_test(<name> <target> NPROCS 1 2 3 4 [LARGE_NPROCS 6 8] [ARGS ...] [TIMEOUT s])
+# Tests at NPROCS get label "mpi"; those at LARGE_NPROCS get labels "mpi;large".
+function(dmx_add_mpi_test name target)
+  cmake_parse_arguments(T "" "TIMEOUT" "NPROCS;LARGE_NPROCS;ARGS;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  foreach(np IN LISTS T_NPROCS T_LARGE_NPROCS)
+    set(labels mpi ${T_LABELS})
+    if(np IN_LIST T_LARGE_NPROCS)
+      list(APPEND labels large)
+    endif()
+    add_test(NAME ${name}_np${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${DMX_MPIEXEC_FLAGS}
+              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${T_ARGS})
+    set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${DMX_TEST_ENV}"
+      LABELS "${labels}" TIMEOUT ${T_TIMEOUT} PROCESSORS 1)
+  endforeach()
+endfunction()
+
+# dmx_add_unit_test(<name> <target> [ARGS ...]): a test that runs without mpiexec.
+function(dmx_add_unit_test name target)
+  cmake_parse_arguments(T "" "TIMEOUT" "ARGS;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  add_test(NAME ${name} COMMAND $<TARGET_FILE:${target}> ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${DMX_TEST_ENV}"
+    LABELS "unit;${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+endfunction()
+
+# dmx_test_executable(<target> <sources...>): builds against the internal archive so tests can
+# reach dmxi_ functions as well as the public API.
+function(dmx_test_executable target)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE dmx_internal)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+    ${PROJECT_SOURCE_DIR}/tests/common)
+  target_compile_options(${target} PRIVATE ${DMX_WARNINGS})
+endfunction()
+
