@@ -145,6 +145,29 @@ DMX_API dmx_status dmx_layout_create_custom(MPI_Comm comm, int64_t m, int64_t n,
                                             int64_t nlocal, const dmx_block *blocks,
                                             dmx_layout **out);
 
+/** One block of a layout known only locally: a rectangle of the global matrix and its memory. */
+typedef struct dmx_local_block {
+    int64_t row0, col0; /**< global position of the block's element (0,0) */
+    int64_t rows, cols; /**< size, >= 1 each */
+    void *data;         /**< first element (borrowed) */
+    int64_t ld;         /**< leading dimension in elements */
+    dmx_order order;    /**< storage order */
+} dmx_local_block;
+
+/**
+ * Layout known only locally. Collective on comm.
+ *
+ * Each rank passes only its own blocks (copied): rectangles of any size, no grid, no owner map,
+ * and no rank ever learns the others' blocks. Together the blocks must tile the m x n matrix
+ * exactly. Creation checks what it can cheaply (blocks inside the matrix, ld, a rank's own blocks
+ * disjoint, total area m*n); planning a transform checks the rest (no two ranks' blocks overlap)
+ * and discovers partners through a sparse data exchange over an assumed-partition directory of
+ * the index space, with per-rank memory proportional to its own blocks and peers.
+ * Views of such layouts are not supported.
+ */
+DMX_API dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t nlocal,
+                                           const dmx_local_block *blocks, dmx_layout **out);
+
 /**
  * The m x n submatrix of @p parent starting at global row i0, column j0 (0-based), as a layout
  * of its own whose element (0,0) is the parent's (i0,j0). It shares the parent's memory; the
@@ -180,7 +203,8 @@ DMX_API dmx_status dmx_layout_get_local_block(const dmx_layout *layout, int64_t 
 DMX_API dmx_status dmx_layout_rebind(dmx_layout *layout, void *local);
 
 /**
- * Rank owning global element (i, j), or -1 if out of range. Local.
+ * Rank owning global element (i, j), or -1 if out of range (for a layout known only locally:
+ * this rank if it owns the element, else -1). Local.
  */
 DMX_API int dmx_layout_owner_of(const dmx_layout *layout, int64_t i, int64_t j);
 

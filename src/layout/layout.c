@@ -81,7 +81,9 @@ static dmx_status set_window(dmx_layout *L, int64_t i0, int64_t j0, int64_t m, i
     dmx_status st = DMX_SUCCESS;
     const dmxi_desc *d = L->d;
     L->i0 = i0, L->j0 = j0, L->m = m, L->n = n;
-    if (m > 0 && n > 0) {
+    if (d->local_only) {
+        L->bi0 = L->bj0 = 0;
+    } else if (m > 0 && n > 0) {
         L->bi0 = find_split(d->rsplit, d->nrb, i0);
         L->nrb = find_split(d->rsplit, d->nrb, i0 + m - 1) - L->bi0 + 1;
         L->bj0 = find_split(d->csplit, d->ncb, j0);
@@ -95,6 +97,11 @@ static dmx_status set_window(dmx_layout *L, int64_t i0, int64_t j0, int64_t m, i
     }
     L->nlocal = 0;
     L->nlr = L->nlc = 0;
+    if (d->local_only) { /* no grid; the window is the whole matrix */
+        L->nrb = L->ncb = 0;
+        L->nlocal = d->nlocal;
+        goto cleanup;
+    }
     if (L->nrb == 0 || L->ncb == 0 || (d->cyclic && d->myprow < 0))
         goto cleanup;
     if (d->cyclic) {
@@ -175,6 +182,43 @@ void dmxi_layout_local_block(const dmx_layout *L, int64_t k, int64_t *bi, int64_
         *bi = b->brow - L->bi0;
         *bj = b->bcol - L->bj0;
     }
+}
+
+void dmxi_layout_local_rect(const dmx_layout *L, int64_t k, int64_t *r0, int64_t *c0, int64_t *rows,
+                            int64_t *cols)
+{
+    if (L->d->local_only) {
+        const dmxi_lblock *b = &L->d->blocks[k];
+        *r0 = b->brow, *c0 = b->bcol, *rows = b->rows, *cols = b->cols;
+        return;
+    }
+    int64_t bi, bj;
+    dmxi_layout_local_block(L, k, &bi, &bj);
+    *r0 = dmxi_layout_row_start(L, bi);
+    *c0 = dmxi_layout_col_start(L, bj);
+    *rows = dmxi_layout_row_start(L, bi + 1) - *r0;
+    *cols = dmxi_layout_col_start(L, bj + 1) - *c0;
+}
+
+dmx_status dmxi_layout_mem_in_block(const dmx_layout *L, int64_t k, int64_t r, int64_t c,
+                                    dmxi_mem *mem)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (!L->d->local_only)
+        return dmxi_layout_mem(L, r, c, mem);
+    DMXI_CHECK(k >= 0 && k < L->d->nlocal, DMX_ERR_INTERNAL, "local block %lld out of range",
+               (long long)k);
+    const dmxi_lblock *b = &L->d->blocks[k];
+    int64_t dr = r - b->brow, dc = c - b->bcol;
+    DMXI_CHECK(dr >= 0 && dr < b->rows && dc >= 0 && dc < b->cols, DMX_ERR_INTERNAL,
+               "element (%lld,%lld) not in local block %lld", (long long)r, (long long)c,
+               (long long)k);
+    mem->lbk = k;
+    mem->ld = b->ld;
+    mem->order = b->order;
+    mem->off = b->order == DMX_COL_MAJOR ? dr + dc * b->ld : dr * b->ld + dc;
+cleanup:
+    return st;
 }
 
 dmx_status dmxi_layout_mem(const dmx_layout *L, int64_t r, int64_t c, dmxi_mem *mem)
@@ -461,7 +505,7 @@ static dmx_status validate_custom(dmxi_desc *d, int64_t m, int64_t n, int64_t nr
                    (long long)b->bcol, (long long)b->ld, (long long)need);
         DMXI_CHECK(b->data, DMX_ERR_LAYOUT, "local block (%lld,%lld): data is NULL",
                    (long long)b->brow, (long long)b->bcol);
-        d->blocks[k] = (dmxi_lblock){b->brow, b->bcol, b->data, b->ld, b->order};
+        d->blocks[k] = (dmxi_lblock){b->brow, b->bcol, 0, 0, b->data, b->ld, b->order};
     }
     qsort(d->blocks, (size_t)nlocal, sizeof(dmxi_lblock), cmp_lblock);
     for (int64_t k = 1; k < nlocal; k++)
@@ -507,6 +551,96 @@ cleanup:
     return st;
 }
 
+static int cmp_rect(const void *a, const void *b)
+{
+    const dmxi_lblock *x = a, *y = b;
+    if (x->brow != y->brow)
+        return x->brow < y->brow ? -1 : 1;
+    return x->bcol < y->bcol ? -1 : x->bcol > y->bcol;
+}
+
+static dmx_status validate_local(dmxi_desc *d, int64_t m, int64_t n, int64_t nlocal,
+                                 const dmx_local_block *blocks, int64_t *area)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(m >= 0 && n >= 0, DMX_ERR_ARG, "matrix size %lld x %lld is negative", (long long)m,
+               (long long)n);
+    DMXI_CHECK(nlocal >= 0, DMX_ERR_ARG, "nlocal is negative");
+    DMXI_CHECK(nlocal == 0 || blocks, DMX_ERR_NULL, "blocks is NULL");
+    d->blocks = dmxi_malloc(nlocal, sizeof(dmxi_lblock));
+    DMXI_CHECK(d->blocks, DMX_ERR_ALLOC, "out of memory");
+    *area = 0;
+    for (int64_t k = 0; k < nlocal; k++) {
+        const dmx_local_block *b = &blocks[k];
+        DMXI_CHECK(b->rows >= 1 && b->cols >= 1 && b->row0 >= 0 && b->col0 >= 0 &&
+                       b->row0 <= m - b->rows && b->col0 <= n - b->cols,
+                   DMX_ERR_LAYOUT, "block %lld (%lld,%lld) of %lld x %lld is outside the matrix",
+                   (long long)k, (long long)b->row0, (long long)b->col0, (long long)b->rows,
+                   (long long)b->cols);
+        DMXI_CHECK(b->order == DMX_COL_MAJOR || b->order == DMX_ROW_MAJOR, DMX_ERR_LAYOUT,
+                   "block %lld: invalid order", (long long)k);
+        int64_t need = b->order == DMX_COL_MAJOR ? b->rows : b->cols;
+        DMXI_CHECK(b->ld >= need, DMX_ERR_LAYOUT, "block %lld: ld %lld < %lld", (long long)k,
+                   (long long)b->ld, (long long)need);
+        DMXI_CHECK(b->data, DMX_ERR_LAYOUT, "block %lld: data is NULL", (long long)k);
+        d->blocks[k] = (dmxi_lblock){b->row0, b->col0, b->rows, b->cols, b->data, b->ld, b->order};
+        DMXI_TRY(dmxi_add64(*area, b->rows * b->cols, area));
+    }
+    /* A rank's own blocks must be disjoint: sort by row, then compare each with the blocks that
+     * start above its last row (a sweep; quadratic only for pathological tall-thin sets). */
+    qsort(d->blocks, (size_t)nlocal, sizeof *d->blocks, cmp_rect);
+    for (int64_t k = 0; k < nlocal; k++) {
+        const dmxi_lblock *x = &d->blocks[k];
+        for (int64_t q = k + 1; q < nlocal && d->blocks[q].brow < x->brow + x->rows; q++) {
+            const dmxi_lblock *y = &d->blocks[q];
+            DMXI_CHECK(y->bcol >= x->bcol + x->cols || x->bcol >= y->bcol + y->cols, DMX_ERR_LAYOUT,
+                       "blocks at (%lld,%lld) and (%lld,%lld) overlap", (long long)x->brow,
+                       (long long)x->bcol, (long long)y->brow, (long long)y->bcol);
+        }
+    }
+    d->m = m, d->n = n, d->nlocal = nlocal;
+    d->local_only = 1;
+    int64_t hdr[3] = {3, m, n};
+    d->hash = dmxi_hash(DMXI_HASH_INIT, hdr, sizeof hdr);
+cleanup:
+    return st;
+}
+
+dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t nlocal,
+                                   const dmx_local_block *blocks, dmx_layout **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_error_clear();
+    dmxi_desc *d = desc_new(comm);
+    int64_t area = 0, total = 0;
+    if (out)
+        *out = NULL;
+    if (!out) {
+        st = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
+    } else if (!d) {
+        st = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory");
+    } else {
+        DMXI_MPI(MPI_Comm_rank(comm, &d->rank));
+        DMXI_MPI(MPI_Comm_size(comm, &d->size));
+        st = validate_local(d, m, n, nlocal, blocks, &area);
+    }
+    DMXI_TRY(dmxi_agree(comm, st));
+    DMXI_TRY(dmxi_agree_same(comm, d->hash, "matrix sizes"));
+    DMXI_MPI(MPI_Allreduce(&area, &total, 1, MPI_INT64_T, MPI_SUM, comm));
+    DMXI_CHECK(total == m * n, DMX_ERR_LAYOUT,
+               "the blocks of all ranks cover %lld elements, the matrix has %lld", (long long)total,
+               (long long)(m * n));
+    d->rsplit = dmxi_calloc(1, sizeof(int64_t));
+    d->csplit = dmxi_calloc(1, sizeof(int64_t));
+    DMXI_TRY(dmxi_agree(comm, d->rsplit && d->csplit ? DMX_SUCCESS
+                                                     : dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__,
+                                                                  "out of memory")));
+    DMXI_TRY(layout_new(d, out));
+cleanup:
+    desc_release(d);
+    return st;
+}
+
 dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t j0, int64_t m,
                                   int64_t n, dmx_layout **out)
 {
@@ -520,6 +654,9 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
         dmx_status local = DMX_SUCCESS;
         if (!out)
             local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
+        else if (parent->d->local_only)
+            local = dmxi_error(DMX_ERR_UNSUPPORTED, __FILE__, __LINE__,
+                               "views of layouts known only locally are not supported");
         else if (i0 < 0 || j0 < 0 || m < 0 || n < 0 || i0 > parent->m - m || j0 > parent->n - n)
             local = dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__,
                                "view (%lld,%lld) of size %lld x %lld is outside the %lld x %lld "
@@ -592,7 +729,7 @@ dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t es
                 continue;
             int64_t I = k / d->ncb, J = k % d->ncb;
             int64_t rows = d->rsplit[I + 1] - d->rsplit[I], cols = d->csplit[J + 1] - d->csplit[J];
-            d->blocks[d->nlocal++] = (dmxi_lblock){I, J, NULL, rows, DMX_COL_MAJOR};
+            d->blocks[d->nlocal++] = (dmxi_lblock){I, J, 0, 0, NULL, rows, DMX_COL_MAJOR};
             DMXI_TRY(dmxi_add64(n, rows * cols, &n));
         }
     }
@@ -660,19 +797,18 @@ dmx_status dmx_layout_get_local_block(const dmx_layout *layout, int64_t k, dmx_d
                (long long)k);
     size_t es = dmx_dtype_size(dtype);
     DMXI_CHECK(es > 0, DMX_ERR_ARG, "invalid dtype %d", (int)dtype);
-    int64_t bi, bj;
-    dmxi_layout_local_block(layout, k, &bi, &bj);
-    int64_t r0 = dmxi_layout_row_start(layout, bi), c0 = dmxi_layout_col_start(layout, bj);
+    int64_t r0, c0, nr, nc;
+    dmxi_layout_local_rect(layout, k, &r0, &c0, &nr, &nc);
     dmxi_mem mem;
-    DMXI_TRY(dmxi_layout_mem(layout, r0, c0, &mem));
+    DMXI_TRY(dmxi_layout_mem_in_block(layout, k, r0, c0, &mem));
     if (row0)
         *row0 = r0;
     if (col0)
         *col0 = c0;
     if (rows)
-        *rows = dmxi_layout_row_start(layout, bi + 1) - r0;
+        *rows = nr;
     if (cols)
-        *cols = dmxi_layout_col_start(layout, bj + 1) - c0;
+        *cols = nc;
     if (data)
         *data = dmxi_layout_addr(layout, &mem, es);
     if (ld)
@@ -698,6 +834,14 @@ int dmx_layout_owner_of(const dmx_layout *layout, int64_t i, int64_t j)
 {
     if (!layout || i < 0 || j < 0 || i >= layout->m || j >= layout->n)
         return -1;
+    if (layout->d->local_only) { /* only this rank's own blocks are known */
+        for (int64_t k = 0; k < layout->d->nlocal; k++) {
+            const dmxi_lblock *b = &layout->d->blocks[k];
+            if (i >= b->brow && i < b->brow + b->rows && j >= b->bcol && j < b->bcol + b->cols)
+                return layout->d->rank;
+        }
+        return -1;
+    }
     return dmxi_layout_block_owner(layout, dmxi_layout_row_block(layout, i),
                                    dmxi_layout_col_block(layout, j));
 }

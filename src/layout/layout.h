@@ -12,7 +12,8 @@
 #include "dmxi.h"
 
 typedef struct dmxi_lblock {
-    int64_t brow, bcol; /* description block coordinates */
+    int64_t brow, bcol; /* description block coordinates (local-only layouts: row0, col0) */
+    int64_t rows, cols; /* local-only layouts: the rectangle's size (else unused) */
     void *data;
     int64_t ld;
     dmx_order order;
@@ -26,6 +27,7 @@ typedef struct dmxi_desc {
     int64_t *rsplit, *csplit; /* nrb+1, ncb+1 entries */
     uint64_t hash;            /* agreed by all ranks at creation */
     int cyclic;
+    int local_only; /* dmx_layout_create_local: no grid; blocks carry rectangles */
     /* block-cyclic */
     int64_t mb, nb, lld;
     int prow, pcol, rsrc, csrc;
@@ -56,6 +58,11 @@ struct dmx_layout {
 dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t esize,
                                 dmx_layout **out);
 
+/* Local block k as a rectangle [r0, r0+rows) x [c0, c0+cols) in window coordinates; works for
+ * every kind of layout (for local-only layouts k indexes d->blocks directly). */
+void dmxi_layout_local_rect(const dmx_layout *L, int64_t k, int64_t *r0, int64_t *c0, int64_t *rows,
+                            int64_t *cols);
+
 /* Start row (window coordinates) of window block k, 0 <= k <= nrb (k == nrb gives m). */
 int64_t dmxi_layout_row_start(const dmx_layout *L, int64_t k);
 int64_t dmxi_layout_col_start(const dmx_layout *L, int64_t k);
@@ -74,6 +81,10 @@ typedef struct dmxi_mem {
     dmx_order order;
 } dmxi_mem;
 dmx_status dmxi_layout_mem(const dmx_layout *L, int64_t r, int64_t c, dmxi_mem *mem);
+
+/* Memory of window element (r, c) inside local block k (as numbered above). */
+dmx_status dmxi_layout_mem_in_block(const dmx_layout *L, int64_t k, int64_t r, int64_t c,
+                                    dmxi_mem *mem);
 
 /* Address of a dmxi_mem in the layout's current memory, for elements of esize bytes. */
 static inline char *dmxi_layout_addr(const dmx_layout *L, const dmxi_mem *mem, size_t esize)

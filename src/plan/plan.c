@@ -12,15 +12,8 @@
 
 #include <string.h>
 
-typedef struct piece_list {
-    dmxi_piece *v;
-    int64_t n, cap;
-} piece_list;
-
-typedef struct local_list {
-    dmxi_local *v;
-    int64_t n, cap;
-} local_list;
+typedef dmxi_piece_list piece_list;
+typedef dmxi_local_list local_list;
 
 /* ---- the op(B) grid seen in A's coordinates ---------------------------------------------- */
 
@@ -71,11 +64,20 @@ static int mask_meets(const dmx_transform *t, int64_t r0, int64_t c0, int64_t ro
 
 /* ---- enumeration ---------------------------------------------------------------------------- */
 
-static dmx_status push_piece(piece_list *l, const dmxi_piece *pc)
+dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc)
 {
     dmx_status st = DMX_SUCCESS;
     DMXI_TRY(dmxi_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v));
     l->v[l->n++] = *pc;
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_TRY(dmxi_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v));
+    l->v[l->n++] = *lp;
 cleanup:
     return st;
 }
@@ -112,12 +114,11 @@ static dmx_status enum_recv(const dmx_plan *p, int t, piece_list *recv, local_li
                     dmxi_local lp = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, {0, 0, 0, 0}, t};
                     DMXI_TRY(dmxi_layout_mem(A, r0, c0, &lp.amem));
                     DMXI_TRY(opb_mem(B, tr->op, r0, c0, &lp.bmem));
-                    DMXI_TRY(dmxi_reserve((void **)&loc->v, &loc->cap, loc->n + 1, sizeof lp));
-                    loc->v[loc->n++] = lp;
+                    DMXI_TRY(dmxi_local_push(loc, &lp));
                 } else {
                     dmxi_piece pc = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, 0, owner, t};
                     DMXI_TRY(dmxi_layout_mem(A, r0, c0, &pc.mem));
-                    DMXI_TRY(push_piece(recv, &pc));
+                    DMXI_TRY(dmxi_piece_push(recv, &pc));
                 }
             }
         }
@@ -185,7 +186,7 @@ static dmx_status add_send(void *ctx, int owner, int64_t r0, int64_t c0, int64_t
         return DMX_SUCCESS; /* planned on the receive side */
     dmxi_piece pc = {r0, c0, rows, cols, {0, 0, 0, 0}, 0, owner, c->t};
     DMXI_TRY(opb_mem(tr->b, tr->op, r0, c0, &pc.mem));
-    DMXI_TRY(push_piece(c->send, &pc));
+    DMXI_TRY(dmxi_piece_push(c->send, &pc));
 cleanup:
     return st;
 }
@@ -418,9 +419,19 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     {
         dmx_status local = DMX_SUCCESS;
         for (int t = 0; t < ntransforms && local == DMX_SUCCESS; t++) {
+            if (transforms[t].a->d->local_only || transforms[t].b->d->local_only)
+                continue; /* planned collectively below */
             local = enum_recv(p, t, &recv, &loc);
             if (local == DMX_SUCCESS)
                 local = enum_send(p, t, &send);
+        }
+        /* Layouts known only locally: partners come from the directory, a collective step,
+         * so every rank takes it for the same transforms after agreeing so far. */
+        for (int t = 0; t < ntransforms; t++) {
+            if (!transforms[t].a->d->local_only && !transforms[t].b->d->local_only)
+                continue;
+            DMXI_TRY(dmxi_agree(p->comm, local));
+            local = dmxi_plan_directory(p, t, &recv, &loc, &send);
         }
         if (local == DMX_SUCCESS)
             local = make_peers(p, send.v, send.n, &p->speer, &p->nspeer, &p->sbytes, &p->nsreq);

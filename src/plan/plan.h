@@ -66,6 +66,31 @@ struct dmx_plan {
     dmx_plan_info info;
 };
 
+/* Growable lists the planner fills. */
+typedef struct dmxi_piece_list {
+    dmxi_piece *v;
+    int64_t n, cap;
+} dmxi_piece_list;
+
+typedef struct dmxi_local_list {
+    dmxi_local *v;
+    int64_t n, cap;
+} dmxi_local_list;
+
+dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc);
+dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp);
+
+/* Plan transform t when A or B is known only locally (src/plan/directory.c). Collective on
+ * p->comm. Every rank registers its rectangles of A and of op(B) (both in A's coordinates)
+ * with an assumed-partition directory of A's index space; each directory rank intersects what
+ * it received and tells the owners their pieces. Appends to recv, loc and send what the global
+ * planner would produce (rectangles may be cut further at directory boundaries; both sides get
+ * identical rectangles, so package order still agrees). Fails with DMX_ERR_LAYOUT on every rank
+ * if the blocks of a layout overlap or leave a gap. Uses tags DMXI_DIR_TAG.. on p->comm. */
+#define DMXI_DIR_TAG 0x4D00
+dmx_status dmxi_plan_directory(const dmx_plan *p, int t, dmxi_piece_list *recv,
+                               dmxi_local_list *loc, dmxi_piece_list *send);
+
 /* Walk this rank's op(B) rectangles cut by A's grid (see plan.c). */
 dmx_status dmxi_walk_source(const dmxi_xform *x,
                             dmx_status (*visit)(void *ctx, int owner, int64_t r0, int64_t c0,
