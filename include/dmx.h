@@ -253,6 +253,9 @@ typedef struct dmx_plan_info {
     int64_t recv_elems;   /**< elements received from other ranks per execution */
     int64_t local_elems;  /**< elements copied locally without buffers */
     int64_t buffer_bytes; /**< temporary buffer memory one execution needs */
+    /** receive peers on this node whose packages come through a shared-memory window (no copy by
+     * MPI; DMX_SHM=0 turns this off) */
+    int npeers_shared_memory;
 } dmx_plan_info;
 
 DMX_API dmx_status dmx_plan_get_info(const dmx_plan *plan, dmx_plan_info *info);

@@ -116,7 +116,12 @@ static dmx_status enum_recv(const dmx_plan *p, int t, piece_list *recv, local_li
                     DMXI_TRY(opb_mem(B, tr->op, r0, c0, &lp.bmem));
                     DMXI_TRY(dmxi_local_push(loc, &lp));
                 } else {
-                    dmxi_piece pc = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, 0, owner, t};
+                    dmxi_piece pc = {.r0 = r0,
+                                     .c0 = c0,
+                                     .rows = r1 - r0,
+                                     .cols = c1 - c0,
+                                     .peer = owner,
+                                     .t = t};
                     DMXI_TRY(dmxi_layout_mem(A, r0, c0, &pc.mem));
                     DMXI_TRY(dmxi_piece_push(recv, &pc));
                 }
@@ -184,7 +189,7 @@ static dmx_status add_send(void *ctx, int owner, int64_t r0, int64_t c0, int64_t
     const dmx_transform *tr = &c->p->xf[c->t].t;
     if (owner == c->p->rank)
         return DMX_SUCCESS; /* planned on the receive side */
-    dmxi_piece pc = {r0, c0, rows, cols, {0, 0, 0, 0}, 0, owner, c->t};
+    dmxi_piece pc = {.r0 = r0, .c0 = c0, .rows = rows, .cols = cols, .peer = owner, .t = c->t};
     DMXI_TRY(opb_mem(tr->b, tr->op, r0, c0, &pc.mem));
     DMXI_TRY(dmxi_piece_push(c->send, &pc));
 cleanup:
@@ -214,14 +219,12 @@ static int cmp_piece(const void *x, const void *y)
     return 0;
 }
 
-/* Group sorted pieces into peers, assign byte offsets (each transform's part of a message starts
- * 16-byte aligned so every element type stays aligned), count chunks. */
-static dmx_status make_peers(dmx_plan *p, dmxi_piece *v, int64_t n, dmxi_peer **peers, int *npeer,
-                             int64_t *total, int *nreq)
+/* Group sorted pieces into peers and lay out each peer's message: byte offsets of its pieces
+ * (each transform's part starts 16-byte aligned so every element type stays aligned). */
+static dmx_status make_peers(dmx_plan *p, dmxi_piece *v, int64_t n, dmxi_peer **peers, int *npeer)
 {
     dmx_status st = DMX_SUCCESS;
     int np = 0;
-    int64_t off = 0, req = 0;
     dmxi_peer *pv = NULL;
     qsort(v, (size_t)n, sizeof *v, cmp_piece);
     for (int64_t i = 0; i < n; i++)
@@ -233,7 +236,6 @@ static dmx_status make_peers(dmx_plan *p, dmxi_piece *v, int64_t n, dmxi_peer **
         dmxi_peer *q = &pv[np++];
         q->rank = v[i].peer;
         q->first = i;
-        q->off = off;
         int64_t b = 0;
         int lastt = -1;
         for (; i < n && v[i].peer == q->rank; i++) {
@@ -251,39 +253,99 @@ static dmx_status make_peers(dmx_plan *p, dmxi_piece *v, int64_t n, dmxi_peer **
         q->bytes = b;
         int64_t nch = b == 0 ? 1 : (b - 1) / p->max_msg + 1;
         DMXI_TRY(dmxi_to_int(nch, &q->nchunks, "message chunks"));
-        q->req0 = req;
-        req += nch;
-        DMXI_TRY(dmxi_add64(off, (b + 15) & ~(int64_t)15, &off));
     }
-    DMXI_TRY(dmxi_to_int(req, nreq, "number of requests"));
     *peers = pv;
     *npeer = np;
-    *total = off;
     pv = NULL;
 cleanup:
     free(pv);
     return st;
 }
 
-/* Persistent requests for every chunk of every peer. */
-static dmx_status init_requests(dmx_plan *p, dmxi_peer *peers, int npeer, char *buf,
-                                MPI_Request *req, int *req_peer, int is_send)
+/* Buffers and persistent requests. A peer reached by messages needs its chunks on both sides;
+ * a peer on this node served through the shared window needs a "ready" message (sender ->
+ * reader: the package is packed) and a "done" message (reader -> sender: the space is free). */
+static dmx_status setup_requests(dmx_plan *p)
 {
     dmx_status st = DMX_SUCCESS;
-    for (int i = 0; i < npeer; i++) {
-        dmxi_peer *q = &peers[i];
+    int64_t ns = 0, nr = 0;
+    for (int i = 0; i < p->nspeer; i++) {
+        dmxi_peer *q = &p->speer[i];
+        if (!q->shm) { /* shared-window packages were placed by dmxi_shm_setup */
+            q->off = p->sbytes;
+            DMXI_TRY(dmxi_add64(p->sbytes, (q->bytes + 15) & ~(int64_t)15, &p->sbytes));
+        }
+        ns += q->shm ? 1 : q->nchunks; /* ready, or data chunks */
+        nr += q->shm ? 1 : 0;          /* done */
+    }
+    for (int i = 0; i < p->nrpeer; i++) {
+        dmxi_peer *q = &p->rpeer[i];
+        if (!q->shm) {
+            q->off = p->rbytes;
+            DMXI_TRY(dmxi_add64(p->rbytes, (q->bytes + 15) & ~(int64_t)15, &p->rbytes));
+        }
+        nr += q->shm ? 1 : q->nchunks; /* ready, or data chunks */
+        ns += q->shm ? 1 : 0;          /* done */
+    }
+    DMXI_TRY(dmxi_to_int(ns, &p->nsreq, "number of requests"));
+    DMXI_TRY(dmxi_to_int(nr, &p->nrreq, "number of requests"));
+    p->sbuf = dmxi_malloc(p->sbytes, 1);
+    p->rbuf = dmxi_malloc(p->rbytes, 1);
+    p->sreq = dmxi_malloc(p->nsreq, sizeof(MPI_Request));
+    p->rreq = dmxi_malloc(p->nrreq, sizeof(MPI_Request));
+    p->rreq_peer = dmxi_malloc(p->nrreq, sizeof(int));
+    p->rreq_kind = dmxi_malloc(p->nrreq, sizeof(int));
+    DMXI_CHECK(p->sbuf && p->rbuf && p->sreq && p->rreq && p->rreq_peer && p->rreq_kind,
+               DMX_ERR_ALLOC, "out of memory for %lld + %lld buffer bytes", (long long)p->sbytes,
+               (long long)p->rbytes);
+    for (int i = 0; i < p->nsreq; i++)
+        p->sreq[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < p->nrreq; i++)
+        p->rreq[i] = MPI_REQUEST_NULL;
+    ns = nr = 0;
+    for (int i = 0; i < p->nspeer; i++) {
+        dmxi_peer *q = &p->speer[i];
+        q->req0 = ns;
+        if (q->shm) {
+            q->ctl_req = ns;
+            DMXI_MPI(
+                MPI_Send_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_READY, p->comm, &p->sreq[ns++]));
+            q->done_req = nr;
+            p->rreq_kind[nr] = DMXI_REQ_DONE, p->rreq_peer[nr] = i;
+            DMXI_MPI(
+                MPI_Recv_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_DONE, p->comm, &p->rreq[nr++]));
+            continue;
+        }
         for (int c = 0; c < q->nchunks; c++) {
             int64_t o = (int64_t)c * p->max_msg;
-            int64_t len = q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg;
-            int cnt;
-            DMXI_TRY(dmxi_to_int(len, &cnt, "message chunk bytes"));
-            MPI_Request *r = &req[q->req0 + c];
-            if (is_send)
-                DMXI_MPI(MPI_Send_init(buf + q->off + o, cnt, MPI_BYTE, q->rank, 0, p->comm, r));
-            else
-                DMXI_MPI(MPI_Recv_init(buf + q->off + o, cnt, MPI_BYTE, q->rank, 0, p->comm, r));
-            if (req_peer)
-                req_peer[q->req0 + c] = i;
+            int len;
+            DMXI_TRY(dmxi_to_int(q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg, &len,
+                                 "message chunk bytes"));
+            DMXI_MPI(MPI_Send_init(p->sbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
+                                   p->comm, &p->sreq[ns++]));
+        }
+    }
+    for (int i = 0; i < p->nrpeer; i++) {
+        dmxi_peer *q = &p->rpeer[i];
+        q->req0 = nr;
+        if (q->shm) {
+            q->ctl_req = nr;
+            p->rreq_kind[nr] = DMXI_REQ_READY, p->rreq_peer[nr] = i;
+            DMXI_MPI(
+                MPI_Recv_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_READY, p->comm, &p->rreq[nr++]));
+            q->done_req = ns;
+            DMXI_MPI(
+                MPI_Send_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_DONE, p->comm, &p->sreq[ns++]));
+            continue;
+        }
+        for (int c = 0; c < q->nchunks; c++) {
+            int64_t o = (int64_t)c * p->max_msg;
+            int len;
+            DMXI_TRY(dmxi_to_int(q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg, &len,
+                                 "message chunk bytes"));
+            p->rreq_kind[nr] = DMXI_REQ_DATA, p->rreq_peer[nr] = i;
+            DMXI_MPI(MPI_Recv_init(p->rbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
+                                   p->comm, &p->rreq[nr++]));
         }
     }
 cleanup:
@@ -396,7 +458,8 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
 
     p = calloc(1, sizeof *p);
     DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory");
-    p->comm = MPI_COMM_NULL;
+    p->comm = p->node = MPI_COMM_NULL;
+    p->win = MPI_WIN_NULL;
     DMXI_MPI(MPI_Comm_dup(comm0, &p->comm));
     DMXI_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN));
     DMXI_MPI(MPI_Comm_rank(p->comm, &p->rank));
@@ -410,6 +473,7 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         DMXI_TRY(dmxi_agree(p->comm, rank_map(p, transforms[k].a->d->comm, &p->xf[k].amap)));
         DMXI_TRY(dmxi_agree(p->comm, rank_map(p, transforms[k].b->d->comm, &p->xf[k].bmap)));
     }
+    p->profile = dmxi_env_int64("DMX_PROFILE", 0) != 0;
     /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take. */
     p->max_msg = dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30);
     if (p->max_msg < 1 || p->max_msg > INT_MAX)
@@ -434,32 +498,16 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
             local = dmxi_plan_directory(p, t, &recv, &loc, &send);
         }
         if (local == DMX_SUCCESS)
-            local = make_peers(p, send.v, send.n, &p->speer, &p->nspeer, &p->sbytes, &p->nsreq);
+            local = make_peers(p, send.v, send.n, &p->speer, &p->nspeer);
         if (local == DMX_SUCCESS)
-            local = make_peers(p, recv.v, recv.n, &p->rpeer, &p->nrpeer, &p->rbytes, &p->nrreq);
-        if (local == DMX_SUCCESS) {
-            p->sbuf = dmxi_malloc(p->sbytes, 1);
-            p->rbuf = dmxi_malloc(p->rbytes, 1);
-            p->sreq = dmxi_malloc(p->nsreq, sizeof(MPI_Request));
-            p->rreq = dmxi_malloc(p->nrreq, sizeof(MPI_Request));
-            p->rreq_peer = dmxi_malloc(p->nrreq, sizeof(int));
-            if (!p->sbuf || !p->rbuf || !p->sreq || !p->rreq || !p->rreq_peer)
-                local = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__,
-                                   "out of memory for %lld + %lld buffer bytes",
-                                   (long long)p->sbytes, (long long)p->rbytes);
-        }
+            local = make_peers(p, recv.v, recv.n, &p->rpeer, &p->nrpeer);
         DMXI_TRY(dmxi_agree(p->comm, local));
     }
     p->send = send.v, p->nsend = send.n, send.v = NULL;
     p->recv = recv.v, p->nrecv = recv.n, recv.v = NULL;
     p->local = loc.v, p->nlocal = loc.n, loc.v = NULL;
-    for (int i = 0; i < p->nsreq; i++)
-        p->sreq[i] = MPI_REQUEST_NULL;
-    for (int i = 0; i < p->nrreq; i++)
-        p->rreq[i] = MPI_REQUEST_NULL;
-    DMXI_TRY(dmxi_agree(p->comm, init_requests(p, p->speer, p->nspeer, p->sbuf, p->sreq, NULL, 1)));
-    DMXI_TRY(dmxi_agree(p->comm,
-                        init_requests(p, p->rpeer, p->nrpeer, p->rbuf, p->rreq, p->rreq_peer, 0)));
+    DMXI_TRY(dmxi_shm_setup(p));
+    DMXI_TRY(dmxi_agree(p->comm, setup_requests(p)));
 
     p->info.npeers_send = p->nspeer;
     p->info.npeers_recv = p->nrpeer;
@@ -470,6 +518,9 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     for (int64_t i = 0; i < p->nlocal; i++)
         p->info.local_elems += p->local[i].rows * p->local[i].cols;
     p->info.buffer_bytes = p->sbytes + p->rbytes;
+    for (int i = 0; i < p->nrpeer; i++)
+        p->info.npeers_shared_memory += p->rpeer[i].shm;
+    p->info.buffer_bytes += p->shm_bytes;
     *out = p;
     p = NULL;
 cleanup:
@@ -524,6 +575,7 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
     for (int i = 0; p->rreq && i < p->nrreq; i++)
         if (p->rreq[i] != MPI_REQUEST_NULL)
             MPI_Request_free(&p->rreq[i]);
+    dmxi_shm_free(p);
     if (p->comm != MPI_COMM_NULL) {
         int rc = MPI_Comm_free(&p->comm);
         if (rc != MPI_SUCCESS)
@@ -544,6 +596,7 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
     free(p->sreq);
     free(p->rreq);
     free(p->rreq_peer);
+    free(p->rreq_kind);
     free(p);
     *plan = NULL;
     return st;

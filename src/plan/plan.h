@@ -36,6 +36,10 @@ typedef struct dmxi_peer {
     int64_t off;          /* offset in the send or receive buffer */
     int64_t req0;         /* first request of this peer */
     int64_t pending;      /* chunks not yet received (execution state) */
+    int shm;              /* on this node: the package sits in the sender's shared window */
+    const char *shm_src;  /* receive peer: the package in this rank's mapping of that window */
+    int64_t ctl_req;      /* its "ready" request (send side: send; receive side: receive) */
+    int64_t done_req;     /* send peer: "done" receive; receive peer: "done" send */
 } dmxi_peer;
 
 typedef struct dmxi_xform {
@@ -62,7 +66,15 @@ struct dmx_plan {
     int64_t max_msg;
     MPI_Request *sreq, *rreq;
     int nsreq, nrreq;
-    int *rreq_peer; /* receive request -> receive peer */
+    int *rreq_peer; /* receive request -> peer index (receive peer, or send peer for "done") */
+    int *rreq_kind; /* DMXI_REQ_DATA, DMXI_REQ_READY or DMXI_REQ_DONE */
+    /* Packages for ranks of this node go through an MPI-3 shared window (shm.c). */
+    int shm;
+    MPI_Comm node;
+    MPI_Win win;
+    char *shm_buf; /* this rank's part of the window: packages for its node peers */
+    int64_t shm_bytes;
+    int profile; /* DMX_PROFILE=1: print phase times of every execution to stderr */
     dmx_plan_info info;
 };
 
@@ -100,6 +112,27 @@ dmx_status dmxi_walk_source(const dmxi_xform *x,
 /* Validate a batch of transforms on every rank and agree on the result (plan.c). Collective on
  * the first target's communicator. need_a_memory = 0 accepts targets without memory. */
 dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_memory);
+
+enum { DMXI_REQ_DATA = 0, DMXI_REQ_READY = 1, DMXI_REQ_DONE = 2 };
+enum { DMXI_TAG_DATA = 0, DMXI_TAG_READY = 1, DMXI_TAG_DONE = 2, DMXI_TAG_SETUP = 3 };
+
+/* Packages between ranks of one node (src/exec/shm.c). The sender packs a node peer's package
+ * into its own part of an MPI-3 shared window and says "ready"; the receiver transforms it into
+ * A straight from there (no copy by MPI) and says "done", after which the sender may reuse the
+ * space. dmxi_shm_setup decides which peers use it (same node, DMX_SHM not 0, the window could be
+ * made), lays out the window and tells every receiver where its package is. Collective on
+ * p->comm; call after the peers are made. dmxi_shm_free releases the window (collective). */
+dmx_status dmxi_shm_setup(dmx_plan *p);
+void dmxi_shm_free(dmx_plan *p);
+/* Memory barrier between packing/reading the window and the ready/done messages. */
+void dmxi_shm_sync(dmx_plan *p);
+
+/* D = alpha*op(S) + beta*D on a rows x cols rectangle of transform x at A origin (r0, c0),
+ * limited to the trapezoid (engine.c). */
+void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sord, char *dst,
+                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
+/* Is the rectangle entirely inside the trapezoid of t (or t has none)? */
+int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
 
 /* Run a plan once (src/exec/engine.c). Collective on plan->comm. */
 dmx_status dmxi_plan_run(dmx_plan *p);
