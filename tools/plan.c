@@ -1,12 +1,812 @@
-/* Placeholder until this subcommand is written. */
+/* dmx plan: the offline relabeling planner. Runs on one process, without MPI.
+ *
+ *   dmx plan --size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [--transpose]
+ *            [--sigma] [--json]
+ *   dmx plan --custom-from FILE --custom-to FILE [--transpose] [--sigma] [--json]
+ *   dmx plan --fig3 [--csv FILE] [--svg FILE] [--json]
+ *
+ * For a pair of layouts it computes the package volumes V(S_{i,j}), the remote volume with the
+ * identity labeling, with the exact relabeling (dmxi_lap_exact) and with the greedy one
+ * (dmxi_lap_greedy), the reductions and the solve times. --fig3 reproduces Figure 3 of the
+ * COSTA paper (section 7.2). The custom layout file format is documented in docs/relabel.md
+ * and in usage() below.
+ */
 #include "dmx_tool.h"
 
+#include "plan/cyclic_volume.h"
+#include "plan/lap.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage:\n"
+            "  dmx plan --size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]\n"
+            "  dmx plan --custom-from FILE --custom-to FILE [options]\n"
+            "  dmx plan --fig3 [--csv FILE] [--svg FILE] [--json]\n"
+            "Layouts: block-cyclic with MB x NB blocks on a PR x PC process grid whose ranks are\n"
+            "numbered row-major (ORD = R: rank = pr*PC + pc) or column-major (C: pr + pc*PR).\n"
+            "The target has size M x N, or N x M with --transpose (op = T). Either side can be a\n"
+            "custom grid layout read from a file (--custom-from / --custom-to; --size is then\n"
+            "optional). P = the larger rank count; extra ranks own nothing.\n"
+            "options:\n"
+            "  --transpose    target holds the transpose of the source\n"
+            "  --sigma        also print the relabeling: role (target rank) j -> process sigma[j]\n"
+            "  --json         print one JSON object instead of text\n"
+            "  --fig3         the COSTA Figure 3 sweep: 1e5 x 1e5, 10 x 10 grid, R -> C, target\n"
+            "                 blocks 1e4, source blocks 1 .. 1e4\n"
+            "  --csv FILE     (with --fig3) write the curve as CSV\n"
+            "  --svg FILE     (with --fig3) write the curve as an SVG line plot\n"
+            "custom layout file (whitespace separated, '#' starts a comment):\n"
+            "  size M N\n"
+            "  rowsplits 0 r1 ... M      (nrb + 1 increasing values)\n"
+            "  colsplits 0 c1 ... N      (ncb + 1 increasing values)\n"
+            "  procs P                   (optional; default 1 + the largest owner)\n"
+            "  owners                    followed by nrb * ncb ranks, block row by block row\n");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double percent(int64_t before, int64_t after)
+{
+    return before > 0 ? 100.0 * (double)(before - after) / (double)before : 0.0;
+}
+
+/* ---- argument parsing --------------------------------------------------------------------- */
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Split a comma list into at most max fields (modifies buf). Returns the field count. */
+static int split_commas(char *buf, char **fields, int max)
+{
+    int k = 0;
+    char *p = buf;
+    while (k < max) {
+        fields[k++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            return k;
+        *c = '\0';
+        p = c + 1;
+    }
+    return k + 1; /* too many */
+}
+
+static int parse_size(const char *arg, int64_t *m, int64_t *n)
+{
+    char buf[128];
+    char *f[3];
+    if (strlen(arg) >= sizeof buf)
+        return -1;
+    strcpy(buf, arg);
+    if (split_commas(buf, f, 2) != 2 || parse_i64(f[0], m) || parse_i64(f[1], n) || *m < 0 ||
+        *n < 0)
+        return -1;
+    return 0;
+}
+
+/* MB,NB,PR,PC,ORD */
+static int parse_bc(const char *arg, dmxi_bc_desc *d)
+{
+    char buf[160];
+    char *f[6];
+    int64_t mb, nb, pr, pc;
+    if (strlen(arg) >= sizeof buf)
+        return -1;
+    strcpy(buf, arg);
+    if (split_commas(buf, f, 5) != 5 || parse_i64(f[0], &mb) || parse_i64(f[1], &nb) ||
+        parse_i64(f[2], &pr) || parse_i64(f[3], &pc))
+        return -1;
+    if (mb < 1 || nb < 1 || pr < 1 || pc < 1 || pr > INT_MAX || pc > INT_MAX)
+        return -1;
+    if (strlen(f[4]) != 1 ||
+        (toupper((unsigned char)f[4][0]) != 'R' && toupper((unsigned char)f[4][0]) != 'C'))
+        return -1;
+    memset(d, 0, sizeof *d);
+    d->mb = mb;
+    d->nb = nb;
+    d->prow = (int)pr;
+    d->pcol = (int)pc;
+    d->order = (char)toupper((unsigned char)f[4][0]);
+    return 0;
+}
+
+/* ---- custom layout files ------------------------------------------------------------------ */
+
+typedef struct custom_layout {
+    dmxi_grid_desc g;
+    int64_t *rowsplits, *colsplits;
+    int *owners;
+    int procs; /* 0 if not given */
+} custom_layout;
+
+static void custom_free(custom_layout *c)
+{
+    free(c->rowsplits);
+    free(c->colsplits);
+    free(c->owners);
+    memset(c, 0, sizeof *c);
+}
+
+/* Next whitespace-separated token of f (comments skipped) into buf; 0 at end of file. */
+static int next_token(FILE *f, char *buf, size_t cap)
+{
+    int ch;
+    for (;;) {
+        ch = fgetc(f);
+        if (ch == '#') {
+            while (ch != EOF && ch != '\n')
+                ch = fgetc(f);
+        }
+        if (ch == EOF)
+            return 0;
+        if (!isspace(ch))
+            break;
+    }
+    size_t k = 0;
+    while (ch != EOF && !isspace(ch) && ch != '#') {
+        if (k + 1 < cap)
+            buf[k++] = (char)ch;
+        ch = fgetc(f);
+    }
+    if (ch == '#')
+        ungetc(ch, f);
+    buf[k] = '\0';
+    return 1;
+}
+
+static int is_number(const char *s)
+{
+    int64_t v;
+    return parse_i64(s, &v) == 0;
+}
+
+/* Read integers until a non-number token (left in tok, *more = 1) or end of file. */
+static int read_list(FILE *f, char *tok, size_t cap, int64_t **arr, int64_t *count, int *more)
+{
+    int64_t n = 0, capn = 0;
+    int64_t *a = NULL;
+    *more = 0;
+    while (next_token(f, tok, cap)) {
+        int64_t v;
+        if (parse_i64(tok, &v) != 0) {
+            *more = 1;
+            break;
+        }
+        if (dmxi_reserve((void **)&a, &capn, n + 1, sizeof *a) != DMX_SUCCESS) {
+            free(a);
+            return -1;
+        }
+        a[n++] = v;
+    }
+    *arr = a;
+    *count = n;
+    return 0;
+}
+
+static int read_custom(const char *path, custom_layout *c)
+{
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "dmx plan: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char tok[64];
+    int have_size = 0, more = next_token(f, tok, sizeof tok), rc = -1;
+    int64_t *owners64 = NULL, nown = 0, nr = -1, nc = -1;
+    while (more) {
+        int64_t *list = NULL, cnt = 0;
+        if (strcmp(tok, "size") == 0 || strcmp(tok, "procs") == 0 ||
+            strcmp(tok, "rowsplits") == 0 || strcmp(tok, "colsplits") == 0 ||
+            strcmp(tok, "owners") == 0) {
+            char key[16];
+            strcpy(key, tok);
+            if (read_list(f, tok, sizeof tok, &list, &cnt, &more) != 0)
+                goto done;
+            if (strcmp(key, "size") == 0) {
+                if (cnt != 2 || list[0] < 0 || list[1] < 0) {
+                    fprintf(stderr, "dmx plan: %s: 'size' needs M N\n", path);
+                    free(list);
+                    goto done;
+                }
+                c->g.m = list[0];
+                c->g.n = list[1];
+                have_size = 1;
+                free(list);
+            } else if (strcmp(key, "procs") == 0) {
+                if (cnt != 1 || list[0] < 1 || list[0] > INT_MAX) {
+                    fprintf(stderr, "dmx plan: %s: 'procs' needs one positive count\n", path);
+                    free(list);
+                    goto done;
+                }
+                c->procs = (int)list[0];
+                free(list);
+            } else if (strcmp(key, "rowsplits") == 0) {
+                free(c->rowsplits);
+                c->rowsplits = list;
+                nr = cnt - 1;
+            } else if (strcmp(key, "colsplits") == 0) {
+                free(c->colsplits);
+                c->colsplits = list;
+                nc = cnt - 1;
+            } else {
+                free(owners64);
+                owners64 = list;
+                nown = cnt;
+            }
+        } else {
+            fprintf(stderr, "dmx plan: %s: unexpected '%s'%s\n", path, tok,
+                    is_number(tok) ? " (numbers must follow a keyword)" : "");
+            goto done;
+        }
+    }
+    if (!have_size || nr < 0 || nc < 0 || !owners64) {
+        fprintf(stderr, "dmx plan: %s: needs size, rowsplits, colsplits and owners\n", path);
+        goto done;
+    }
+    if (nr > 0 && nc > INT64_MAX / nr) {
+        fprintf(stderr, "dmx plan: %s: too many blocks\n", path);
+        goto done;
+    }
+    if (nown != nr * nc) {
+        fprintf(stderr, "dmx plan: %s: %lld owners for %lld x %lld blocks\n", path, (long long)nown,
+                (long long)nr, (long long)nc);
+        goto done;
+    }
+    c->owners = dmxi_malloc(nown, sizeof *c->owners);
+    if (!c->owners)
+        goto done;
+    for (int64_t k = 0; k < nown; k++) {
+        if (owners64[k] < 0 || owners64[k] > INT_MAX - 1 ||
+            (c->procs > 0 && owners64[k] >= c->procs)) {
+            fprintf(stderr, "dmx plan: %s: owner %lld out of range\n", path,
+                    (long long)owners64[k]);
+            goto done;
+        }
+        c->owners[k] = (int)owners64[k];
+    }
+    c->g.nrb = nr;
+    c->g.ncb = nc;
+    c->g.rowsplits = c->rowsplits;
+    c->g.colsplits = c->colsplits;
+    c->g.owners = c->owners;
+    rc = 0;
+done:
+    free(owners64);
+    fclose(f);
+    if (rc != 0)
+        custom_free(c);
+    return rc;
+}
+
+/* ---- one planning run --------------------------------------------------------------------- */
+
+typedef struct plan_result {
+    int p;
+    int64_t nnz, total;
+    int64_t vol_identity, vol_exact, vol_greedy;
+    double t_volume, t_exact, t_greedy;
+    int *sigma_exact; /* owned */
+} plan_result;
+
+/* Solve both assignment problems on the volume matrix v. */
+static dmx_status solve(const dmxi_volume *v, plan_result *r)
+{
+    dmx_status st = DMX_SUCCESS;
+    int *sg = NULL;
+    dmxi_lap_sparse g = dmxi_cyclic_volume_gains(v);
+    r->p = v->p;
+    r->nnz = v->nnz;
+    r->total = v->total;
+    r->sigma_exact = dmxi_malloc(v->p, sizeof *r->sigma_exact);
+    sg = dmxi_malloc(v->p, sizeof *sg);
+    DMXI_CHECK(r->sigma_exact && sg, DMX_ERR_ALLOC, "out of memory");
+    DMXI_TRY(dmxi_cyclic_volume_remote(v, NULL, &r->vol_identity));
+    double t0 = now();
+    DMXI_TRY(dmxi_lap_exact(&g, r->sigma_exact, NULL));
+    r->t_exact = now() - t0;
+    t0 = now();
+    DMXI_TRY(dmxi_lap_greedy(&g, sg, NULL));
+    r->t_greedy = now() - t0;
+    DMXI_TRY(dmxi_cyclic_volume_remote(v, r->sigma_exact, &r->vol_exact));
+    DMXI_TRY(dmxi_cyclic_volume_remote(v, sg, &r->vol_greedy));
+    DMXI_CHECK(r->vol_exact <= r->vol_greedy && r->vol_exact <= r->vol_identity, DMX_ERR_INTERNAL,
+               "exact relabeling worse than greedy or identity");
+cleanup:
+    free(sg);
+    return st;
+}
+
+static dmx_status plan_bc(const dmxi_bc_desc *from, const dmxi_bc_desc *to, int transpose,
+                          plan_result *r)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_volume v;
+    memset(&v, 0, sizeof v);
+    double t0 = now();
+    DMXI_TRY(dmxi_cyclic_volume(from, to, transpose, &v));
+    r->t_volume = now() - t0;
+    DMXI_TRY(solve(&v, r));
+cleanup:
+    dmxi_cyclic_volume_free(&v);
+    return st;
+}
+
+static int fail(dmx_status st)
+{
+    fprintf(stderr, "dmx plan: %s: %s\n", dmx_status_string(st), dmx_last_error());
+    return 1;
+}
+
+/* A JSON string literal (quotes, backslashes and control characters escaped). */
+static void json_string(FILE *out, const char *str)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void print_sigma(FILE *out, const int *sigma, int p, int json)
+{
+    if (json) {
+        fprintf(out, ",\"sigma\":[");
+        for (int j = 0; j < p; j++)
+            fprintf(out, "%s%d", j ? "," : "", sigma[j]);
+        fprintf(out, "]");
+        return;
+    }
+    fprintf(out, "sigma (target rank j is played by process sigma[j]):\n");
+    for (int j = 0; j < p; j++)
+        fprintf(out, "%d%s", sigma[j], (j + 1) % 20 == 0 || j + 1 == p ? "\n" : " ");
+}
+
+/* ---- Figure 3 ----------------------------------------------------------------------------- */
+
+#define FIG3_N INT64_C(100000)
+#define FIG3_GRID 10
+#define FIG3_TARGET_BLOCK INT64_C(10000)
+
+static const int64_t fig3_blocks[] = {1,    2,    3,    4,    5,    7,    10,   15,   20,
+                                      30,   40,   50,   70,   100,  150,  200,  300,  400,
+                                      500,  700,  1000, 1500, 2000, 2500, 3000, 4000, 5000,
+                                      6000, 7000, 8000, 9000, 9500, 9800, 9900, 10000};
+#define FIG3_NPOINTS ((int)(sizeof fig3_blocks / sizeof fig3_blocks[0]))
+
+typedef struct fig3_point {
+    int64_t block;
+    int64_t vol_identity, vol_exact, vol_greedy;
+    double red_exact, red_greedy, t_exact, t_greedy;
+} fig3_point;
+
+static void svg_text(FILE *f, double x, double y, const char *anchor, int size, const char *s)
+{
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-family=\"sans-serif\" "
+            "font-size=\"%d\">%s</text>\n",
+            x, y, anchor, size, s);
+}
+
+static int write_svg(const char *path, const fig3_point *pt, int np)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "dmx plan: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    const double W = 720, H = 460, L = 80, R = 30, T = 62, B = 58;
+    const double pw = W - L - R, ph = H - T - B;
+    const double xmin = 0.0, xmax = 4.0; /* log10 of the block size */
+#define SX(b) (L + pw * (log10((double)(b)) - xmin) / (xmax - xmin))
+#define SY(p) (T + ph * (1.0 - (p) / 100.0))
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"460\" "
+               "viewBox=\"0 0 720 460\">\n"
+               "<rect x=\"0\" y=\"0\" width=\"720\" height=\"460\" fill=\"white\"/>\n");
+    svg_text(f, W / 2, 24, "middle", 15,
+             "Communication-volume reduction by process relabeling (COSTA Fig. 3)");
+    svg_text(f, W / 2, 44, "middle", 11,
+             "1e5 x 1e5 matrix, 10 x 10 grid, row-major -> column-major ranks, final blocks 1e4");
+    /* grid lines and tick labels */
+    char lab[64];
+    for (int e = 0; e <= 4; e++) {
+        double x = SX(pow(10.0, e));
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cccccc\"/>\n",
+                x, T, x, T + ph);
+        for (int k = 2; k <= 9 && e < 4; k++) {
+            double xm = SX(k * pow(10.0, e));
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/>\n",
+                    xm, T, xm, T + ph);
+        }
+        snprintf(lab, sizeof lab, "%.0f", pow(10.0, e));
+        svg_text(f, x, T + ph + 20, "middle", 12, lab);
+    }
+    for (int p = 0; p <= 100; p += 20) {
+        double y = SY(p);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cccccc\"/>\n",
+                L, y, L + pw, y);
+        snprintf(lab, sizeof lab, "%d", p);
+        svg_text(f, L - 8, y + 4, "end", 12, lab);
+    }
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"black\"/>\n",
+            L, T, pw, ph);
+    svg_text(f, L + pw / 2, H - 16, "middle", 13,
+             "initial block size (log scale); final block size 10000");
+    fprintf(f,
+            "<text x=\"22\" y=\"%.1f\" text-anchor=\"middle\" font-family=\"sans-serif\" "
+            "font-size=\"13\" transform=\"rotate(-90 22 %.1f)\">volume reduction (%%)</text>\n",
+            T + ph / 2, T + ph / 2);
+    /* the two curves */
+    const char *color[2] = {"#1f77b4", "#d62728"};
+    for (int c = 0; c < 2; c++) {
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"",
+                color[c], c ? "1.5" : "3", c ? " stroke-dasharray=\"6 4\"" : "");
+        for (int k = 0; k < np; k++)
+            fprintf(f, "%s%.1f,%.1f", k ? " " : "", SX(pt[k].block),
+                    SY(c ? pt[k].red_greedy : pt[k].red_exact));
+        fprintf(f, "\"/>\n");
+        for (int k = 0; k < np; k++) {
+            double x = SX(pt[k].block), y = SY(c ? pt[k].red_greedy : pt[k].red_exact);
+            if (c == 0)
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x, y,
+                        color[c]);
+            else
+                fprintf(f,
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"none\" "
+                        "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                        x - 3, y - 3, color[c]);
+        }
+    }
+    /* legend, top left inside the plot */
+    double lx = L + 16, ly = T + 20;
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"230\" height=\"50\" fill=\"white\" "
+            "stroke=\"#999999\"/>\n",
+            lx - 8, ly - 14);
+    fprintf(f,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            "stroke-width=\"3\"/>\n",
+            lx, ly, lx + 30, ly, color[0]);
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", lx + 15, ly, color[0]);
+    svg_text(f, lx + 40, ly + 4, "start", 12, "exact (optimal relabeling)");
+    ly += 22;
+    fprintf(f,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+            lx, ly, lx + 30, ly, color[1]);
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"none\" stroke=\"%s\" "
+            "stroke-width=\"1.5\"/>\n",
+            lx + 12, ly - 3, color[1]);
+    svg_text(f, lx + 40, ly + 4, "start", 12, "greedy");
+    fprintf(f, "</svg>\n");
+#undef SX
+#undef SY
+    if (fclose(f) != 0) {
+        fprintf(stderr, "dmx plan: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_fig3(const char *csv, const char *svg, int json)
+{
+    fig3_point pt[FIG3_NPOINTS];
+    for (int k = 0; k < FIG3_NPOINTS; k++) {
+        dmxi_bc_desc from, to;
+        memset(&from, 0, sizeof from);
+        memset(&to, 0, sizeof to);
+        from.m = to.m = FIG3_N;
+        from.n = to.n = FIG3_N;
+        from.mb = from.nb = fig3_blocks[k];
+        to.mb = to.nb = FIG3_TARGET_BLOCK;
+        from.prow = from.pcol = to.prow = to.pcol = FIG3_GRID;
+        from.order = 'R';
+        to.order = 'C';
+        plan_result r;
+        memset(&r, 0, sizeof r);
+        dmx_status st = plan_bc(&from, &to, 0, &r);
+        free(r.sigma_exact);
+        if (st != DMX_SUCCESS)
+            return fail(st);
+        pt[k].block = fig3_blocks[k];
+        pt[k].vol_identity = r.vol_identity;
+        pt[k].vol_exact = r.vol_exact;
+        pt[k].vol_greedy = r.vol_greedy;
+        pt[k].red_exact = percent(r.vol_identity, r.vol_exact);
+        pt[k].red_greedy = percent(r.vol_identity, r.vol_greedy);
+        pt[k].t_exact = r.t_exact;
+        pt[k].t_greedy = r.t_greedy;
+        if (json)
+            printf("{\"fig3\":true,\"block\":%lld,\"p\":%d,\"volume_identity\":%lld,"
+                   "\"volume_exact\":%lld,\"volume_greedy\":%lld,\"reduction_exact\":%.4f,"
+                   "\"reduction_greedy\":%.4f,\"t_exact\":%.6f,\"t_greedy\":%.6f}\n",
+                   (long long)pt[k].block, r.p, (long long)r.vol_identity, (long long)r.vol_exact,
+                   (long long)r.vol_greedy, pt[k].red_exact, pt[k].red_greedy, r.t_exact,
+                   r.t_greedy);
+    }
+    if (!json) {
+        printf("Figure 3: %lld x %lld matrix, %d x %d grid, row-major -> column-major ranks, "
+               "final blocks %lld\n",
+               (long long)FIG3_N, (long long)FIG3_N, FIG3_GRID, FIG3_GRID,
+               (long long)FIG3_TARGET_BLOCK);
+        printf("%8s %14s %14s %14s %9s %9s\n", "block", "remote id", "remote exact",
+               "remote greedy", "exact %", "greedy %");
+        for (int k = 0; k < FIG3_NPOINTS; k++)
+            printf("%8lld %14lld %14lld %14lld %9.3f %9.3f\n", (long long)pt[k].block,
+                   (long long)pt[k].vol_identity, (long long)pt[k].vol_exact,
+                   (long long)pt[k].vol_greedy, pt[k].red_exact, pt[k].red_greedy);
+    }
+    if (csv) {
+        FILE *f = fopen(csv, "w");
+        if (!f) {
+            fprintf(stderr, "dmx plan: cannot write %s: %s\n", csv, strerror(errno));
+            return 1;
+        }
+        fprintf(f, "initial_block,volume_identity,volume_exact,volume_greedy,reduction_exact,"
+                   "reduction_greedy\n");
+        for (int k = 0; k < FIG3_NPOINTS; k++)
+            fprintf(f, "%lld,%lld,%lld,%lld,%.4f,%.4f\n", (long long)pt[k].block,
+                    (long long)pt[k].vol_identity, (long long)pt[k].vol_exact,
+                    (long long)pt[k].vol_greedy, pt[k].red_exact, pt[k].red_greedy);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "dmx plan: error writing %s\n", csv);
+            return 1;
+        }
+    }
+    if (svg && write_svg(svg, pt, FIG3_NPOINTS) != 0)
+        return 1;
+    return 0;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+static void describe_bc(char *buf, size_t cap, const dmxi_bc_desc *d)
+{
+    snprintf(buf, cap, "%lldx%lld blocks on %dx%d %c", (long long)d->mb, (long long)d->nb, d->prow,
+             d->pcol, d->order);
+}
 
 int dmx_cmd_plan(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "dmx: this subcommand is not built yet\n");
-    return 2;
+    int64_t m = -1, n = -1;
+    int have_from = 0, have_to = 0, transpose = 0, want_sigma = 0, json = 0, fig3 = 0;
+    const char *custom_from = NULL, *custom_to = NULL, *csv = NULL, *svg = NULL;
+    dmxi_bc_desc from, to;
+    memset(&from, 0, sizeof from);
+    memset(&to, 0, sizeof to);
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        const char *val = k + 1 < argc ? argv[k + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--transpose") == 0) {
+            transpose = 1;
+        } else if (strcmp(a, "--sigma") == 0) {
+            want_sigma = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--fig3") == 0) {
+            fig3 = 1;
+        } else if (val && strcmp(a, "--size") == 0) {
+            if (parse_size(val, &m, &n) != 0) {
+                fprintf(stderr, "dmx plan: --size needs M,N (got '%s')\n", val);
+                return 2;
+            }
+            k++;
+        } else if (val && (strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0)) {
+            int isfrom = a[2] == 'f';
+            if (parse_bc(val, isfrom ? &from : &to) != 0) {
+                fprintf(stderr, "dmx plan: %s needs MB,NB,PR,PC,ORD with ORD R or C (got '%s')\n",
+                        a, val);
+                return 2;
+            }
+            if (isfrom)
+                have_from = 1;
+            else
+                have_to = 1;
+            k++;
+        } else if (val && strcmp(a, "--custom-from") == 0) {
+            custom_from = val;
+            k++;
+        } else if (val && strcmp(a, "--custom-to") == 0) {
+            custom_to = val;
+            k++;
+        } else if (val && strcmp(a, "--csv") == 0) {
+            csv = val;
+            k++;
+        } else if (val && strcmp(a, "--svg") == 0) {
+            svg = val;
+            k++;
+        } else {
+            fprintf(stderr, "dmx plan: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (fig3)
+        return run_fig3(csv, svg, json);
+    if ((!have_from && !custom_from) || (!have_to && !custom_to) || (have_from && custom_from) ||
+        (have_to && custom_to)) {
+        fprintf(stderr, "dmx plan: give one source (--from or --custom-from) and one target "
+                        "(--to or --custom-to)\n");
+        usage(stderr);
+        return 2;
+    }
+
+    int rc = 1;
+    dmx_status st = DMX_SUCCESS;
+    custom_layout cf, ct;
+    int64_t *bsp[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    int *bown[2] = {NULL, NULL};
+    dmxi_volume v;
+    plan_result r;
+    memset(&cf, 0, sizeof cf);
+    memset(&ct, 0, sizeof ct);
+    memset(&v, 0, sizeof v);
+    memset(&r, 0, sizeof r);
+    char dfrom[160], dto[160];
+
+    if (!custom_from && !custom_to) {
+        if (m < 0) {
+            fprintf(stderr, "dmx plan: --size M,N is required with --from/--to\n");
+            return 2;
+        }
+        from.m = m;
+        from.n = n;
+        to.m = transpose ? n : m;
+        to.n = transpose ? m : n;
+        describe_bc(dfrom, sizeof dfrom, &from);
+        describe_bc(dto, sizeof dto, &to);
+        st = plan_bc(&from, &to, transpose, &r);
+        if (st != DMX_SUCCESS) {
+            rc = fail(st);
+            goto done;
+        }
+    } else {
+        /* At least one custom side: bring both to grid form and use the grid overlay. */
+        dmxi_grid_desc gs, gt;
+        memset(&gs, 0, sizeof gs);
+        memset(&gt, 0, sizeof gt);
+        int p = 1;
+        if (custom_from) {
+            if (read_custom(custom_from, &cf) != 0)
+                goto done;
+            gs = cf.g;
+            snprintf(dfrom, sizeof dfrom, "custom %s", custom_from);
+        }
+        if (custom_to) {
+            if (read_custom(custom_to, &ct) != 0)
+                goto done;
+            gt = ct.g;
+            snprintf(dto, sizeof dto, "custom %s", custom_to);
+        }
+        /* size of the block-cyclic side(s): from --size or from the custom side */
+        if (m < 0) {
+            m = custom_from ? cf.g.m : (transpose ? ct.g.n : ct.g.m);
+            n = custom_from ? cf.g.n : (transpose ? ct.g.m : ct.g.n);
+        }
+        if (!custom_from) {
+            from.m = m;
+            from.n = n;
+            describe_bc(dfrom, sizeof dfrom, &from);
+            st = dmxi_cyclic_volume_bc_to_grid(&from, &gs, &bsp[0][0], &bsp[0][1], &bown[0]);
+            if (st != DMX_SUCCESS) {
+                rc = fail(st);
+                goto done;
+            }
+            p = from.prow * from.pcol;
+        }
+        if (!custom_to) {
+            to.m = transpose ? n : m;
+            to.n = transpose ? m : n;
+            describe_bc(dto, sizeof dto, &to);
+            st = dmxi_cyclic_volume_bc_to_grid(&to, &gt, &bsp[1][0], &bsp[1][1], &bown[1]);
+            if (st != DMX_SUCCESS) {
+                rc = fail(st);
+                goto done;
+            }
+            if (to.prow * to.pcol > p)
+                p = to.prow * to.pcol;
+        }
+        /* rank counts of the custom sides */
+        const custom_layout *cs[2] = {custom_from ? &cf : NULL, custom_to ? &ct : NULL};
+        for (int s = 0; s < 2; s++) {
+            if (!cs[s])
+                continue;
+            int need = cs[s]->procs;
+            for (int64_t k = 0; k < cs[s]->g.nrb * cs[s]->g.ncb; k++)
+                if (cs[s]->owners[k] + 1 > need)
+                    need = cs[s]->owners[k] + 1;
+            if (need > p)
+                p = need;
+        }
+        m = gs.m;
+        n = gs.n;
+        double t0 = now();
+        st = dmxi_cyclic_volume_grid(&gs, &gt, transpose, p, &v);
+        r.t_volume = now() - t0;
+        if (st == DMX_SUCCESS)
+            st = solve(&v, &r);
+        if (st != DMX_SUCCESS) {
+            rc = fail(st);
+            goto done;
+        }
+    }
+
+    if (json) {
+        printf("{\"m\":%lld,\"n\":%lld,\"from\":", (long long)m, (long long)n);
+        json_string(stdout, dfrom);
+        printf(",\"to\":");
+        json_string(stdout, dto);
+        printf(",\"transpose\":%s,\"p\":%d,\"nnz\":%lld,\"volume_total\":%lld,"
+               "\"volume_identity\":%lld,\"volume_exact\":%lld,\"volume_greedy\":%lld,"
+               "\"reduction_exact\":%.4f,\"reduction_greedy\":%.4f,\"t_volume\":%.6f,"
+               "\"t_exact\":%.6f,\"t_greedy\":%.6f",
+               transpose ? "true" : "false", r.p, (long long)r.nnz, (long long)r.total,
+               (long long)r.vol_identity, (long long)r.vol_exact, (long long)r.vol_greedy,
+               percent(r.vol_identity, r.vol_exact), percent(r.vol_identity, r.vol_greedy),
+               r.t_volume, r.t_exact, r.t_greedy);
+        if (want_sigma)
+            print_sigma(stdout, r.sigma_exact, r.p, 1);
+        printf("}\n");
+    } else {
+        printf("dmx plan: %lld x %lld%s, from %s to %s\n", (long long)m, (long long)n,
+               transpose ? " (target transposed)" : "", dfrom, dto);
+        printf("  ranks P                 %d\n", r.p);
+        printf("  volume matrix           %lld nonzeros, %.6f s\n", (long long)r.nnz, r.t_volume);
+        printf("  total volume            %lld elements\n", (long long)r.total);
+        printf("  remote, identity        %lld elements\n", (long long)r.vol_identity);
+        printf("  remote, exact           %lld elements  reduction %7.3f %%  solve %.6f s\n",
+               (long long)r.vol_exact, percent(r.vol_identity, r.vol_exact), r.t_exact);
+        printf("  remote, greedy          %lld elements  reduction %7.3f %%  solve %.6f s\n",
+               (long long)r.vol_greedy, percent(r.vol_identity, r.vol_greedy), r.t_greedy);
+        if (want_sigma)
+            print_sigma(stdout, r.sigma_exact, r.p, 0);
+    }
+    rc = 0;
+done:
+    free(r.sigma_exact);
+    dmxi_cyclic_volume_free(&v);
+    custom_free(&cf);
+    custom_free(&ct);
+    for (int s = 0; s < 2; s++) {
+        free(bsp[s][0]);
+        free(bsp[s][1]);
+        free(bown[s]);
+    }
+    return rc;
 }
