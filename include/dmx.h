@@ -232,9 +232,13 @@ typedef struct dmx_transform {
 typedef struct dmx_plan dmx_plan;
 
 /**
- * Plan a batch of transforms. Collective on the layouts' communicator; all layouts must use the
- * same (or a congruent) communicator, which the plan duplicates. op(B) must have A's size. The
- * layouts are borrowed: they must outlive the plan. The transforms array is copied.
+ * Plan a batch of transforms. Collective on the layouts' communicator. All layouts must live on
+ * communicators of the same processes: the same or congruent ones, or ones that order the
+ * processes differently (such as a relabeled communicator); the plan duplicates the first
+ * layout's. op(B) must have A's size. The layouts are borrowed: they must outlive the plan. The
+ * transforms array is copied. Any error is returned on every rank, except on a rank that passes
+ * no layout at all (NULL transforms, or only NULL layouts), which has no communicator to agree
+ * on: it fails alone and the others wait for it.
  */
 DMX_API dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms,
                                    dmx_plan **out);

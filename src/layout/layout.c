@@ -627,9 +627,11 @@ dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t 
     DMXI_TRY(dmxi_agree(comm, st));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "matrix sizes"));
     DMXI_MPI(MPI_Allreduce(&area, &total, 1, MPI_INT64_T, MPI_SUM, comm));
-    DMXI_CHECK(total == m * n, DMX_ERR_LAYOUT,
+    int64_t mn = 0;
+    DMXI_TRY(dmxi_mul64(m, n, &mn)); /* same on every rank: the sizes were agreed */
+    DMXI_CHECK(total == mn, DMX_ERR_LAYOUT,
                "the blocks of all ranks cover %lld elements, the matrix has %lld", (long long)total,
-               (long long)(m * n));
+               (long long)mn);
     d->rsplit = dmxi_calloc(1, sizeof(int64_t));
     d->csplit = dmxi_calloc(1, sizeof(int64_t));
     DMXI_TRY(dmxi_agree(comm, d->rsplit && d->csplit ? DMX_SUCCESS

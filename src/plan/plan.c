@@ -438,10 +438,15 @@ dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transf
                                     int need_a_memory)
 {
     dmx_status st = DMX_SUCCESS;
-    /* Without a first target layout there is no communicator to agree on: fail locally. */
-    DMXI_CHECK(ntransforms >= 1 && transforms, DMX_ERR_ARG, "need at least one transform");
-    DMXI_CHECK(transforms[0].a, DMX_ERR_NULL, "transform 0: layout a is NULL");
-    MPI_Comm comm0 = transforms[0].a->d->comm;
+    /* The communicator to agree on comes from the first layout given; a rank that passes no
+     * layout at all cannot take part and fails alone (documented). */
+    DMXI_CHECK(transforms, DMX_ERR_NULL, "transforms is NULL");
+    DMXI_CHECK(ntransforms >= 1, DMX_ERR_ARG, "need at least one transform");
+    const dmx_layout *first = NULL;
+    for (int k = 0; k < ntransforms && !first; k++)
+        first = transforms[k].a ? transforms[k].a : transforms[k].b;
+    DMXI_CHECK(first, DMX_ERR_NULL, "every layout is NULL");
+    MPI_Comm comm0 = first->d->comm;
     dmx_status local = DMX_SUCCESS;
     uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
     for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
@@ -466,7 +471,7 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     if (out)
         *out = NULL;
     DMXI_TRY(dmxi_transforms_validate(ntransforms, transforms, 1));
-    MPI_Comm comm0 = transforms[0].a->d->comm;
+    MPI_Comm comm0 = transforms[0].a->d->comm; /* validated: every layout is set */
     DMXI_TRY(dmxi_agree(comm0, out ? DMX_SUCCESS
                                    : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL")));
 
@@ -489,9 +494,13 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     }
     p->profile = dmxi_env_int64("DMX_PROFILE", 0) != 0;
     /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take. */
-    p->max_msg = dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30);
-    if (p->max_msg < 1 || p->max_msg > INT_MAX)
-        p->max_msg = (int64_t)1 << 30;
+    {
+        int64_t mine = dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30);
+        if (mine < 1 || mine > INT_MAX)
+            mine = (int64_t)1 << 30;
+        /* sender and receiver must cut messages alike: the smallest setting wins */
+        DMXI_MPI(MPI_Allreduce(&mine, &p->max_msg, 1, MPI_INT64_T, MPI_MIN, p->comm));
+    }
 
     /* Planning is local: every rank knows both layouts. Failures (memory) are agreed below. */
     {
