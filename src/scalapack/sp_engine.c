@@ -1,0 +1,699 @@
+/* Glue between ScaLAPACK's calling conventions and the dmx engine.
+ *
+ * One call goes:
+ *   1. quick return for m or n = 0 (and for p?tran with alpha = 0, beta = 1), no communication;
+ *   2. the process group: the communicator of the BLACS grid ictxt (Cblacs_get(ictxt, 10) gives
+ *      its system handle, Cblacs2sys_handle the communicator, whose rank r is grid process
+ *      r = prow*npcol + pcol). A "context" below is our duplicate of that communicator; grids
+ *      over the same processes in the same order share one;
+ *   3. every process of the group builds a key of integers from its own arguments (its
+ *      coordinates in the source and target grids, their descriptors, the indices, sizes and
+ *      routine) and the group allgathers them. The gathered key is identical on every process, so
+ *      the cache decision below is too, and on a miss it holds everything needed to build the
+ *      layouts: each grid's (prow, pcol) -> rank map and the descriptor fields that processes
+ *      outside a grid do not know;
+ *   4. cache hit: point the cached layouts at this call's arrays (dmx_layout_rebind), set alpha and
+ *      beta, execute. Miss: validate the gathered key exactly as ScaLAPACK would, build the two
+ *      block-cyclic layouts on the group, take views of the submatrices, plan, execute.
+ *
+ * The cache holds at most DMX_SCALAPACK_CACHE (default 16) plans per context, least recently used
+ * first out. Every process of a context sees the same sequence of calls on it, so evictions (plan
+ * destruction is collective) happen at the same call everywhere. Everything is freed at
+ * MPI_Finalize through a delete callback of an attribute on MPI_COMM_SELF.
+ *
+ * Errors abort the program (ScaLAPACK's redistribution routines exit and the PBLAS abort on bad
+ * arguments; there is no INFO argument to return them through).
+ */
+#include "sp_internal.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* BLACS_GET "what" returning the system handle of a grid's own communicator. */
+#define SP_BLACS_GRID_COMM 10
+#define SP_DEFAULT_CACHE 16
+#define SP_MAX_PIECES 2
+
+/* ---- key --------------------------------------------------------------------------------------
+ * Per side (source, target): whether this process is in the side's grid, its coordinates, the
+ * descriptor and the 1-based submatrix origin. A process outside the grid leaves all zeros, so
+ * whatever its descriptor holds besides CTXT = -1 does not matter (as in ScaLAPACK). */
+enum side_field {
+    F_IN,
+    F_NPROW,
+    F_NPCOL,
+    F_MYROW,
+    F_MYCOL,
+    F_DTYPE,
+    F_M,
+    F_N,
+    F_MB,
+    F_NB,
+    F_RSRC,
+    F_CSRC,
+    F_LLD,
+    F_I,
+    F_J,
+    SIDE_LEN
+};
+
+enum key_field {
+    K_ROUTINE,
+    K_TYPE,
+    K_OP,
+    K_M,
+    K_N,
+    K_UPPER,        /* p?trmr2d: upper trapezoid */
+    K_WITHDIAG,     /* p?trmr2d: the diagonal is copied */
+    K_CTXTMISMATCH, /* p?tran: A and C name different contexts on this process */
+    K_SRC,
+    K_DST = K_SRC + SIDE_LEN,
+    KEY_LEN = K_DST + SIDE_LEN
+};
+
+/* ---- cache ----------------------------------------------------------------------------------- */
+typedef struct sp_entry {
+    struct sp_entry *next; /* list of a context, most recently used first */
+    uint64_t serial;       /* creation order, for the collective teardown */
+    int *gkey;             /* gathered key, size * KEY_LEN */
+    int npieces;
+    dmx_layout *src[SP_MAX_PIECES];
+    dmx_layout *dst[SP_MAX_PIECES];
+    dmx_plan *plan;
+    int src_in, dst_in; /* this process is in the source / target grid */
+} sp_entry;
+
+typedef struct sp_context {
+    struct sp_context *next;
+    uint64_t serial;
+    MPI_Comm comm; /* our duplicate of the grid communicator */
+    int rank, size;
+    int *gkey; /* allgather buffer, size * KEY_LEN */
+    sp_entry *entries;
+    int64_t nentries;
+} sp_context;
+
+static struct {
+    int initialized;
+    int keyval;
+    int64_t capacity;
+    uint64_t serial;
+    sp_context *contexts;
+    dmx_scalapack_stats stats;
+} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, {0, 0, 0, 0, 0, 0}};
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+#if defined(__GNUC__)
+#define SP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define SP_PRINTF(a, b)
+#endif
+
+/* Print "dmx_scalapack: NAME: message" (if print) and abort the job. */
+static _Noreturn void fail(MPI_Comm comm, int print, const char *name, const char *fmt, ...)
+    SP_PRINTF(4, 5);
+
+static _Noreturn void fail(MPI_Comm comm, int print, const char *name, const char *fmt, ...)
+{
+    if (print) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "dmx_scalapack: %s: ", name);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        fflush(stderr);
+        va_end(ap);
+    }
+    MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
+    abort(); /* MPI_Abort does not return; keep the compiler and the promise honest */
+}
+
+#define SP_MPI(name, call)                                                                         \
+    do {                                                                                           \
+        int sp_rc_ = (call);                                                                       \
+        if (sp_rc_ != MPI_SUCCESS)                                                                 \
+            mpi_fail((name), sp_rc_, #call, __LINE__);                                             \
+    } while (0)
+
+static _Noreturn void mpi_fail(const char *name, int rc, const char *what, int line)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "MPI error %d", rc);
+    fail(MPI_COMM_WORLD, 1, name, "%s failed (sp_engine.c:%d): %s", what, line, msg);
+}
+
+#define SP_DMX(name, call)                                                                         \
+    do {                                                                                           \
+        dmx_status sp_st_ = (call);                                                                \
+        if (sp_st_ != DMX_SUCCESS)                                                                 \
+            fail(MPI_COMM_WORLD, 1, (name), "%s: %s (%s)", #call, dmx_status_string(sp_st_),       \
+                 dmx_last_error());                                                                \
+    } while (0)
+
+static void *xcalloc(size_t n, size_t sz, const char *name)
+{
+    void *p = calloc(n > 0 ? n : 1, sz > 0 ? sz : 1);
+    if (p == NULL)
+        fail(MPI_COMM_WORLD, 1, name, "out of memory (%zu x %zu bytes)", n, sz);
+    return p;
+}
+
+/* ---- teardown at MPI_Finalize ---------------------------------------------------------------- */
+static void entry_destroy(sp_entry *e, const char *name)
+{
+    if (e == NULL)
+        return;
+    SP_DMX(name, dmx_plan_destroy(&e->plan));
+    for (int k = 0; k < e->npieces; k++) {
+        SP_DMX(name, dmx_layout_destroy(&e->src[k]));
+        SP_DMX(name, dmx_layout_destroy(&e->dst[k]));
+    }
+    free(e->gkey);
+    free(e);
+}
+
+static int cmp_entry_serial(const void *x, const void *y)
+{
+    const sp_entry *a = *(sp_entry *const *)x;
+    const sp_entry *b = *(sp_entry *const *)y;
+    return (a->serial > b->serial) - (a->serial < b->serial);
+}
+
+/* Destroy every plan (in creation order on every process: plan destruction is collective and
+ * creation order is one every pair of processes agrees on), then free the communicators. */
+static void teardown(void)
+{
+    const char *name = "MPI_Finalize";
+    int64_t n = 0;
+    for (sp_context *c = g_sp.contexts; c != NULL; c = c->next)
+        n += c->nentries;
+    sp_entry **all = xcalloc((size_t)n, sizeof *all, name);
+    int64_t k = 0;
+    for (sp_context *c = g_sp.contexts; c != NULL; c = c->next) {
+        for (sp_entry *e = c->entries; e != NULL; e = e->next)
+            all[k++] = e;
+        c->entries = NULL;
+        c->nentries = 0;
+    }
+    qsort(all, (size_t)n, sizeof *all, cmp_entry_serial);
+    for (k = 0; k < n; k++)
+        entry_destroy(all[k], name);
+    free(all);
+    /* contexts are kept in creation order */
+    while (g_sp.contexts != NULL) {
+        sp_context *c = g_sp.contexts;
+        g_sp.contexts = c->next;
+        SP_MPI(name, MPI_Comm_free(&c->comm));
+        free(c->gkey);
+        free(c);
+    }
+    g_sp.stats.entries = 0;
+    g_sp.stats.contexts = 0;
+}
+
+static int finalize_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)attr;
+    (void)extra;
+    teardown();
+    int kv = keyval;
+    g_sp.keyval = MPI_KEYVAL_INVALID;
+    g_sp.initialized = 0;
+    return MPI_Comm_free_keyval(&kv);
+}
+
+static void ensure_init(const char *name)
+{
+    if (g_sp.initialized)
+        return;
+    const char *env = getenv("DMX_SCALAPACK_CACHE");
+    if (env != NULL && *env != '\0') {
+        char *end = NULL;
+        long long v = strtoll(env, &end, 10);
+        if (end != NULL && *end == '\0' && v >= 0)
+            g_sp.capacity = (int64_t)v;
+    }
+    SP_MPI(name, MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_cb, &g_sp.keyval, NULL));
+    SP_MPI(name, MPI_Comm_set_attr(MPI_COMM_SELF, g_sp.keyval, NULL));
+    g_sp.initialized = 1;
+}
+
+/* ---- contexts -------------------------------------------------------------------------------- */
+static sp_context *find_context(int ictxt, const char *name)
+{
+    int handle = -1;
+    Cblacs_get(ictxt, SP_BLACS_GRID_COMM, &handle);
+    MPI_Comm gcomm = Cblacs2sys_handle(handle);
+    if (gcomm == MPI_COMM_NULL)
+        fail(MPI_COMM_WORLD, 1, name, "the BLACS context %d has no communicator", ictxt);
+
+    sp_context **tail = &g_sp.contexts;
+    for (sp_context *c = g_sp.contexts; c != NULL; c = c->next) {
+        int res = MPI_UNEQUAL;
+        SP_MPI(name, MPI_Comm_compare(c->comm, gcomm, &res));
+        if (res == MPI_IDENT || res == MPI_CONGRUENT)
+            return c;
+        tail = &c->next;
+    }
+    /* Every process of the grid is here (ScaLAPACK requires all of ictxt to call), and each
+     * creates the context at the same call, so the dup below is matched. */
+    sp_context *c = xcalloc(1, sizeof *c, name);
+    SP_MPI(name, MPI_Comm_dup(gcomm, &c->comm));
+    SP_MPI(name, MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
+    SP_MPI(name, MPI_Comm_rank(c->comm, &c->rank));
+    SP_MPI(name, MPI_Comm_size(c->comm, &c->size));
+    c->gkey = xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
+    c->serial = g_sp.serial++;
+    *tail = c;
+    g_sp.stats.contexts++;
+    return c;
+}
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+/* Whether this process is in the BLACS grid ctxt, with its shape and coordinates. */
+static int grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
+{
+    *nprow = *npcol = *myrow = *mycol = -1;
+    if (ctxt < 0)
+        return 0;
+    Cblacs_gridinfo(ctxt, nprow, npcol, myrow, mycol);
+    return *nprow >= 1 && *npcol >= 1 && *myrow >= 0 && *mycol >= 0 && *myrow < *nprow &&
+           *mycol < *npcol;
+}
+
+static void fill_side(int *s, const int *desc, int i, int j)
+{
+    int nprow, npcol, myrow, mycol;
+    memset(s, 0, SIDE_LEN * sizeof *s);
+    if (desc == NULL || !grid_member(desc[1], &nprow, &npcol, &myrow, &mycol))
+        return;
+    s[F_IN] = 1;
+    s[F_NPROW] = nprow;
+    s[F_NPCOL] = npcol;
+    s[F_MYROW] = myrow;
+    s[F_MYCOL] = mycol;
+    s[F_DTYPE] = desc[0];
+    s[F_M] = desc[2];
+    s[F_N] = desc[3];
+    s[F_MB] = desc[4];
+    s[F_NB] = desc[5];
+    s[F_RSRC] = desc[6];
+    s[F_CSRC] = desc[7];
+    s[F_LLD] = desc[8];
+    s[F_I] = i;
+    s[F_J] = j;
+}
+
+static void build_key(const sp_call *c, int *key)
+{
+    memset(key, 0, KEY_LEN * sizeof *key);
+    key[K_ROUTINE] = (int)c->routine;
+    key[K_TYPE] = (int)c->type;
+    key[K_OP] = (int)c->op;
+    key[K_M] = c->m;
+    key[K_N] = c->n;
+    if (c->routine == SP_TRMR2D) {
+        /* ScaLAPACK: uplo 'U' is upper, anything else lower; for upper, diag 'N' copies the
+         * diagonal and anything else does not; for lower, diag 'U' leaves it out and anything
+         * else copies it. */
+        int upper = toupper((unsigned char)c->uplo) == 'U';
+        int d = toupper((unsigned char)c->diag);
+        key[K_UPPER] = upper;
+        key[K_WITHDIAG] = upper ? d == 'N' : d != 'U';
+    }
+    if (c->routine == SP_TRAN && c->descsrc != NULL && c->descdst != NULL &&
+        c->descsrc[1] != c->descdst[1])
+        key[K_CTXTMISMATCH] = 1;
+    fill_side(key + K_SRC, c->descsrc, c->isrc, c->jsrc);
+    fill_side(key + K_DST, c->descdst, c->idst, c->jdst);
+}
+
+/* ---- validation of a gathered key ------------------------------------------------------------ */
+typedef struct sp_side {
+    int nprow, npcol, m, n, mb, nb, rsrc, csrc;
+    int i0, j0;     /* 0-based origin of the submatrix */
+    int rows, cols; /* its size */
+    int *grid_ranks;
+} sp_side;
+
+static const char *const side_field_name[SIDE_LEN] = {
+    "", "NPROW", "NPCOL", "", "", "DTYPE", "M", "N", "MB", "NB", "RSRC", "CSRC", "", "I", "J"};
+
+/* Decode one side of the gathered key; returns 0, or 1 with a message. Deterministic: every
+ * process reaches the same verdict. rows x cols is the submatrix size on this side. */
+static int decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
+                       sp_side *s, char *msg, size_t len)
+{
+    const int *ref = NULL;
+    for (int r = 0; r < size && ref == NULL; r++)
+        if (gkey[(size_t)r * KEY_LEN + off + F_IN])
+            ref = gkey + (size_t)r * KEY_LEN + off;
+    if (ref == NULL) {
+        snprintf(msg, len, "no process of the context is in the grid of %s (CTXT_%s = -1 on all)",
+                 mat, mat);
+        return 1;
+    }
+    s->nprow = ref[F_NPROW];
+    s->npcol = ref[F_NPCOL];
+    if ((int64_t)s->nprow * s->npcol > size) {
+        snprintf(msg, len, "the %d x %d grid of %s has more processes than the context (%d)",
+                 s->nprow, s->npcol, mat, size);
+        return 1;
+    }
+    s->grid_ranks = xcalloc((size_t)s->nprow * (size_t)s->npcol, sizeof(int), "dmx_scalapack");
+    for (int k = 0; k < s->nprow * s->npcol; k++)
+        s->grid_ranks[k] = -1;
+    for (int r = 0; r < size; r++) {
+        const int *f = gkey + (size_t)r * KEY_LEN + off;
+        if (!f[F_IN])
+            continue;
+        for (int q = F_NPROW; q < SIDE_LEN; q++) {
+            if (q == F_MYROW || q == F_MYCOL || q == F_LLD || f[q] == ref[q])
+                continue;
+            snprintf(msg, len, "processes disagree on %s of %s (%d and %d)", side_field_name[q],
+                     mat, ref[q], f[q]);
+            return 1;
+        }
+        int slot = f[F_MYROW] * s->npcol + f[F_MYCOL];
+        if (s->grid_ranks[slot] != -1) {
+            snprintf(msg, len, "two processes are at (%d, %d) of the grid of %s", f[F_MYROW],
+                     f[F_MYCOL], mat);
+            return 1;
+        }
+        s->grid_ranks[slot] = r;
+    }
+    for (int k = 0; k < s->nprow * s->npcol; k++) {
+        if (s->grid_ranks[k] < 0) {
+            snprintf(msg, len, "process (%d, %d) of the grid of %s is not in the context",
+                     k / s->npcol, k % s->npcol, mat);
+            return 1;
+        }
+    }
+    if (ref[F_DTYPE] != 1) {
+        snprintf(msg, len, "DTYPE_%s = %d; only 1 (BLOCK_CYCLIC_2D) is supported", mat,
+                 ref[F_DTYPE]);
+        return 1;
+    }
+    s->m = ref[F_M];
+    s->n = ref[F_N];
+    s->mb = ref[F_MB];
+    s->nb = ref[F_NB];
+    s->rsrc = ref[F_RSRC];
+    s->csrc = ref[F_CSRC];
+    if (s->m < 0 || s->n < 0 || s->mb < 1 || s->nb < 1) {
+        snprintf(msg, len, "bad descriptor of %s: M=%d N=%d MB=%d NB=%d", mat, s->m, s->n, s->mb,
+                 s->nb);
+        return 1;
+    }
+    if (s->rsrc < 0 || s->rsrc >= s->nprow || s->csrc < 0 || s->csrc >= s->npcol) {
+        snprintf(msg, len, "bad first process coordinates of %s: RSRC=%d CSRC=%d on a %d x %d grid",
+                 mat, s->rsrc, s->csrc, s->nprow, s->npcol);
+        return 1;
+    }
+    int i = ref[F_I], j = ref[F_J];
+    if (i < 1 || j < 1 || (int64_t)i - 1 + rows > s->m || (int64_t)j - 1 + cols > s->n) {
+        snprintf(msg, len, "bad submatrix of %s: I=%d J=%d, %d x %d in a %d x %d matrix", mat, i, j,
+                 rows, cols, s->m, s->n);
+        return 1;
+    }
+    s->i0 = i - 1;
+    s->j0 = j - 1;
+    s->rows = rows;
+    s->cols = cols;
+    return 0;
+}
+
+/* ---- pieces of a call ------------------------------------------------------------------------ */
+/* A rectangle of the target submatrix (and the matching one of the source) with a trapezoid mask
+ * in its own coordinates. */
+typedef struct sp_piece {
+    int r0, c0, rows, cols;
+    char uplo, diag;
+} sp_piece;
+
+/* ScaLAPACK's trapezoid (REDIST pxtrmr2d): for 'U' with m > n the top m - n rows are copied
+ * whole and the bottom n x n square is upper triangular; for 'L' with n > m the left n - m
+ * columns are copied whole and the right m x m square is lower triangular. Otherwise it is the
+ * usual trapezoid anchored at the top-left corner. */
+static int make_pieces(const int *key, sp_piece *p)
+{
+    int m = key[K_M], n = key[K_N];
+    sp_piece all = {0, 0, m, n, 0, 0};
+    if (key[K_ROUTINE] != SP_TRMR2D) {
+        p[0] = all;
+        return 1;
+    }
+    char diag = key[K_WITHDIAG] ? 'N' : 'U';
+    int np = 0;
+    if (key[K_UPPER]) {
+        if (m > n) {
+            sp_piece band = {0, 0, m - n, n, 0, 0};
+            p[np++] = band;
+            sp_piece tri = {m - n, 0, n, n, 'U', diag};
+            p[np++] = tri;
+        } else {
+            sp_piece tri = {0, 0, m, n, 'U', diag};
+            p[np++] = tri;
+        }
+    } else {
+        if (n > m) {
+            sp_piece band = {0, 0, m, n - m, 0, 0};
+            p[np++] = band;
+            sp_piece tri = {0, n - m, m, m, 'L', diag};
+            p[np++] = tri;
+        } else {
+            sp_piece tri = {0, 0, m, n, 'L', diag};
+            p[np++] = tri;
+        }
+    }
+    return np;
+}
+
+static dmx_dtype dtype_of(int type)
+{
+    switch (type) {
+    case SP_D: return DMX_DOUBLE;
+    case SP_C: return DMX_CFLOAT;
+    case SP_Z: return DMX_CDOUBLE;
+    default: return DMX_FLOAT; /* SP_S, and SP_I copied bit for bit as floats */
+    }
+}
+
+/* Build the layouts and the plan for the gathered key of ctx. Collective on ctx->comm. */
+static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
+{
+    const int *gkey = ctx->gkey;
+    const int size = ctx->size;
+    char msg[256];
+    int bad = 0;
+
+    /* arguments every process passes must agree */
+    for (int r = 1; r < size && !bad; r++) {
+        for (int q = K_ROUTINE; q <= K_WITHDIAG; q++) {
+            if (gkey[(size_t)r * KEY_LEN + q] != gkey[q]) {
+                snprintf(msg, sizeof msg, "processes 0 and %d of the context passed different %s",
+                         r,
+                         q == K_M   ? "M"
+                         : q == K_N ? "N"
+                                    : "routines or UPLO/DIAG");
+                bad = 1;
+                break;
+            }
+        }
+    }
+    for (int r = 0; r < size && !bad; r++) {
+        if (gkey[(size_t)r * KEY_LEN + K_CTXTMISMATCH]) {
+            snprintf(msg, sizeof msg, "A and C must be distributed over the same BLACS context");
+            bad = 1;
+        }
+    }
+    const int tran = gkey[K_ROUTINE] == SP_TRAN;
+    const char *sname = "A", *dname = tran ? "C" : "B";
+    const int m = gkey[K_M], n = gkey[K_N];
+    sp_side src = {0}, dst = {0};
+    if (!bad)
+        bad = decode_side(gkey, size, K_SRC, sname, tran ? n : m, tran ? m : n, &src, msg,
+                          sizeof msg);
+    if (!bad)
+        bad = decode_side(gkey, size, K_DST, dname, m, n, &dst, msg, sizeof msg);
+    if (bad) {
+        free(src.grid_ranks);
+        free(dst.grid_ranks);
+        fail(ctx->comm, ctx->rank == 0, c->name, "%s", msg);
+    }
+
+    const int *mine = gkey + (size_t)ctx->rank * KEY_LEN;
+    sp_entry *e = xcalloc(1, sizeof *e, c->name);
+    e->src_in = mine[K_SRC + F_IN];
+    e->dst_in = mine[K_DST + F_IN];
+    e->gkey = xcalloc((size_t)size * KEY_LEN, sizeof(int), c->name);
+    memcpy(e->gkey, gkey, (size_t)size * KEY_LEN * sizeof(int));
+
+    /* The layouts stop at the submatrix's last row and column: what lies beyond is never
+     * touched, local offsets do not depend on M or N, and the layouts stay small when a small
+     * window of a large matrix is moved. */
+    dmx_layout *full_src = NULL, *full_dst = NULL;
+    SP_DMX(c->name,
+           dmx_layout_create_block_cyclic_mapped(
+               ctx->comm, src.i0 + src.rows, src.j0 + src.cols, src.mb, src.nb, src.nprow,
+               src.npcol, src.grid_ranks, src.rsrc, src.csrc, e->src_in ? (void *)c->src : NULL,
+               e->src_in ? mine[K_SRC + F_LLD] : 1, &full_src));
+    SP_DMX(c->name, dmx_layout_create_block_cyclic_mapped(
+                        ctx->comm, dst.i0 + dst.rows, dst.j0 + dst.cols, dst.mb, dst.nb, dst.nprow,
+                        dst.npcol, dst.grid_ranks, dst.rsrc, dst.csrc, e->dst_in ? c->dst : NULL,
+                        e->dst_in ? mine[K_DST + F_LLD] : 1, &full_dst));
+    free(src.grid_ranks);
+    free(dst.grid_ranks);
+
+    sp_piece pieces[SP_MAX_PIECES];
+    dmx_transform tr[SP_MAX_PIECES];
+    e->npieces = make_pieces(gkey, pieces);
+    for (int k = 0; k < e->npieces; k++) {
+        const sp_piece *p = &pieces[k];
+        if (tran)
+            SP_DMX(c->name, dmx_layout_create_view(full_src, src.i0 + p->c0, src.j0 + p->r0,
+                                                   p->cols, p->rows, &e->src[k]));
+        else
+            SP_DMX(c->name, dmx_layout_create_view(full_src, src.i0 + p->r0, src.j0 + p->c0,
+                                                   p->rows, p->cols, &e->src[k]));
+        SP_DMX(c->name, dmx_layout_create_view(full_dst, dst.i0 + p->r0, dst.j0 + p->c0, p->rows,
+                                               p->cols, &e->dst[k]));
+        memset(&tr[k], 0, sizeof tr[k]);
+        tr[k].dtype = dtype_of(gkey[K_TYPE]);
+        tr[k].op = (dmx_op)gkey[K_OP];
+        tr[k].alpha = c->alpha;
+        tr[k].beta = c->beta;
+        tr[k].b = e->src[k];
+        tr[k].a = e->dst[k];
+        tr[k].uplo = p->uplo;
+        tr[k].diag = p->diag;
+    }
+    SP_DMX(c->name, dmx_layout_destroy(&full_src));
+    SP_DMX(c->name, dmx_layout_destroy(&full_dst));
+    SP_DMX(c->name, dmx_plan_create(e->npieces, tr, &e->plan));
+    return e;
+}
+
+/* Point the layouts of a side at this call's array. A process in the grid that passes NULL must
+ * own nothing of the submatrix. */
+static void rebind_side(dmx_layout **views, int npieces, int in, const void *local,
+                        const char *name, const char *mat)
+{
+    if (!in)
+        return;
+    for (int k = 0; k < npieces; k++) {
+        if (local != NULL) {
+            SP_DMX(name, dmx_layout_rebind(views[k], (void *)local));
+        } else {
+            int64_t nloc = 0;
+            SP_DMX(name, dmx_layout_get_num_local_blocks(views[k], &nloc));
+            if (nloc > 0)
+                fail(MPI_COMM_WORLD, 1, name, "the local array of %s is NULL", mat);
+        }
+    }
+}
+
+static void entry_execute(sp_entry *e, const sp_call *c, int rebind)
+{
+    if (rebind) {
+        rebind_side(e->src, e->npieces, e->src_in, c->src, c->name, "A");
+        rebind_side(e->dst, e->npieces, e->dst_in, c->dst, c->name,
+                    c->routine == SP_TRAN ? "C" : "B");
+    }
+    for (int k = 0; k < e->npieces; k++)
+        SP_DMX(c->name, dmx_plan_set_scalars(e->plan, k, c->alpha, c->beta));
+    SP_DMX(c->name, dmx_plan_execute(e->plan));
+}
+
+/* ---- entry ----------------------------------------------------------------------------------- */
+static int is_zero(dmx_scalar s)
+{
+    return s.re == 0.0 && s.im == 0.0;
+}
+
+void DMXSP_INTERNAL(run)(const sp_call *c)
+{
+    if (c->m < 0 || c->n < 0)
+        fail(MPI_COMM_WORLD, 1, c->name, "M = %d and N = %d must be at least zero", c->m, c->n);
+    if (c->m == 0 || c->n == 0)
+        return;
+    if (c->routine == SP_TRAN && is_zero(c->alpha) && c->beta.re == 1.0 && c->beta.im == 0.0)
+        return;
+    if (c->descsrc == NULL || c->descdst == NULL)
+        fail(MPI_COMM_WORLD, 1, c->name, "a descriptor is NULL");
+
+    int nprow, npcol, myrow, mycol;
+    if (!grid_member(c->ictxt, &nprow, &npcol, &myrow, &mycol)) {
+        /* ScaLAPACK requires every process of either grid to be in ictxt; a process in neither
+         * has nothing to do. */
+        int srow, scol, sr, sc;
+        if (grid_member(c->descsrc[1], &srow, &scol, &sr, &sc) ||
+            grid_member(c->descdst[1], &srow, &scol, &sr, &sc))
+            fail(MPI_COMM_WORLD, 1, c->name,
+                 "this process is in the grid of A or B but not in the context %d", c->ictxt);
+        return;
+    }
+    ensure_init(c->name);
+    sp_context *ctx = find_context(c->ictxt, c->name);
+
+    int key[KEY_LEN];
+    build_key(c, key);
+    SP_MPI(c->name, MPI_Allgather(key, KEY_LEN, MPI_INT, ctx->gkey, KEY_LEN, MPI_INT, ctx->comm));
+    g_sp.stats.calls++;
+
+    const size_t keybytes = (size_t)ctx->size * KEY_LEN * sizeof(int);
+    sp_entry **link = &ctx->entries;
+    sp_entry *e = NULL;
+    for (; *link != NULL; link = &(*link)->next) {
+        if (memcmp((*link)->gkey, ctx->gkey, keybytes) == 0) {
+            e = *link;
+            break;
+        }
+    }
+    if (e != NULL) {
+        /* hit: move to the front */
+        g_sp.stats.hits++;
+        *link = e->next;
+        e->next = ctx->entries;
+        ctx->entries = e;
+        entry_execute(e, c, 1);
+        return;
+    }
+
+    g_sp.stats.misses++;
+    if (g_sp.capacity > 0 && ctx->nentries >= g_sp.capacity) {
+        /* evict the least recently used entry (the tail) */
+        sp_entry **last = &ctx->entries;
+        while ((*last)->next != NULL)
+            last = &(*last)->next;
+        sp_entry *old = *last;
+        *last = NULL;
+        ctx->nentries--;
+        g_sp.stats.entries--;
+        g_sp.stats.evictions++;
+        entry_destroy(old, c->name);
+    }
+    e = entry_create(ctx, c);
+    e->serial = g_sp.serial++;
+    entry_execute(e, c, 0);
+    if (g_sp.capacity == 0) {
+        entry_destroy(e, c->name);
+        return;
+    }
+    e->next = ctx->entries;
+    ctx->entries = e;
+    ctx->nentries++;
+    g_sp.stats.entries++;
+}
+
+void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out)
+{
+    *out = g_sp.stats;
+}

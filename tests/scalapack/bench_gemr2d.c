@@ -1,0 +1,128 @@
+/* Time pdgemr2d_ and pdtran_ through dmx against Debian's ScaLAPACK in one run.
+ *
+ * Default case: a 4096 x 4096 double matrix on a 2 x 2 grid, 32 x 32 blocks -> 128 x 128 blocks
+ * (pdgemr2d_), and C (128 x 128 blocks) = A^T (32 x 32 blocks) on the same grid (pdtran_). dmx
+ * runs through the test build of libdmx_scalapack (the same code as the shared library, symbols
+ * prefixed dmxsp_test_), so both implementations are called by name in one process; the real
+ * one is the program's own libscalapack-openmpi.
+ *
+ * Each configuration: one warm-up call (dmx builds and caches its plan there), then reps timed
+ * calls, each between barriers, the time of a call being the maximum over ranks; prints one JSON
+ * line per implementation with the median and a line with the ratios.
+ *
+ * Usage: mpirun -n 4 bench_sp_gemr2d [n] [reps]
+ */
+#include "dmx_scalapack.h"
+#include "sp_test.h"
+
+#include <string.h>
+
+void pdgemr2d_(const int *m, const int *n, double *a, const int *ia, const int *ja, int *desca,
+               double *b, const int *ib, const int *jb, int *descb, const int *ictxt);
+void pdtran_(const int *m, const int *n, const double *alpha, double *a, const int *ia,
+             const int *ja, int *desca, const double *beta, double *c, const int *ic, const int *jc,
+             int *descc);
+
+typedef struct bmat {
+    int desc[9];
+    double *data;
+    size_t nelem;
+} bmat;
+
+static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int mycol, int pr, int pc)
+{
+    int in = ctxt >= 0;
+    int locr = in ? spt_numroc(m, nb, myrow, 0, pr) : 0;
+    int locc = in ? spt_numroc(n, nb, mycol, 0, pc) : 0;
+    int lld = locr > 1 ? locr : 1;
+    int d[9] = {1, in ? ctxt : -1, m, n, nb, nb, 0, 0, lld};
+    memcpy(x->desc, d, sizeof d);
+    x->nelem = (size_t)lld * (size_t)(locc > 1 ? locc : 1);
+    x->data = malloc(x->nelem * sizeof(double));
+    for (size_t k = 0; k < x->nelem; k++)
+        x->data[k] = (double)(k % 1013);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+enum { OP_GEMR2D, OP_TRAN };
+
+static void call(int op, int dmx, int n, bmat *a, bmat *b, int ictxt)
+{
+    const int one = 1;
+    const double alpha = 1.0, beta = 0.0;
+    if (op == OP_GEMR2D)
+        (dmx ? dmxsp_test_pdgemr2d_ : pdgemr2d_)(&n, &n, a->data, &one, &one, a->desc, b->data,
+                                                 &one, &one, b->desc, &ictxt);
+    else if (a->desc[1] >= 0) /* processes outside the grid do not call the PBLAS */
+        (dmx ? dmxsp_test_pdtran_ : pdtran_)(&n, &n, &alpha, a->data, &one, &one, a->desc, &beta,
+                                             b->data, &one, &one, b->desc);
+}
+
+static double time_it(int op, int dmx, int n, bmat *a, bmat *b, int ictxt, int reps)
+{
+    double *t = malloc((size_t)reps * sizeof(double));
+    call(op, dmx, n, a, b, ictxt); /* warm-up */
+    for (int r = 0; r < reps; r++) {
+        SPT_CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        double t0 = MPI_Wtime();
+        call(op, dmx, n, a, b, ictxt);
+        double dt = MPI_Wtime() - t0, mx = 0.0;
+        SPT_CHECK_MPI(MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        t[r] = mx;
+    }
+    qsort(t, (size_t)reps, sizeof(double), cmp_double);
+    double med = t[reps / 2];
+    free(t);
+    return med;
+}
+
+int main(int argc, char **argv)
+{
+    SPT_CHECK_MPI(MPI_Init(&argc, &argv));
+    int me, np;
+    Cblacs_pinfo(&me, &np);
+    int n = argc > 1 ? atoi(argv[1]) : 4096;
+    int reps = argc > 2 ? atoi(argv[2]) : 5;
+    int pr = np >= 4 ? 2 : 1, pc = np >= 4 ? 2 : np;
+    int ctxt, myrow, mycol, r0, c0;
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "Row", pr, pc);
+    Cblacs_gridinfo(ctxt, &r0, &c0, &myrow, &mycol);
+    if (myrow < 0)
+        ctxt = -1;
+    int all;
+    Cblacs_get(0, 0, &all);
+    Cblacs_gridinit(&all, "Row", 1, np);
+
+    bmat a, b;
+    bmat_make(&a, ctxt, n, n, 32, myrow, mycol, pr, pc);
+    bmat_make(&b, ctxt, n, n, 128, myrow, mycol, pr, pc);
+    static const char *const names[2] = {"pdgemr2d", "pdtran"};
+    for (int op = 0; op < 2; op++) {
+        double t_real = time_it(op, 0, n, &a, &b, all, reps);
+        double t_dmx = time_it(op, 1, n, &a, &b, all, reps);
+        if (me == 0) {
+            printf("{\"bench\":\"scalapack_%s\",\"impl\":\"scalapack\",\"n\":%d,\"grid\":\"%dx%d\","
+                   "\"nb_from\":32,\"nb_to\":128,\"ranks\":%d,\"t_med\":%.6f}\n",
+                   names[op], n, pr, pc, np, t_real);
+            printf("{\"bench\":\"scalapack_%s\",\"impl\":\"dmx\",\"n\":%d,\"grid\":\"%dx%d\","
+                   "\"nb_from\":32,\"nb_to\":128,\"ranks\":%d,\"t_med\":%.6f}\n",
+                   names[op], n, pr, pc, np, t_dmx);
+            printf("%s: ScaLAPACK %.4f s, dmx %.4f s, speedup %.2fx\n", names[op], t_real, t_dmx,
+                   t_real / t_dmx);
+            fflush(stdout);
+        }
+    }
+    free(a.data);
+    free(b.data);
+    if (ctxt >= 0)
+        Cblacs_gridexit(ctxt);
+    Cblacs_gridexit(all);
+    SPT_CHECK_MPI(MPI_Finalize());
+    return 0;
+}
