@@ -1,12 +1,286 @@
-/* Placeholder until this subcommand is written. */
+/* dmx bench exchange: time the sparse data exchange protocols against each other.
+ *
+ *   mpirun -n P dmx bench exchange [--json] [--k 6] [--bytes 8,64,512,4096,65536] [--reps 30]
+ *                                  [--warmup 3] [--protocols nbx,pex,pcx,rsx,auto] [--seed S]
+ *
+ * Every rank sends one payload of the given size to each of k random distinct other ranks
+ * (k = min(--k, P-1)); the pattern is drawn once from a seed common to all ranks and is the
+ * same for every protocol and size, so the protocols do the same work. Each configuration is
+ * warmed up, then timed rep by rep: MPI_Barrier, MPI_Wtime around one dmx_exchange(), the
+ * maximum over ranks; t_med is the median of those maxima. Every rank checks it received what
+ * the pattern says (count and sizes).
+ *
+ * messages: messages sent per rank per exchange, metadata included (dmx_exchange_info):
+ * p2p = point-to-point payload sends and RSX accumulates, counted where they are issued
+ * (mean over ranks); coll = the estimated messages of the busiest rank inside the collectives,
+ * P-1 for an all-to-all or a reduce-scatter (Open MPI's libnbc scatters the reduced vector
+ * from one root), ceil(log2 P) for an allreduce, barrier or fence. messages = p2p + coll.
+ * Output: a table, or with --json one JSON line per measurement. */
 #include "dmx_tool.h"
 
+#include "dmx.h"
+
+#include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_SIZES = 32, MAX_PROTOS = 5 };
+
+typedef struct opts {
+    int json, k, reps, warmup, nsizes, nprotos;
+    int64_t sizes[MAX_SIZES];
+    dmx_exchange_protocol protos[MAX_PROTOS];
+    uint64_t seed;
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mpirun -n P dmx bench exchange [options]\n"
+               "  --json               one JSON line per measurement instead of a table\n"
+               "  --k N                distinct random neighbors per rank (default 6)\n"
+               "  --bytes A,B,...      payload sizes in bytes (default 8,64,512,4096,65536)\n"
+               "  --reps N             timed exchanges per configuration (default 30)\n"
+               "  --warmup N           untimed exchanges first (default 3)\n"
+               "  --protocols a,b,...  from nbx,pex,pcx,rsx,auto (default all five)\n"
+               "  --seed S             pattern seed (default 1)\n");
+}
+
+/* Parse a comma-separated list of nonnegative integers. Returns the count or -1. */
+static int parse_sizes(const char *s, int64_t *out, int max)
+{
+    int n = 0;
+    while (*s) {
+        char *end = NULL;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 0 || n == max)
+            return -1;
+        out[n++] = v;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return -1;
+    }
+    return n;
+}
+
+static int parse_protocols(const char *s, dmx_exchange_protocol *out, int max)
+{
+    int n = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max || dmx_exchange_protocol_parse(tok, &out[n]) != DMX_SUCCESS)
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+/* Returns 0 to run, 1 to exit successfully (help), 2 on a usage error. */
+static int parse_args(int argc, char **argv, opts *o)
+{
+    *o = (opts){0, 6, 30, 3, 5, 5, {8, 64, 512, 4096, 65536}, {0}, 1};
+    o->protos[0] = DMX_EXCHANGE_NBX;
+    o->protos[1] = DMX_EXCHANGE_PEX;
+    o->protos[2] = DMX_EXCHANGE_PCX;
+    o->protos[3] = DMX_EXCHANGE_RSX;
+    o->protos[4] = DMX_EXCHANGE_AUTO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            return 1;
+        } else if (v && strcmp(a, "--k") == 0) {
+            o->k = atoi(v);
+            i++;
+        } else if (v && strcmp(a, "--reps") == 0) {
+            o->reps = atoi(v);
+            i++;
+        } else if (v && strcmp(a, "--warmup") == 0) {
+            o->warmup = atoi(v);
+            i++;
+        } else if (v && strcmp(a, "--seed") == 0) {
+            o->seed = strtoull(v, NULL, 10);
+            i++;
+        } else if (v && strcmp(a, "--bytes") == 0) {
+            o->nsizes = parse_sizes(v, o->sizes, MAX_SIZES);
+            i++;
+        } else if (v && strcmp(a, "--protocols") == 0) {
+            o->nprotos = parse_protocols(v, o->protos, MAX_PROTOS);
+            i++;
+        } else {
+            return 2;
+        }
+    }
+    if (o->k < 0 || o->reps < 1 || o->warmup < 0 || o->nsizes < 1 || o->nprotos < 1)
+        return 2;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > INT32_MAX)
+            return 2;
+    return 0;
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* dest[r*k + i]: the i-th neighbor of rank r; k distinct ranks other than r. */
+static int *make_pattern(int P, int k, uint64_t seed)
+{
+    int *dest = malloc((size_t)P * (size_t)(k > 0 ? k : 1) * sizeof *dest);
+    int *perm = malloc((size_t)P * sizeof *perm);
+    if (!dest || !perm) {
+        free(dest);
+        free(perm);
+        return NULL;
+    }
+    uint64_t s = seed;
+    for (int r = 0; r < P; r++) {
+        /* partial Fisher-Yates over the other ranks */
+        for (int i = 0; i < P - 1; i++)
+            perm[i] = i < r ? i : i + 1;
+        for (int i = 0; i < k; i++) {
+            int j = i + (int)(next_random(&s) % (uint64_t)(P - 1 - i));
+            int t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+            dest[r * k + i] = perm[i];
+        }
+    }
+    free(perm);
+    return dest;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 int dmx_cmd_bench_exchange(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "dmx: this subcommand is not built yet\n");
-    return 2;
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init)
+        MPI_Init(&argc, &argv);
+    int rank = 0, P = 1, rc = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    opts o;
+    int pr = parse_args(argc, argv, &o);
+    if (pr != 0) {
+        if (rank == 0)
+            usage(pr == 1 ? stdout : stderr);
+        MPI_Finalize();
+        return pr == 1 ? 0 : 2;
+    }
+    int k = o.k < P - 1 ? o.k : P - 1;
+    int *pattern = make_pattern(P, k, o.seed);
+    int64_t maxbytes = 0;
+    for (int i = 0; i < o.nsizes; i++)
+        maxbytes = o.sizes[i] > maxbytes ? o.sizes[i] : maxbytes;
+    unsigned char *payload = calloc((size_t)maxbytes + 1, 1);
+    dmx_exchange_send *sends = calloc((size_t)k + 1, sizeof *sends);
+    double *times = calloc((size_t)o.reps, sizeof *times);
+    if (!pattern || !payload || !sends || !times) {
+        fprintf(stderr, "dmx bench exchange: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* how many payloads this rank receives in the pattern */
+    int64_t nin = 0;
+    for (int r = 0; r < P; r++)
+        for (int i = 0; i < k; i++)
+            nin += pattern[r * k + i] == rank;
+    for (int64_t i = 0; i < maxbytes; i++)
+        payload[i] = (unsigned char)(i * 7 + rank);
+    if (rank == 0 && !o.json) {
+        printf("# dmx bench exchange: P=%d, k=%d random distinct neighbors per rank, %d reps "
+               "(median of max over ranks)\n",
+               P, k, o.reps);
+        printf("%-10s %4s %3s %8s %14s %10s %6s %6s\n", "protocol", "np", "k", "bytes", "t_med_us",
+               "messages", "p2p", "coll");
+    }
+    for (int si = 0; si < o.nsizes && rc == 0; si++) {
+        int64_t bytes = o.sizes[si];
+        for (int i = 0; i < k; i++)
+            sends[i] = (dmx_exchange_send){pattern[rank * k + i], payload, bytes};
+        for (int pi = 0; pi < o.nprotos && rc == 0; pi++) {
+            dmx_exchange_protocol proto = o.protos[pi];
+            dmx_exchange_info info = {0};
+            int bad = 0;
+            for (int rep = -o.warmup; rep < o.reps; rep++) {
+                dmx_exchange_result *res = NULL;
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                dmx_status st = dmx_exchange(MPI_COMM_WORLD, proto, k, sends, &res);
+                double t = MPI_Wtime() - t0;
+                if (st != DMX_SUCCESS) {
+                    fprintf(stderr, "rank %d: dmx_exchange failed: %s: %s\n", rank,
+                            dmx_status_string(st), dmx_last_error());
+                    bad = 1;
+                } else {
+                    int64_t n = 0;
+                    dmx_exchange_result_get_count(res, &n);
+                    for (int64_t i = 0; i < n; i++) {
+                        int64_t b = -1;
+                        dmx_exchange_result_get(res, i, NULL, NULL, &b);
+                        bad |= b != bytes;
+                    }
+                    bad |= n != nin;
+                    dmx_exchange_result_get_info(res, &info);
+                }
+                dmx_exchange_result_destroy(&res);
+                double tmax = 0;
+                MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                if (rep >= 0)
+                    times[rep] = tmax;
+            }
+            int anybad = 0;
+            MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            if (anybad) {
+                if (rank == 0)
+                    fprintf(stderr, "dmx bench exchange: %s delivered wrong results\n",
+                            dmx_exchange_protocol_name(proto));
+                rc = 1;
+                break;
+            }
+            qsort(times, (size_t)o.reps, sizeof *times, cmp_double);
+            double tmed =
+                o.reps % 2 ? times[o.reps / 2] : 0.5 * (times[o.reps / 2 - 1] + times[o.reps / 2]);
+            double mine[2] = {(double)info.p2p_messages, (double)info.coll_messages}, sum[2];
+            MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            if (rank != 0)
+                continue;
+            double p2p = sum[0] / P, coll = sum[1] / P;
+            char name[32];
+            if (proto == DMX_EXCHANGE_AUTO)
+                snprintf(name, sizeof name, "auto:%s", dmx_exchange_protocol_name(info.protocol));
+            else
+                snprintf(name, sizeof name, "%s", dmx_exchange_protocol_name(proto));
+            if (o.json)
+                printf("{\"bench\":\"exchange\",\"protocol\":\"%s\",\"np\":%d,\"k\":%d,"
+                       "\"bytes\":%lld,\"t_med\":%.9f,\"messages\":%.2f,\"p2p\":%.2f,"
+                       "\"coll\":%.2f,\"reps\":%d}\n",
+                       name, P, k, (long long)bytes, tmed, p2p + coll, p2p, coll, o.reps);
+            else
+                printf("%-10s %4d %3d %8lld %14.1f %10.1f %6.1f %6.1f\n", name, P, k,
+                       (long long)bytes, tmed * 1e6, p2p + coll, p2p, coll);
+            fflush(stdout);
+        }
+    }
+    free(pattern);
+    free(payload);
+    free(sends);
+    free(times);
+    MPI_Finalize();
+    return rc;
 }

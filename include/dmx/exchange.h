@@ -30,6 +30,8 @@
  *    delivering anything. Running out of memory while receiving is reported on the rank where
  *    it happened (its incoming messages are still drained so no rank hangs).
  *  - At most one exchange may be in flight per communicator (begin ... end).
+ *  - Like the rest of dmx, these calls must not run concurrently from several threads (the
+ *    communicator cache is not locked): MPI_THREAD_FUNNELED or SERIALIZED use is fine.
  */
 #ifndef DMX_EXCHANGE_H
 #define DMX_EXCHANGE_H
@@ -64,9 +66,11 @@ typedef struct dmx_exchange_info {
     /** Point-to-point messages this rank issued (payload sends to other ranks, plus one
      * MPI_Accumulate per distinct destination for RSX). Counted where they are issued. */
     int64_t p2p_messages;
-    /** Estimated messages this rank sends inside the collectives of the exchange (metadata,
-     * consensus, AUTO's agreement): P-1 for an all-to-all, ceil(log2 P) for a reduce-scatter,
-     * allreduce, barrier or fence. An estimate: MPI chooses the actual algorithms. */
+    /** Estimated messages the busiest rank sends inside the collectives of the exchange
+     * (metadata, consensus, AUTO's agreement): P-1 for the all-to-all (PEX) and for the
+     * reduce-scatter (PCX: Open MPI's libnbc reduces to one root that then sends P-1 blocks),
+     * ceil(log2 P) for an allreduce, barrier or fence. An estimate from the algorithms Open
+     * MPI 4.1 uses; other MPIs may differ. */
     int64_t coll_messages;
     /** Temporary bytes the exchange allocated on this rank beyond the result (metadata
      * arrays, requests, send descriptors). */
@@ -100,12 +104,15 @@ DMX_API dmx_status dmx_exchange(MPI_Comm comm, dmx_exchange_protocol protocol, i
  * nor be freed until dmx_exchange_end() returns. Between begin and end the caller may compute or
  * communicate on comm (or any other communicator); dmx_exchange_test() makes progress.
  *
- * DMX_EXCHANGE_AUTO agrees on the largest number of distinct destinations any rank has (kmax,
- * self excluded) with one MPI_Allreduce, then runs PCX on small or dense exchanges and NBX on
- * sparse ones; the thresholds are in src/exchange/exchange_select.c and docs/exchange.md. If the
- * environment variable DMX_EXCHANGE is set to nbx, pex, pcx or rsx (it must be the same on
- * every rank), AUTO runs that protocol instead; "auto" or unset leaves the choice to dmx.
- * Explicit protocols ignore DMX_EXCHANGE.
+ * DMX_EXCHANGE_AUTO runs PEX on communicators of up to 16 ranks and PCX on those of up to 63
+ * (deciding locally, at no cost). On larger ones it agrees with one MPI_Allreduce on kmax, the
+ * largest number of distinct destinations any rank has (self excluded), and runs PCX if
+ * kmax >= P/4 (dense) and NBX otherwise (sparse). The thresholds live in
+ * src/exchange/exchange_select.c; the measurements behind them are in docs/exchange.md. If the
+ * environment variable DMX_EXCHANGE is set to nbx, pex, pcx or rsx, AUTO runs that protocol
+ * instead (after an MPI_Allreduce that checks every rank has the same value; DMX_ERR_ARG
+ * otherwise); "auto" or unset leaves the choice to dmx. Explicit protocols ignore
+ * DMX_EXCHANGE.
  *
  * Errors in the entries of any rank are reported by dmx_exchange_end() on every rank. This call
  * itself fails, without communicating, only on a NULL @p request, an invalid or
@@ -115,8 +122,8 @@ DMX_API dmx_status dmx_exchange(MPI_Comm comm, dmx_exchange_protocol protocol, i
  * RSX blocks in an MPI_Win_fence here (opening its epoch) and in dmx_exchange_end() (closing
  * it); the other protocols do not block in begin except AUTO's MPI_Allreduce.
  */
-DMX_API dmx_status dmx_exchange_begin(MPI_Comm comm, dmx_exchange_protocol protocol,
-                                      int64_t nsend, const dmx_exchange_send *sends,
+DMX_API dmx_status dmx_exchange_begin(MPI_Comm comm, dmx_exchange_protocol protocol, int64_t nsend,
+                                      const dmx_exchange_send *sends,
                                       dmx_exchange_request **request);
 
 /**
@@ -131,12 +138,10 @@ DMX_API dmx_status dmx_exchange_test(dmx_exchange_request *request, int *done);
  * Frees the request and sets *request to NULL, also on failure. On success *result is a new
  * result; on failure it is NULL and nothing was delivered.
  */
-DMX_API dmx_status dmx_exchange_end(dmx_exchange_request **request,
-                                    dmx_exchange_result **result);
+DMX_API dmx_status dmx_exchange_end(dmx_exchange_request **request, dmx_exchange_result **result);
 
 /** Number of received entries. Local. */
-DMX_API dmx_status dmx_exchange_result_get_count(const dmx_exchange_result *result,
-                                                 int64_t *count);
+DMX_API dmx_status dmx_exchange_result_get_count(const dmx_exchange_result *result, int64_t *count);
 
 /**
  * Received entry @p i (0 <= i < count): its source rank, its payload and size. The payload is
@@ -157,8 +162,7 @@ DMX_API dmx_status dmx_exchange_result_destroy(dmx_exchange_result **result);
 DMX_API const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol);
 
 /** Parse a protocol name as dmx_exchange_protocol_name() writes it (case-insensitive). Local. */
-DMX_API dmx_status dmx_exchange_protocol_parse(const char *name,
-                                               dmx_exchange_protocol *protocol);
+DMX_API dmx_status dmx_exchange_protocol_parse(const char *name, dmx_exchange_protocol *protocol);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,754 @@
+/* Sparse data exchange, the parts every protocol shares: public entry points and dispatch,
+ * argument checks, the cached communicator duplicate, result objects, and the send and
+ * receive helpers. The protocols themselves are in exchange_{nbx,pex,pcx,rsx}.c and AUTO's
+ * rule in exchange_select.c.
+ *
+ * Rounds and tags
+ * ---------------
+ * All payload messages of one exchange carry one tag, and the receivers of NBX, PCX and RSX
+ * match MPI_ANY_SOURCE with that tag. A rank that has finished round r may start round r+1 and
+ * send its payloads while a slower rank is still probing for round r; with a single tag the
+ * slow rank would take a round r+1 message for one of its own. So round r uses the tag
+ * DMXI_XCHG_TAG_BASE + (r mod 2), with r counted on the cached duplicate (every rank counts
+ * the same rounds because exchanges are collective).
+ *
+ * Two tags suffice because no rank can get two rounds ahead of another. A rank completes round
+ * r+1 only after a step that needs every rank to have started round r+1: the all-to-all (PEX),
+ * the reduce-scatter (PCX), the closing fence (RSX: it must hear from every rank that could
+ * have targeted it), the consensus (NBX), or AUTO's allreduce; and a rank enters that step only
+ * in round r+1's begin, after its end of round r. So while any rank is still in round r, no
+ * message of round r+2 exists, and those of round r+1 carry the other tag. Every message of
+ * round r is received before round r ends on its receiver (PEX posts exact receives, PCX and
+ * RSX count, NBX's consensus completes only once every synchronous send has been matched), so
+ * none is left behind to be confused with round r+2, which reuses the tag.
+ *
+ * Errors
+ * ------
+ * A rank whose entries are invalid still takes part in the protocol, sending no payloads, and
+ * marks its metadata: PEX sends -status as its message count to every rank, NBX's consensus is
+ * an allreduce (MAX) of the status, PCX and RSX add DMXI_XCHG_POISON to every rank's count and
+ * then agree on the status with one more allreduce, on that path only. Every rank drains what
+ * was sent to it, so all ranks return the same status and no message is left behind. */
+#include "exchange.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* The cached duplicate                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+struct dmxi_xcomm {
+    MPI_Comm dup;         /* private duplicate, MPI_ERRORS_RETURN */
+    unsigned long round;  /* exchanges started on it, for the tag parity */
+    int busy;             /* an exchange is between begin and end */
+    MPI_Win win;          /* RSX counter window, created by the first RSX */
+    int64_t *win_counter; /* this rank's counter in win */
+};
+
+static int xcomm_keyval = MPI_KEYVAL_INVALID;
+static int finalize_keyval = MPI_KEYVAL_INVALID;
+
+/* Attribute delete callback: runs when the user frees the communicator (collectively), so
+ * freeing the window and the duplicate here is collective too. */
+static int xcomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    dmxi_xcomm *c = attr;
+    int rc = MPI_SUCCESS;
+    if (c->win != MPI_WIN_NULL) {
+        int r = MPI_Win_free(&c->win);
+        if (r != MPI_SUCCESS)
+            rc = r;
+    }
+    if (c->dup != MPI_COMM_NULL) {
+        int r = MPI_Comm_free(&c->dup);
+        if (r != MPI_SUCCESS)
+            rc = r;
+    }
+    free(c);
+    return rc;
+}
+
+/* Attributes of MPI_COMM_SELF are deleted first thing in MPI_Finalize, while MPI still works
+ * completely. This one removes the cache from MPI_COMM_WORLD there (MPI_COMM_WORLD is never
+ * freed by the user, and its RSX window needs the one-sided layer still up) and frees the
+ * keyval. Every rank calls MPI_Finalize, so the collective frees match. */
+static int finalize_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)attr;
+    (void)extra;
+    int rc = MPI_SUCCESS;
+    if (xcomm_keyval != MPI_KEYVAL_INVALID) {
+        void *v = NULL;
+        int flag = 0;
+        rc = MPI_Comm_get_attr(MPI_COMM_WORLD, xcomm_keyval, &v, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, xcomm_keyval);
+        int r = MPI_Comm_free_keyval(&xcomm_keyval);
+        if (rc == MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
+/* The cache of @p comm, created (MPI_Comm_dup: collective) on the first exchange on it. */
+static dmx_status xcomm_get(MPI_Comm comm, dmxi_xcomm **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_xcomm *c = NULL;
+    if (xcomm_keyval == MPI_KEYVAL_INVALID) {
+        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xcomm_delete, &xcomm_keyval, NULL));
+        if (finalize_keyval == MPI_KEYVAL_INVALID) {
+            DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &finalize_keyval,
+                                            NULL));
+            DMXI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL));
+        }
+    }
+    void *v = NULL;
+    int flag = 0;
+    DMXI_MPI(MPI_Comm_get_attr(comm, xcomm_keyval, &v, &flag));
+    if (flag) {
+        *out = v;
+        goto cleanup;
+    }
+    c = calloc(1, sizeof *c);
+    DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory (communicator cache)");
+    c->dup = MPI_COMM_NULL;
+    c->win = MPI_WIN_NULL;
+    DMXI_MPI(MPI_Comm_dup(comm, &c->dup));
+    DMXI_MPI(MPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN));
+    DMXI_MPI(MPI_Comm_set_attr(comm, xcomm_keyval, c));
+    *out = c;
+    c = NULL;
+cleanup:
+    if (c) {
+        if (c->dup != MPI_COMM_NULL)
+            MPI_Comm_free(&c->dup);
+        free(c);
+    }
+    return st;
+}
+
+/* A window holding one int64_t counter per rank, for RSX. Collective on comm. */
+static dmx_status make_window(MPI_Comm comm, MPI_Win *win, int64_t **counter)
+{
+    dmx_status st = DMX_SUCCESS;
+    MPI_Info info = MPI_INFO_NULL;
+    DMXI_MPI(MPI_Info_create(&info));
+    DMXI_MPI(MPI_Info_set(info, "no_locks", "true"));
+    DMXI_MPI(MPI_Info_set(info, "accumulate_ops", "same_op"));
+    DMXI_MPI(MPI_Win_allocate((MPI_Aint)sizeof(int64_t), (int)sizeof(int64_t), info, comm, counter,
+                              win));
+    DMXI_MPI(MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN));
+cleanup:
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return st;
+}
+
+dmx_status dmxi_xchg_cached_window(dmx_exchange_request *r, MPI_Win *win, int64_t **counter)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (r->cache) {
+        if (r->cache->win == MPI_WIN_NULL)
+            DMXI_TRY(make_window(r->comm, &r->cache->win, &r->cache->win_counter));
+        *win = r->cache->win;
+        *counter = r->cache->win_counter;
+    } else {
+        DMXI_TRY(make_window(r->comm, win, counter));
+        r->own_win = 1;
+    }
+cleanup:
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Results                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static int64_t align_up(int64_t x)
+{
+    return (x + DMXI_XCHG_ALIGN - 1) / DMXI_XCHG_ALIGN * DMXI_XCHG_ALIGN;
+}
+
+dmx_status dmxi_xchg_reserve(dmx_exchange_request *r, int64_t nentries, int64_t bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_exchange_result *res = r->res;
+    int64_t need_e = 0, pad = 0, need_b = 0;
+    if (nentries == 0)
+        goto cleanup;
+    DMXI_TRY(dmxi_add64(res->n, nentries, &need_e));
+    DMXI_TRY(dmxi_mul64(nentries, DMXI_XCHG_ALIGN, &pad));
+    DMXI_TRY(dmxi_add64(res->used, pad, &need_b));
+    DMXI_TRY(dmxi_add64(need_b, bytes, &need_b));
+    DMXI_TRY(dmxi_reserve((void **)&res->entries, &res->cap, need_e, sizeof *res->entries));
+    DMXI_TRY(dmxi_reserve((void **)&res->arena, &res->arena_cap, need_b, 1));
+cleanup:
+    return st;
+}
+
+void *dmxi_xchg_push(dmx_exchange_request *r, int source, int64_t bytes)
+{
+    dmx_exchange_result *res = r->res;
+    int64_t off = align_up(res->used);
+    dmxi_xentry *e = &res->entries[res->n++];
+    e->source = source;
+    e->seq = r->seq++;
+    e->offset = off;
+    e->bytes = bytes;
+    res->used = off + bytes;
+    return res->arena + off;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const dmxi_xentry *x = a, *y = b;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+dmx_status dmx_exchange_result_get_count(const dmx_exchange_result *result, int64_t *count)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(result != NULL && count != NULL, DMX_ERR_NULL, "result or count is NULL");
+    *count = result->n;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_exchange_result_get(const dmx_exchange_result *result, int64_t i, int *source,
+                                   const void **data, int64_t *bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(result != NULL, DMX_ERR_NULL, "result is NULL");
+    DMXI_CHECK(i >= 0 && i < result->n, DMX_ERR_ARG, "entry %lld out of range [0, %lld)",
+               (long long)i, (long long)result->n);
+    const dmxi_xentry *e = &result->entries[i];
+    if (source)
+        *source = e->source;
+    if (data)
+        *data = result->arena + e->offset;
+    if (bytes)
+        *bytes = e->bytes;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_exchange_result_get_info(const dmx_exchange_result *result, dmx_exchange_info *info)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(result != NULL && info != NULL, DMX_ERR_NULL, "result or info is NULL");
+    *info = result->info;
+cleanup:
+    return st;
+}
+
+static void result_free(dmx_exchange_result *res)
+{
+    if (!res)
+        return;
+    free(res->entries);
+    free(res->arena);
+    free(res);
+}
+
+dmx_status dmx_exchange_result_destroy(dmx_exchange_result **result)
+{
+    if (result) {
+        result_free(*result);
+        *result = NULL;
+    }
+    return DMX_SUCCESS;
+}
+
+const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol)
+{
+    switch (protocol) {
+    case DMX_EXCHANGE_AUTO: return "auto";
+    case DMX_EXCHANGE_NBX: return "nbx";
+    case DMX_EXCHANGE_PEX: return "pex";
+    case DMX_EXCHANGE_PCX: return "pcx";
+    case DMX_EXCHANGE_RSX: return "rsx";
+    }
+    return "?";
+}
+
+static int same_name(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char c = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        if (c != *b)
+            return 0;
+    }
+    return *a == *b;
+}
+
+dmx_status dmx_exchange_protocol_parse(const char *name, dmx_exchange_protocol *protocol)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(name != NULL && protocol != NULL, DMX_ERR_NULL, "name or protocol is NULL");
+    for (int p = DMX_EXCHANGE_AUTO; p <= DMX_EXCHANGE_RSX; p++) {
+        if (same_name(name, dmx_exchange_protocol_name((dmx_exchange_protocol)p))) {
+            *protocol = (dmx_exchange_protocol)p;
+            goto cleanup;
+        }
+    }
+    DMXI_FAIL(DMX_ERR_ARG, "unknown exchange protocol \"%s\" (auto, nbx, pex, pcx, rsx)", name);
+cleanup:
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Helpers for the protocols                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+int dmxi_xchg_log2(int n)
+{
+    int k = 0;
+    while (k < 31 && (1 << k) < n)
+        k++;
+    return k;
+}
+
+void dmxi_xchg_temp(dmx_exchange_request *r, int64_t bytes)
+{
+    r->res->info.temp_bytes += bytes;
+}
+
+dmx_status dmxi_xchg_post_sends(dmx_exchange_request *r, int synchronous)
+{
+    dmx_status st = DMX_SUCCESS;
+    for (int i = 0; i < r->nsend; i++) {
+        const dmxi_xsend *s = &r->sends[i];
+        if (synchronous)
+            DMXI_MPI(
+                MPI_Issend(s->data, s->bytes, MPI_BYTE, s->dest, r->tag, r->comm, &r->sreq[i]));
+        else
+            DMXI_MPI(MPI_Isend(s->data, s->bytes, MPI_BYTE, s->dest, r->tag, r->comm, &r->sreq[i]));
+        r->res->info.p2p_messages++;
+    }
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_xchg_test_sends(dmx_exchange_request *r, int *flag)
+{
+    dmx_status st = DMX_SUCCESS;
+    *flag = 0;
+    DMXI_MPI(MPI_Testall(r->nsend, r->sreq, flag, MPI_STATUSES_IGNORE));
+cleanup:
+    return st;
+}
+
+/* Receive a matched message without keeping it: a zero-count receive consumes the message and
+ * reports truncation, which is expected here. */
+static dmx_status drain(MPI_Message *msg, int count)
+{
+    dmx_status st = DMX_SUCCESS;
+    unsigned char scratch[1];
+    int rc = MPI_Mrecv(scratch, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS && count > 0) {
+        int cls = 0;
+        DMXI_MPI(MPI_Error_class(rc, &cls));
+        if (cls == MPI_ERR_TRUNCATE)
+            rc = MPI_SUCCESS;
+    }
+    DMXI_MPI(rc);
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_xchg_probe_recv(dmx_exchange_request *r, int source, int *got)
+{
+    dmx_status st = DMX_SUCCESS;
+    int flag = 0, count = 0;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    void *buf = NULL;
+    *got = 0;
+    DMXI_MPI(MPI_Improbe(source, r->tag, r->comm, &flag, &msg, &status));
+    if (!flag)
+        goto cleanup;
+    DMXI_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+    DMXI_CHECK(count != MPI_UNDEFINED && count >= 0, DMX_ERR_INTERNAL,
+               "message of unexpected size from rank %d", status.MPI_SOURCE);
+    if (r->local == DMX_SUCCESS) {
+        if (dmxi_xchg_reserve(r, 1, count) == DMX_SUCCESS)
+            buf = dmxi_xchg_push(r, status.MPI_SOURCE, count);
+        else
+            r->local = DMX_ERR_ALLOC;
+    }
+    if (buf)
+        DMXI_MPI(MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+    else
+        DMXI_TRY(drain(&msg, count));
+    r->received++;
+    *got = 1;
+cleanup:
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Begin, test, end                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+static const dmxi_xops *ops_of(dmx_exchange_protocol p)
+{
+    switch (p) {
+    case DMX_EXCHANGE_NBX: return &dmxi_exchange_nbx;
+    case DMX_EXCHANGE_PEX: return &dmxi_exchange_pex;
+    case DMX_EXCHANGE_PCX: return &dmxi_exchange_pcx;
+    case DMX_EXCHANGE_RSX: return &dmxi_exchange_rsx;
+    case DMX_EXCHANGE_AUTO: break;
+    }
+    return NULL;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static void request_free(dmx_exchange_request *r)
+{
+    if (!r)
+        return;
+    free(r->sends);
+    free(r->sreq);
+    free(r->dests);
+    free(r->dcount);
+    free(r->meta_out);
+    free(r->meta_in);
+    free(r->rreq);
+    free(r->multi_src);
+    free(r->multi_left);
+    result_free(r->res);
+    free(r);
+}
+
+/* Check this rank's entries, copy those to other ranks (and their distinct destinations) into
+ * the request and the payloads to self into the result. Returns the local verdict; on failure
+ * nothing is left to send. */
+static dmx_status take_entries(dmx_exchange_request *r, int64_t nsend,
+                               const dmx_exchange_send *sends)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t nother = 0, nself = 0, self_bytes = 0;
+    int n = 0;
+    DMXI_CHECK(nsend >= 0, DMX_ERR_ARG, "nsend = %lld is negative", (long long)nsend);
+    DMXI_CHECK(nsend == 0 || sends != NULL, DMX_ERR_NULL, "sends is NULL but nsend = %lld",
+               (long long)nsend);
+    for (int64_t i = 0; i < nsend; i++) {
+        const dmx_exchange_send *s = &sends[i];
+        DMXI_CHECK(s->dest >= 0 && s->dest < r->size, DMX_ERR_ARG,
+                   "sends[%lld].dest = %d is not a rank of the communicator (size %d)",
+                   (long long)i, s->dest, r->size);
+        DMXI_CHECK(s->bytes >= 0, DMX_ERR_ARG, "sends[%lld].bytes = %lld is negative", (long long)i,
+                   (long long)s->bytes);
+        DMXI_CHECK(s->bytes <= INT_MAX, DMX_ERR_OVERFLOW,
+                   "sends[%lld].bytes = %lld exceeds INT_MAX: one payload must fit an MPI count",
+                   (long long)i, (long long)s->bytes);
+        DMXI_CHECK(s->bytes == 0 || s->data != NULL, DMX_ERR_NULL,
+                   "sends[%lld].data is NULL with %lld bytes", (long long)i, (long long)s->bytes);
+        if (s->dest == r->rank) {
+            nself++;
+            self_bytes += s->bytes;
+        } else {
+            nother++;
+        }
+    }
+    DMXI_TRY(dmxi_to_int(nother, &n, "number of payloads to other ranks"));
+    r->sends = dmxi_malloc(n, sizeof *r->sends);
+    r->sreq = dmxi_malloc(n, sizeof *r->sreq);
+    r->dests = dmxi_malloc(n, sizeof *r->dests);
+    r->dcount = dmxi_malloc(n, sizeof *r->dcount);
+    DMXI_CHECK(r->sends && r->sreq && r->dests && r->dcount, DMX_ERR_ALLOC,
+               "out of memory (%d send descriptors)", n);
+    dmxi_xchg_temp(r, (int64_t)n * (int64_t)(sizeof *r->sends + sizeof *r->sreq + sizeof *r->dests +
+                                             sizeof *r->dcount));
+    int j = 0;
+    for (int64_t i = 0; i < nsend; i++) {
+        if (sends[i].dest == r->rank)
+            continue;
+        r->sends[j].dest = sends[i].dest;
+        r->sends[j].bytes = (int)sends[i].bytes;
+        r->sends[j].data = sends[i].data;
+        r->sreq[j] = MPI_REQUEST_NULL;
+        r->dests[j] = sends[i].dest;
+        j++;
+    }
+    /* distinct destinations, ascending, with the number of entries to each */
+    qsort(r->dests, (size_t)n, sizeof *r->dests, int_cmp);
+    int nd = 0;
+    for (int i = 0; i < n; i++) {
+        if (nd > 0 && r->dests[nd - 1] == r->dests[i]) {
+            r->dcount[nd - 1]++;
+        } else {
+            r->dests[nd] = r->dests[i];
+            r->dcount[nd++] = 1;
+        }
+    }
+    DMXI_TRY(dmxi_xchg_reserve(r, nself, self_bytes));
+    for (int64_t i = 0; i < nsend; i++) {
+        if (sends[i].dest != r->rank)
+            continue;
+        void *dst = dmxi_xchg_push(r, r->rank, sends[i].bytes);
+        if (sends[i].bytes > 0)
+            memcpy(dst, sends[i].data, (size_t)sends[i].bytes);
+    }
+    r->nsend = n;
+    r->ndest = nd;
+cleanup:
+    if (st != DMX_SUCCESS) {
+        r->nsend = 0;
+        r->ndest = 0;
+        r->res->n = 0;
+        r->res->used = 0;
+    }
+    return st;
+}
+
+/* AUTO. If the rule needs no neighbor count for this size and DMX_EXCHANGE is unset, the
+ * choice is local and free (a rank's invalid entries then travel with the chosen protocol's
+ * metadata). Otherwise one allreduce agrees on (worst local status, largest neighbor count,
+ * DMX_EXCHANGE, checked to be the same everywhere) and picks the protocol; on an agreed
+ * failure the request is complete already. */
+static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *protocol)
+{
+    dmx_status st = DMX_SUCCESS;
+    int env = dmxi_exchange_env_code();
+    if (env == 0 && !dmxi_exchange_select_needs_kmax(r->size)) {
+        *protocol = dmxi_exchange_select(r->size, -1);
+        goto cleanup;
+    }
+    int in[4] = {(int)r->local, r->ndest, env, -env}, out[4];
+    DMXI_MPI(MPI_Allreduce(in, out, 4, MPI_INT, MPI_MAX, r->comm));
+    r->res->info.coll_messages += dmxi_xchg_log2(r->size);
+    if (out[0] != DMX_SUCCESS) {
+        r->agreed = (dmx_status)out[0];
+        r->done = 1;
+    } else if (out[2] != -out[3] || out[2] > DMX_EXCHANGE_RSX) {
+        r->agreed = r->local = DMX_ERR_ARG;
+        r->done = 1;
+        dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__,
+                   "DMX_EXCHANGE must be one of auto, nbx, pex, pcx, rsx and the same on every "
+                   "rank (this rank has \"%s\")",
+                   getenv("DMX_EXCHANGE") ? getenv("DMX_EXCHANGE") : "");
+    } else {
+        *protocol =
+            out[2] != 0 ? (dmx_exchange_protocol)out[2] : dmxi_exchange_select(r->size, out[1]);
+    }
+cleanup:
+    return st;
+}
+
+/* Start an exchange on @p comm (a private duplicate) with @p tag. */
+static dmx_status begin_on(MPI_Comm comm, int tag, dmxi_xcomm *cache,
+                           dmx_exchange_protocol protocol, int64_t nsend,
+                           const dmx_exchange_send *sends, dmx_exchange_request **request)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_exchange_request *r = calloc(1, sizeof *r);
+    DMXI_CHECK(r != NULL, DMX_ERR_ALLOC, "out of memory (exchange request)");
+    r->comm = comm;
+    r->tag = tag;
+    r->cache = cache;
+    r->coll = MPI_REQUEST_NULL;
+    r->win = MPI_WIN_NULL;
+    r->res = calloc(1, sizeof *r->res);
+    DMXI_CHECK(r->res != NULL, DMX_ERR_ALLOC, "out of memory (exchange result)");
+    DMXI_MPI(MPI_Comm_rank(comm, &r->rank));
+    DMXI_MPI(MPI_Comm_size(comm, &r->size));
+    r->local = take_entries(r, nsend, sends);
+    if (protocol == DMX_EXCHANGE_AUTO)
+        DMXI_TRY(choose_auto(r, &protocol));
+    r->res->info.protocol = protocol;
+    if (!r->done) {
+        r->ops = ops_of(protocol);
+        DMXI_TRY(r->ops->start(r));
+    }
+    *request = r;
+    r = NULL;
+cleanup:
+    request_free(r);
+    return st;
+}
+
+static dmx_status check_comm(MPI_Comm comm)
+{
+    dmx_status st = DMX_SUCCESS;
+    int init = 0, fin = 0, inter = 0;
+    DMXI_MPI(MPI_Initialized(&init));
+    DMXI_MPI(MPI_Finalized(&fin));
+    DMXI_CHECK(init && !fin, DMX_ERR_STATE, "MPI is not initialized or already finalized");
+    DMXI_CHECK(comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
+    DMXI_MPI(MPI_Comm_test_inter(comm, &inter));
+    DMXI_CHECK(!inter, DMX_ERR_UNSUPPORTED, "exchanges on inter-communicators are not supported");
+cleanup:
+    return st;
+}
+
+static int protocol_valid(dmx_exchange_protocol p)
+{
+    return (int)p >= DMX_EXCHANGE_AUTO && (int)p <= DMX_EXCHANGE_RSX;
+}
+
+dmx_status dmx_exchange_begin(MPI_Comm comm, dmx_exchange_protocol protocol, int64_t nsend,
+                              const dmx_exchange_send *sends, dmx_exchange_request **request)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_xcomm *c = NULL;
+    DMXI_CHECK(request != NULL, DMX_ERR_NULL, "request is NULL");
+    *request = NULL;
+    DMXI_CHECK(protocol_valid(protocol), DMX_ERR_ARG, "invalid exchange protocol %d",
+               (int)protocol);
+    DMXI_TRY(check_comm(comm));
+    DMXI_TRY(xcomm_get(comm, &c));
+    DMXI_CHECK(!c->busy, DMX_ERR_STATE,
+               "an exchange on this communicator is in flight: call dmx_exchange_end() first");
+    /* count the round before anything can fail, so the tag parity stays in step on all ranks */
+    int tag = DMXI_XCHG_TAG_BASE + (int)(c->round & 1);
+    c->round++;
+    DMXI_TRY(begin_on(c->dup, tag, c, protocol, nsend, sends, request));
+    c->busy = 1;
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_exchange_begin(MPI_Comm comm, int tag, dmx_exchange_protocol protocol,
+                               int64_t nsend, const dmx_exchange_send *sends,
+                               dmx_exchange_request **request)
+{
+    dmx_status st = DMX_SUCCESS;
+    void *ub = NULL;
+    int flag = 0;
+    DMXI_CHECK(request != NULL, DMX_ERR_NULL, "request is NULL");
+    *request = NULL;
+    DMXI_CHECK(protocol_valid(protocol), DMX_ERR_ARG, "invalid exchange protocol %d",
+               (int)protocol);
+    DMXI_TRY(check_comm(comm));
+    DMXI_MPI(MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag));
+    DMXI_CHECK(tag >= 0 && (!flag || tag <= *(int *)ub), DMX_ERR_ARG, "invalid tag %d", tag);
+    DMXI_TRY(begin_on(comm, tag, NULL, protocol, nsend, sends, request));
+cleanup:
+    return st;
+}
+
+dmx_status dmx_exchange_test(dmx_exchange_request *request, int *done)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(request != NULL && done != NULL, DMX_ERR_NULL, "request or done is NULL");
+    *done = 0;
+    DMXI_CHECK(request->fatal == DMX_SUCCESS, DMX_ERR_STATE,
+               "this exchange failed earlier (%s); call dmx_exchange_end()",
+               dmx_status_string(request->fatal));
+    if (!request->done) {
+        int d = 0;
+        st = request->ops->progress(request, &d);
+        if (st != DMX_SUCCESS) {
+            request->fatal = st;
+            goto cleanup;
+        }
+        request->done = d;
+    }
+    *done = request->done;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_exchange_end(dmx_exchange_request **request, dmx_exchange_result **result)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_exchange_request *r = NULL;
+    DMXI_CHECK(request != NULL && *request != NULL, DMX_ERR_NULL, "request is NULL");
+    r = *request;
+    *request = NULL;
+    if (result)
+        *result = NULL;
+    DMXI_CHECK(r->fatal == DMX_SUCCESS, r->fatal, "this exchange failed earlier (%s)",
+               dmx_status_string(r->fatal));
+    while (!r->done) {
+        int d = 0;
+        DMXI_TRY(r->ops->progress(r, &d));
+        r->done = d;
+    }
+    if (r->agreed != DMX_SUCCESS) {
+        st = r->agreed;
+        if (r->local == DMX_SUCCESS)
+            dmxi_error(st, __FILE__, __LINE__,
+                       "another rank failed with %s (see its error message)",
+                       dmx_status_string(st));
+        goto cleanup;
+    }
+    if (r->poisoned) {
+        st = dmxi_agree(r->comm, r->local);
+        r->res->info.coll_messages += dmxi_xchg_log2(r->size);
+        if (st == DMX_SUCCESS)
+            st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
+                            "exchange marked failed but no rank reported an error");
+        goto cleanup;
+    }
+    DMXI_TRY(r->local);
+    DMXI_CHECK(result != NULL, DMX_ERR_NULL, "result is NULL (the exchange completed)");
+    dmx_exchange_result *res = r->res;
+    int sorted = 1;
+    for (int64_t i = 1; i < res->n && sorted; i++)
+        sorted = entry_cmp(&res->entries[i - 1], &res->entries[i]) < 0;
+    if (!sorted)
+        qsort(res->entries, (size_t)res->n, sizeof *res->entries, entry_cmp);
+    res->info.nrecv = res->n;
+    res->info.recv_bytes = 0;
+    for (int64_t i = 0; i < res->n; i++)
+        res->info.recv_bytes += res->entries[i].bytes;
+    *result = res;
+    r->res = NULL;
+cleanup:
+    if (r) {
+        if (r->own_win && r->win != MPI_WIN_NULL) {
+            int rc = MPI_Win_free(&r->win);
+            if (rc != MPI_SUCCESS && st == DMX_SUCCESS)
+                st = dmxi_mpi_error(rc, "MPI_Win_free", __FILE__, __LINE__);
+        }
+        if (r->cache)
+            r->cache->busy = 0;
+        request_free(r);
+    }
+    if (st != DMX_SUCCESS && result && *result) {
+        result_free(*result);
+        *result = NULL;
+    }
+    return st;
+}
+
+dmx_status dmx_exchange(MPI_Comm comm, dmx_exchange_protocol protocol, int64_t nsend,
+                        const dmx_exchange_send *sends, dmx_exchange_result **result)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_exchange_request *r = NULL;
+    DMXI_CHECK(result != NULL, DMX_ERR_NULL, "result is NULL");
+    *result = NULL;
+    DMXI_TRY(dmx_exchange_begin(comm, protocol, nsend, sends, &r));
+    DMXI_TRY(dmx_exchange_end(&r, result));
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_exchange(MPI_Comm comm, int tag, dmx_exchange_protocol protocol, int64_t nsend,
+                         const dmx_exchange_send *sends, dmx_exchange_result **result)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_exchange_request *r = NULL;
+    DMXI_CHECK(result != NULL, DMX_ERR_NULL, "result is NULL");
+    *result = NULL;
+    DMXI_TRY(dmxi_exchange_begin(comm, tag, protocol, nsend, sends, &r));
+    DMXI_TRY(dmx_exchange_end(&r, result));
+cleanup:
+    return st;
+}

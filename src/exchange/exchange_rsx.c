@@ -1,0 +1,87 @@
+/* RSX: remote summation (Hoefler, Siebert, Lumsdaine, PPoPP 2010, protocol RSX).
+ *
+ * Algorithm
+ *   1. Set this rank's counter in the window (one int64 per rank) to 0, then open an epoch
+ *      with MPI_Win_fence(MPI_MODE_NOPRECEDE). The reset cannot race with another rank's
+ *      accumulate: MPI applies an RMA operation issued after the origin's fence only once the
+ *      target has called the fence too.
+ *   2. For each distinct destination, MPI_Accumulate (SUM) the number of payloads to it into
+ *      its counter; a rank with invalid entries accumulates DMXI_XCHG_POISON into every
+ *      rank's counter instead. Post one MPI_Isend per payload.        (end of begin)
+ *   3. Close the epoch with MPI_Win_fence(MPI_MODE_NOSUCCEED); the counter now holds the number
+ *      of messages this rank will receive.
+ *   4. As in PCX: MPI_Improbe(MPI_ANY_SOURCE, round tag) + MPI_Mrecv until that many messages
+ *      have arrived (also before step 3), and the local sends have completed.
+ *
+ * Preconditions: MPI-3 one-sided communication with MPI_INT64_T accumulates; a window on the
+ * communicator (cached with the duplicate, or temporary for dmxi_exchange()). The fences block,
+ * so begin and the first progress step after it are blocking.
+ *
+ * Cost in LogGP terms (k payloads of s bytes per rank to k distinct ranks; P ranks). The seed
+ * gives T_RSX = Theta(log P) for the metadata if fences are barriers (each about
+ * ceil(log2 P)*(L + 2o)) and accumulates cost o to issue and L + 2o to land:
+ *   T_RSX ~ 2*ceil(log2 P)*(L + 2o) + k*o + (L + 2o) + k*(o + (s-1)G) + L + 2o
+ *         = Theta(k + log P),
+ * but only with good RMA: an implementation whose fence counts the operations with a
+ * reduce-scatter of P counters (as Open MPI's osc/pt2pt does) pays T_RS(P) = Theta(P) there.
+ *   Messages per rank: k accumulates + k payloads + two fences (ceil(log2 P) each, estimated).
+ *
+ * Temporary memory: one MPI_Request and descriptor per payload, the distinct destinations with
+ * counts: O(k); the window itself is 8 bytes per rank, kept across exchanges. */
+#include "exchange.h"
+
+enum { RSX_EPOCH = 0, RSX_RECV = 1 };
+
+static const int64_t poison = DMXI_XCHG_POISON;
+
+static dmx_status rsx_start(dmx_exchange_request *r)
+{
+    dmx_status st = DMX_SUCCESS;
+    r->phase = RSX_EPOCH;
+    DMXI_TRY(dmxi_xchg_cached_window(r, &r->win, &r->win_counter));
+    *r->win_counter = 0;
+    DMXI_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, r->win));
+    r->res->info.coll_messages += dmxi_xchg_log2(r->size);
+    if (r->local == DMX_SUCCESS) {
+        for (int i = 0; i < r->ndest; i++)
+            DMXI_MPI(MPI_Accumulate(&r->dcount[i], 1, MPI_INT64_T, r->dests[i], 0, 1, MPI_INT64_T,
+                                    MPI_SUM, r->win));
+        r->res->info.p2p_messages += r->ndest;
+        DMXI_TRY(dmxi_xchg_post_sends(r, 0));
+    } else {
+        for (int i = 0; i < r->size; i++)
+            DMXI_MPI(
+                MPI_Accumulate(&poison, 1, MPI_INT64_T, i, 0, 1, MPI_INT64_T, MPI_SUM, r->win));
+        r->res->info.p2p_messages += r->size;
+    }
+cleanup:
+    return st;
+}
+
+static dmx_status rsx_progress(dmx_exchange_request *r, int *done)
+{
+    dmx_status st = DMX_SUCCESS;
+    int got = 1, flag = 0;
+    *done = 0;
+    while (got)
+        DMXI_TRY(dmxi_xchg_probe_recv(r, MPI_ANY_SOURCE, &got));
+    if (r->phase == RSX_EPOCH) {
+        DMXI_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, r->win));
+        r->res->info.coll_messages += dmxi_xchg_log2(r->size);
+        int64_t census = *r->win_counter;
+        r->poisoned = census >= DMXI_XCHG_POISON;
+        r->expected = census % DMXI_XCHG_POISON;
+        r->phase = RSX_RECV;
+    }
+    if (r->received < r->expected)
+        goto cleanup;
+    DMXI_CHECK(r->received == r->expected, DMX_ERR_INTERNAL,
+               "received %lld messages, %lld announced", (long long)r->received,
+               (long long)r->expected);
+    DMXI_TRY(dmxi_xchg_test_sends(r, &flag));
+    *done = flag;
+cleanup:
+    return st;
+}
+
+const dmxi_xops dmxi_exchange_rsx = {DMX_EXCHANGE_RSX, rsx_start, rsx_progress};
