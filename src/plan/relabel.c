@@ -61,7 +61,8 @@ static dmx_status my_row(int nt, const dmx_transform *t, vol_ctx *c)
                          t[k].beta.im != 0.0;
         DMXI_TRY(dmxi_walk_source(&x, add_volume, c));
     }
-    qsort(c->v, (size_t)c->n, sizeof *c->v, cmp_entry);
+    if (c->n > 0)
+        qsort(c->v, (size_t)c->n, sizeof *c->v, cmp_entry);
     int64_t w = 0;
     for (int64_t i = 0; i < c->n; i++) {
         if (w > 0 && c->v[w - 1].role == c->v[i].role) {
