@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install the build tree into a scratch prefix, then build and run a consumer project with
+# find_package(dmx) (target dmx::dmx) and check the pkg-config file and the installed files.
+# Usage: check_install.sh BUILD_DIR SOURCE_DIR MPIEXEC
+set -euo pipefail
+build=$1 src=$2 mpiexec=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+for f in include/dmx.h include/dmx/relabel.h include/dmx/exchange.h bin/dmx; do
+    [ -e "$work/prefix/$f" ] || { echo "missing $f"; exit 1; }
+done
+lib=$(dirname "$(find "$work/prefix" -name dmxConfig.cmake)")/../..
+for f in libdmx.so libdmx.a pkgconfig/dmx.pc; do
+    [ -e "$lib/$f" ] || { echo "missing lib/$f"; exit 1; }
+done
+PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs dmx | grep -q -- "-ldmx"
+cmake -S "$src/tests/install/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    >/dev/null
+cmake --build "$work/consumer" >/dev/null
+LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$mpiexec" -n 2 --oversubscribe "$work/consumer/consumer"
+echo "1 passed, 0 failed"
