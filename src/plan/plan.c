@@ -276,6 +276,29 @@ cleanup:
     return st;
 }
 
+/* Persistent requests for the chunks of peer q's message (peer index pi); *n counts the
+ * requests of that direction. */
+static dmx_status init_chunks(dmx_plan *p, const dmxi_peer *q, int pi, int is_send, int64_t *n)
+{
+    dmx_status st = DMX_SUCCESS;
+    for (int c = 0; c < q->nchunks; c++) {
+        int64_t o = (int64_t)c * p->max_msg;
+        int len;
+        DMXI_TRY(dmxi_to_int(q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg, &len,
+                             "message chunk bytes"));
+        if (is_send) {
+            DMXI_MPI(MPI_Send_init(p->sbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
+                                   p->comm, &p->sreq[(*n)++]));
+        } else {
+            p->rreq_kind[*n] = DMXI_REQ_DATA, p->rreq_peer[*n] = pi;
+            DMXI_MPI(MPI_Recv_init(p->rbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
+                                   p->comm, &p->rreq[(*n)++]));
+        }
+    }
+cleanup:
+    return st;
+}
+
 /* Buffers and persistent requests. A peer reached by messages needs its chunks on both sides;
  * a peer on this node served through the shared window needs a "ready" message (sender ->
  * reader: the package is packed) and a "done" message (reader -> sender: the space is free). */
@@ -330,14 +353,7 @@ static dmx_status setup_requests(dmx_plan *p)
                 MPI_Recv_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_DONE, p->comm, &p->rreq[nr++]));
             continue;
         }
-        for (int c = 0; c < q->nchunks; c++) {
-            int64_t o = (int64_t)c * p->max_msg;
-            int len;
-            DMXI_TRY(dmxi_to_int(q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg, &len,
-                                 "message chunk bytes"));
-            DMXI_MPI(MPI_Send_init(p->sbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
-                                   p->comm, &p->sreq[ns++]));
-        }
+        DMXI_TRY(init_chunks(p, q, i, 1, &ns));
     }
     for (int i = 0; i < p->nrpeer; i++) {
         dmxi_peer *q = &p->rpeer[i];
@@ -352,15 +368,7 @@ static dmx_status setup_requests(dmx_plan *p)
                 MPI_Send_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_DONE, p->comm, &p->sreq[ns++]));
             continue;
         }
-        for (int c = 0; c < q->nchunks; c++) {
-            int64_t o = (int64_t)c * p->max_msg;
-            int len;
-            DMXI_TRY(dmxi_to_int(q->bytes - o < p->max_msg ? q->bytes - o : p->max_msg, &len,
-                                 "message chunk bytes"));
-            p->rreq_kind[nr] = DMXI_REQ_DATA, p->rreq_peer[nr] = i;
-            DMXI_MPI(MPI_Recv_init(p->rbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
-                                   p->comm, &p->rreq[nr++]));
-        }
+        DMXI_TRY(init_chunks(p, q, i, 0, &nr));
     }
 cleanup:
     return st;
