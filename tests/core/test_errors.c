@@ -641,6 +641,7 @@ enum {
     P_NT_NEG,
     P_TR_NULL,
     P_A_NULL,
+    P_A_NULL_ONE,
     P_NT_DIFF,
     P_B_NULL_ONE,
     P_A_NOMEM,
@@ -679,6 +680,8 @@ static const pcase p_cases[] = {
     {P_NT_NEG, DMX_ERR_ARG, 1, 1, "ntransforms = -1 (implied)", DMX_SUCCESS},
     {P_TR_NULL, DMX_ERR_NULL, 1, 1, "transforms = NULL (implied; ARG accepted)", DMX_ERR_ARG},
     {P_A_NULL, DMX_ERR_NULL, 1, 1, "transform.a = NULL (implied)", DMX_SUCCESS},
+    {P_A_NULL_ONE, DMX_ERR_NULL, 1, 0, "transform.a = NULL on one rank only (once hung the others)",
+     DMX_SUCCESS},
     {P_NT_DIFF, DMX_ERR_ARG, 2, 0, "ntransforms differs between ranks (2 vs 1)", DMX_SUCCESS},
     {P_B_NULL_ONE, DMX_ERR_NULL, 1, 0, "transform.b = NULL (implied)", DMX_SUCCESS},
     {P_A_NOMEM, DMX_ERR_NULL, 1, 0,
@@ -773,7 +776,8 @@ static void run_plan(dmxt_ctx *ctx, const pcase *c, int bad_rank, checker *C, MP
         case P_OUT_NULL: outp = NULL; break;
         case P_NT_NEG: nt = -1; break;
         case P_TR_NULL: trp = NULL; break;
-        case P_A_NULL: tr[0].a = NULL; break;
+        case P_A_NULL:
+        case P_A_NULL_ONE: tr[0].a = NULL; break;
         case P_NT_DIFF: nt = 2; break;
         case P_B_NULL_ONE: tr[0].b = NULL; break;
         case P_A_NOMEM: break;
