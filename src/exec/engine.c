@@ -126,7 +126,7 @@ dmx_status dmxi_plan_run(dmx_plan *p)
         const dmxi_peer *q = &p->speer[(start + i) % p->nspeer];
         if (q->shm) {
             pack_peer(p, q, p->shm_buf + q->off);
-            dmxi_shm_sync(p);
+            DMXI_MPI(dmxi_shm_sync(p));
             DMXI_MPI(MPI_Start(&p->sreq[q->ctl_req]));
         } else {
             pack_peer(p, q, p->sbuf + q->off);
@@ -150,9 +150,9 @@ dmx_status dmxi_plan_run(dmx_plan *p)
                 unpack_peer(p, q, p->rbuf + q->off);
         } else if (kind == DMXI_REQ_READY) {
             const dmxi_peer *q = &p->rpeer[pi];
-            dmxi_shm_sync(p);
+            DMXI_MPI(dmxi_shm_sync(p));
             unpack_peer(p, q, q->shm_src);
-            dmxi_shm_sync(p);
+            DMXI_MPI(dmxi_shm_sync(p));
             DMXI_MPI(MPI_Start(&p->sreq[q->done_req])); /* the sender may reuse the space */
         }
         t_unpack += MPI_Wtime() - u0;

@@ -103,7 +103,7 @@ dmx_status dmxi_shm_setup(dmx_plan *p)
     {
         MPI_Info info = MPI_INFO_NULL;
         DMXI_MPI(MPI_Info_create(&info));
-        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        DMXI_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
         int rc =
             MPI_Win_allocate_shared((MPI_Aint)p->shm_bytes, 1, info, p->node, &p->shm_buf, &p->win);
         MPI_Info_free(&info);
@@ -161,18 +161,25 @@ cleanup:
     return st;
 }
 
-void dmxi_shm_sync(dmx_plan *p)
+int dmxi_shm_sync(dmx_plan *p)
 {
-    if (p->win != MPI_WIN_NULL)
-        MPI_Win_sync(p->win);
+    return p->win != MPI_WIN_NULL ? MPI_Win_sync(p->win) : MPI_SUCCESS;
 }
 
-void dmxi_shm_free(dmx_plan *p)
+dmx_status dmxi_shm_free(dmx_plan *p)
 {
+    dmx_status st = DMX_SUCCESS;
     if (p->win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(p->win);
-        MPI_Win_free(&p->win);
+        int rc = MPI_Win_unlock_all(p->win);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Win_free(&p->win);
+        if (rc != MPI_SUCCESS)
+            st = dmxi_mpi_error(rc, "freeing the shared window", __FILE__, __LINE__);
     }
-    if (p->node != MPI_COMM_NULL)
-        MPI_Comm_free(&p->node);
+    if (p->node != MPI_COMM_NULL) {
+        int rc = MPI_Comm_free(&p->node);
+        if (rc != MPI_SUCCESS && st == DMX_SUCCESS)
+            st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
+    }
+    return st;
 }

@@ -602,16 +602,25 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
     if (!plan || !*plan)
         return DMX_SUCCESS;
     dmx_plan *p = *plan;
+    /* Free everything even after a failure; report the first one. */
+    int rc = MPI_SUCCESS;
     for (int i = 0; p->sreq && i < p->nsreq; i++)
-        if (p->sreq[i] != MPI_REQUEST_NULL)
-            MPI_Request_free(&p->sreq[i]);
+        if (p->sreq[i] != MPI_REQUEST_NULL) {
+            int r = MPI_Request_free(&p->sreq[i]);
+            rc = rc == MPI_SUCCESS ? r : rc;
+        }
     for (int i = 0; p->rreq && i < p->nrreq; i++)
-        if (p->rreq[i] != MPI_REQUEST_NULL)
-            MPI_Request_free(&p->rreq[i]);
-    dmxi_shm_free(p);
+        if (p->rreq[i] != MPI_REQUEST_NULL) {
+            int r = MPI_Request_free(&p->rreq[i]);
+            rc = rc == MPI_SUCCESS ? r : rc;
+        }
+    if (rc != MPI_SUCCESS)
+        st = dmxi_mpi_error(rc, "MPI_Request_free", __FILE__, __LINE__);
+    dmx_status st2 = dmxi_shm_free(p);
+    st = st == DMX_SUCCESS ? st2 : st;
     if (p->comm != MPI_COMM_NULL) {
-        int rc = MPI_Comm_free(&p->comm);
-        if (rc != MPI_SUCCESS)
+        rc = MPI_Comm_free(&p->comm);
+        if (rc != MPI_SUCCESS && st == DMX_SUCCESS)
             st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
     }
     for (int k = 0; p->xf && k < p->nt; k++) {

@@ -123,9 +123,9 @@ enum { DMXI_TAG_DATA = 0, DMXI_TAG_READY = 1, DMXI_TAG_DONE = 2, DMXI_TAG_SETUP 
  * made), lays out the window and tells every receiver where its package is. Collective on
  * p->comm; call after the peers are made. dmxi_shm_free releases the window (collective). */
 dmx_status dmxi_shm_setup(dmx_plan *p);
-void dmxi_shm_free(dmx_plan *p);
+dmx_status dmxi_shm_free(dmx_plan *p);
 /* Memory barrier between packing/reading the window and the ready/done messages. */
-void dmxi_shm_sync(dmx_plan *p);
+int dmxi_shm_sync(dmx_plan *p); /* an MPI return code */
 
 /* D = alpha*op(S) + beta*D on a rows x cols rectangle of transform x at A origin (r0, c0),
  * limited to the trapezoid (engine.c). */
