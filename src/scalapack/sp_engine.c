@@ -79,7 +79,7 @@ enum key_field {
 typedef struct sp_entry {
     struct sp_entry *next; /* list of a context, most recently used first */
     uint64_t serial;       /* creation order, for the collective teardown */
-    int *gkey;             /* gathered key, size * KEY_LEN */
+    int key[KEY_LEN];      /* this process's key; equal keys on every process = a hit */
     int npieces;
     dmx_layout *src[SP_MAX_PIECES];
     dmx_layout *dst[SP_MAX_PIECES];
@@ -92,7 +92,9 @@ typedef struct sp_context {
     uint64_t serial;
     MPI_Comm comm; /* our duplicate of the grid communicator */
     int rank, size;
-    int *gkey; /* allgather buffer, size * KEY_LEN */
+    int *gkey;  /* allgather buffer (misses only), size * KEY_LEN */
+    int *match; /* per cached entry: does this process's key match (hit test) */
+    int match_cap;
     sp_entry *entries;
     int64_t nentries;
 } sp_context;
@@ -174,7 +176,6 @@ static void entry_destroy(sp_entry *e, const char *name)
         SP_DMX(name, dmx_layout_destroy(&e->src[k]));
         SP_DMX(name, dmx_layout_destroy(&e->dst[k]));
     }
-    free(e->gkey);
     free(e);
 }
 
@@ -211,6 +212,7 @@ static void teardown(void)
         g_sp.contexts = c->next;
         SP_MPI(name, MPI_Comm_free(&c->comm));
         free(c->gkey);
+        free(c->match);
         free(c);
     }
     g_sp.stats.entries = 0;
@@ -533,8 +535,7 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     sp_entry *e = xcalloc(1, sizeof *e, c->name);
     e->src_in = mine[K_SRC + F_IN];
     e->dst_in = mine[K_DST + F_IN];
-    e->gkey = xcalloc((size_t)size * KEY_LEN, sizeof(int), c->name);
-    memcpy(e->gkey, gkey, (size_t)size * KEY_LEN * sizeof(int));
+    memcpy(e->key, mine, sizeof e->key);
 
     /* The layouts stop at the submatrix's last row and column: what lies beyond is never
      * touched, local offsets do not depend on M or N, and the layouts stay small when a small
@@ -645,16 +646,31 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
 
     int key[KEY_LEN];
     build_key(c, key);
-    SP_MPI(c->name, MPI_Allgather(key, KEY_LEN, MPI_INT, ctx->gkey, KEY_LEN, MPI_INT, ctx->comm));
     g_sp.stats.calls++;
 
-    const size_t keybytes = (size_t)ctx->size * KEY_LEN * sizeof(int);
+    /* Hit test without gathering anything: a cached entry matches when every process's own key
+     * equals the one it stored, so each process checks its own and one MIN-reduction over the
+     * (at most capacity) entries agrees. Every process holds the same entries in the same
+     * order, because they are created, moved and evicted only on agreed outcomes. O(entries)
+     * per call, independent of the number of processes. */
     sp_entry **link = &ctx->entries;
     sp_entry *e = NULL;
-    for (; *link != NULL; link = &(*link)->next) {
-        if (memcmp((*link)->gkey, ctx->gkey, keybytes) == 0) {
-            e = *link;
-            break;
+    if (ctx->nentries > 0) {
+        if (ctx->match_cap < ctx->nentries) {
+            free(ctx->match);
+            ctx->match_cap = (int)ctx->nentries;
+            ctx->match = xcalloc((size_t)ctx->match_cap, sizeof(int), c->name);
+        }
+        int k = 0;
+        for (sp_entry *x = ctx->entries; x != NULL; x = x->next)
+            ctx->match[k++] = memcmp(x->key, key, sizeof key) == 0;
+        SP_MPI(c->name, MPI_Allreduce(MPI_IN_PLACE, ctx->match, k, MPI_INT, MPI_MIN, ctx->comm));
+        k = 0;
+        for (; *link != NULL; link = &(*link)->next, k++) {
+            if (ctx->match[k]) {
+                e = *link;
+                break;
+            }
         }
     }
     if (e != NULL) {
@@ -667,6 +683,8 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
         return;
     }
 
+    /* Miss: gather every process's key to validate the call and decode both grids. */
+    SP_MPI(c->name, MPI_Allgather(key, KEY_LEN, MPI_INT, ctx->gkey, KEY_LEN, MPI_INT, ctx->comm));
     g_sp.stats.misses++;
     if (g_sp.capacity > 0 && ctx->nentries >= g_sp.capacity) {
         /* evict the least recently used entry (the tail) */
