@@ -144,6 +144,12 @@ dmx_status dmxi_xchg_post_sends(dmx_exchange_request *r, int synchronous);
 
 /* *flag = 1 once every payload send has completed (MPI_Testall). */
 dmx_status dmxi_xchg_test_sends(dmx_exchange_request *r, int *flag);
+/* For protocols that learn a message count first (PCX, RSX): record the census (a count that may
+ * carry DMXI_XCHG_POISON) ... */
+void dmxi_xchg_set_census(dmx_exchange_request *r, int64_t census);
+/* ... then, at each progress call: done once as many messages as announced have arrived and
+ * every send completed. */
+dmx_status dmxi_xchg_census_done(dmx_exchange_request *r, int *done);
 
 /* Receive one message of this round from @p source (or MPI_ANY_SOURCE) if one has arrived:
  * MPI_Improbe, then MPI_Mrecv into the result. *got = 1 if a message was received. If memory

@@ -346,6 +346,26 @@ cleanup:
     return st;
 }
 
+void dmxi_xchg_set_census(dmx_exchange_request *r, int64_t census)
+{
+    r->poisoned = census >= DMXI_XCHG_POISON;
+    r->expected = census % DMXI_XCHG_POISON;
+}
+
+dmx_status dmxi_xchg_census_done(dmx_exchange_request *r, int *done)
+{
+    dmx_status st = DMX_SUCCESS;
+    *done = 0;
+    if (r->received < r->expected)
+        goto cleanup;
+    DMXI_CHECK(r->received == r->expected, DMX_ERR_INTERNAL,
+               "received %lld messages, %lld announced", (long long)r->received,
+               (long long)r->expected);
+    DMXI_TRY(dmxi_xchg_test_sends(r, done));
+cleanup:
+    return st;
+}
+
 /* Receive a matched message without keeping it: a zero-count receive consumes the message and
  * reports truncation, which is expected here. */
 static dmx_status drain(MPI_Message *msg, int count)

@@ -66,17 +66,10 @@ static dmx_status pcx_progress(dmx_exchange_request *r, int *done)
         DMXI_MPI(MPI_Test(&r->coll, &flag, MPI_STATUS_IGNORE));
         if (!flag)
             goto cleanup;
-        r->poisoned = r->meta_in[0] >= DMXI_XCHG_POISON;
-        r->expected = r->meta_in[0] % DMXI_XCHG_POISON;
+        dmxi_xchg_set_census(r, r->meta_in[0]);
         r->phase = PCX_RECV;
     }
-    if (r->received < r->expected)
-        goto cleanup;
-    DMXI_CHECK(r->received == r->expected, DMX_ERR_INTERNAL,
-               "received %lld messages, %lld announced", (long long)r->received,
-               (long long)r->expected);
-    DMXI_TRY(dmxi_xchg_test_sends(r, &flag));
-    *done = flag;
+    DMXI_TRY(dmxi_xchg_census_done(r, done));
 cleanup:
     return st;
 }

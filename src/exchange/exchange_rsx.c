@@ -61,25 +61,17 @@ cleanup:
 static dmx_status rsx_progress(dmx_exchange_request *r, int *done)
 {
     dmx_status st = DMX_SUCCESS;
-    int got = 1, flag = 0;
+    int got = 1;
     *done = 0;
     while (got)
         DMXI_TRY(dmxi_xchg_probe_recv(r, MPI_ANY_SOURCE, &got));
     if (r->phase == RSX_EPOCH) {
         DMXI_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, r->win));
         r->res->info.coll_messages += dmxi_xchg_log2(r->size);
-        int64_t census = *r->win_counter;
-        r->poisoned = census >= DMXI_XCHG_POISON;
-        r->expected = census % DMXI_XCHG_POISON;
+        dmxi_xchg_set_census(r, *r->win_counter);
         r->phase = RSX_RECV;
     }
-    if (r->received < r->expected)
-        goto cleanup;
-    DMXI_CHECK(r->received == r->expected, DMX_ERR_INTERNAL,
-               "received %lld messages, %lld announced", (long long)r->received,
-               (long long)r->expected);
-    DMXI_TRY(dmxi_xchg_test_sends(r, &flag));
-    *done = flag;
+    DMXI_TRY(dmxi_xchg_census_done(r, done));
 cleanup:
     return st;
 }
