@@ -1158,3 +1158,13 @@ int dmxt_finish(dmxt_ctx *ctx)
     MPI_Finalize();
     return ctx->failed ? 1 : 0;
 }
+
+void dmxt_fail(dmxt_checker *C, const char *fmt, ...)
+{
+    if (C->bad++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(C->msg, sizeof C->msg, fmt, ap);
+        va_end(ap);
+    }
+}

@@ -240,6 +240,20 @@ int64_t dmxt_expect_status(dmxt_ctx *ctx, dmx_status got, dmx_status want, const
 /* Print "N passed, N failed" on rank 0, finalize MPI, return the exit code (0 iff no failures). */
 int dmxt_finish(dmxt_ctx *ctx);
 
+/* A case's problems on this rank: how many, and the first one's description. */
+typedef struct dmxt_checker {
+    dmxt_ctx *ctx; /* may be NULL when unused */
+    int64_t bad;
+    char msg[600];
+} dmxt_checker;
+
+/* Count a problem; keep the message of the first. */
+void dmxt_fail(dmxt_checker *C, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* snprintf appending to buf (which holds a string) without overflowing. */
 void dmxt_append(char *buf, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)

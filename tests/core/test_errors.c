@@ -12,51 +12,28 @@
 
 #include "dmxtest.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct checker {
-    dmxt_ctx *ctx;
-    int64_t bad;
-    char msg[600];
-} checker;
-
-static void fail(checker *C, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void fail(checker *C, const char *fmt, ...)
-{
-    if (C->bad++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(C->msg, sizeof C->msg, fmt, ap);
-        va_end(ap);
-    }
-}
-
-static void expect(checker *C, dmx_status got, dmx_status want, const char *what)
+static void expect(dmxt_checker *C, dmx_status got, dmx_status want, const char *what)
 {
     char m[500];
     if (dmxt_expect_status(C->ctx, got, want, what, m, sizeof m))
-        fail(C, "%s", m);
+        dmxt_fail(C, "%s", m);
 }
 
-static void expect_null(checker *C, const void *out, const char *what)
+static void expect_null(dmxt_checker *C, const void *out, const char *what)
 {
     if (out != NULL)
-        fail(C, "%s failed but *out = %p, not NULL", what, out);
+        dmxt_fail(C, "%s failed but *out = %p, not NULL", what, out);
 }
 
-static void expect_fill(checker *C, const dmxt_matrix *M, int k, const char *what)
+static void expect_fill(dmxt_checker *C, const dmxt_matrix *M, int k, const char *what)
 {
     char m[500] = "";
     if (dmxt_check_fill(M, k, m, sizeof m))
-        fail(C, "%s wrote user memory: %s", what, m);
+        dmxt_fail(C, "%s wrote user memory: %s", what, m);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -139,7 +116,7 @@ static void bc_base(dmxt_matrix *M, int mapped, int P)
     free(ranks);
 }
 
-static void run_bc(dmxt_ctx *ctx, const bccase *c, int bad_rank, checker *C)
+static void run_bc(dmxt_ctx *ctx, const bccase *c, int bad_rank, dmxt_checker *C)
 {
     int P = ctx->size, me_bad = ctx->rank == bad_rank;
     dmxt_matrix M;
@@ -297,7 +274,7 @@ static void c_base(dmxt_matrix *M, int P, int variant, int all_rowmajor)
     dmxt_matrix_custom(M, MPI_COMM_WORLD, DMX_CFLOAT, m, 5, nrb, rs, 3, cs, owners, ord, pads);
 }
 
-static void run_custom(dmxt_ctx *ctx, const ccase *c, int bad_rank, checker *C)
+static void run_custom(dmxt_ctx *ctx, const ccase *c, int bad_rank, dmxt_checker *C)
 {
     int P = ctx->size, me_bad = ctx->rank == bad_rank;
     int variant = 0;
@@ -454,17 +431,17 @@ static void l_base(dmxt_matrix *M, int P, int64_t m)
 }
 
 /* Collective: the same non-success status everywhere? */
-static void expect_any_error(checker *C, dmx_status st, const char *what)
+static void expect_any_error(dmxt_checker *C, dmx_status st, const char *what)
 {
     int v[2] = {(int)st, -(int)st}, r[2];
     MPI_Allreduce(v, r, 2, MPI_INT, MPI_MAX, C->ctx->comm);
     if (st == DMX_SUCCESS || r[0] != -r[1])
-        fail(C, "%s returned %s (statuses over ranks %s .. %s), expected one error everywhere",
-             what, dmx_status_string(st), dmx_status_string((dmx_status)-r[1]),
-             dmx_status_string((dmx_status)r[0]));
+        dmxt_fail(C, "%s returned %s (statuses over ranks %s .. %s), expected one error everywhere",
+                  what, dmx_status_string(st), dmx_status_string((dmx_status)-r[1]),
+                  dmx_status_string((dmx_status)r[0]));
 }
 
-static void run_local_layout(dmxt_ctx *ctx, const lcase *c, int bad_rank, checker *C)
+static void run_local_layout(dmxt_ctx *ctx, const lcase *c, int bad_rank, dmxt_checker *C)
 {
     int P = ctx->size, me_bad = ctx->rank == bad_rank;
     dmxt_matrix M;
@@ -589,7 +566,7 @@ static const vcase v_cases[] = {
     {1, 1, 3, 2, 0, 1, DMX_ERR_NULL, "view out = NULL"},
 };
 
-static void run_view(dmxt_ctx *ctx, const vcase *c, int bad_rank, checker *C)
+static void run_view(dmxt_ctx *ctx, const vcase *c, int bad_rank, dmxt_checker *C)
 {
     dmxt_matrix M;
     dmxt_matrix_bc(&M, MPI_COMM_WORLD, DMX_FLOAT, 9, 7, 2, 2, 1, ctx->size, 'C', NULL, 0, 0, 0);
@@ -705,7 +682,7 @@ static void init_tr(dmx_transform *t, dmx_dtype dtype, dmx_op op, const dmx_layo
     t->a = a;
 }
 
-static void run_plan(dmxt_ctx *ctx, const pcase *c, int bad_rank, checker *C, MPI_Comm dupc,
+static void run_plan(dmxt_ctx *ctx, const pcase *c, int bad_rank, dmxt_checker *C, MPI_Comm dupc,
                      MPI_Comm revc)
 {
     int P = ctx->size, me_bad = c->all_ranks || ctx->rank == bad_rank;
@@ -815,7 +792,7 @@ static void run_plan(dmxt_ctx *ctx, const pcase *c, int bad_rank, checker *C, MP
                          .an = 6};
         char m[500] = "";
         if (dmxt_check_result(&A, &e, m, sizeof m))
-            fail(C, "%s: wrong result: %s", c->name, m);
+            dmxt_fail(C, "%s: wrong result: %s", c->name, m);
         dmxt_fill(&A, 0);
         dmx_plan_destroy(&plan);
     }
@@ -838,7 +815,7 @@ static void run_plan(dmxt_ctx *ctx, const pcase *c, int bad_rank, checker *C, MP
                          .an = 6};
         char m[500] = "";
         if (dmxt_check_result(&A, &e, m, sizeof m))
-            fail(C, "valid plan after the case: wrong result: %s", m);
+            dmxt_fail(C, "valid plan after the case: wrong result: %s", m);
         expect(C, dmx_plan_destroy(&plan), DMX_SUCCESS, "destroy the valid plan");
     }
     dmx_layout_destroy(&nomem);
@@ -847,7 +824,7 @@ static void run_plan(dmxt_ctx *ctx, const pcase *c, int bad_rank, checker *C, MP
 }
 
 /* Local calls on bad handles (implied by the header's status codes). */
-static void run_local(dmxt_ctx *ctx, checker *C)
+static void run_local(dmxt_ctx *ctx, dmxt_checker *C)
 {
     int P = ctx->size;
     dmxt_matrix A, B;
@@ -864,30 +841,32 @@ static void run_local(dmxt_ctx *ctx, checker *C)
     dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
     dmx_status st;
     if ((st = dmx_plan_set_scalars(plan, 1, one, zero)) != DMX_ERR_ARG)
-        fail(C, "set_scalars(k = ntransforms) -> %s, expected DMX_ERR_ARG (implied)",
-             dmx_status_string(st));
+        dmxt_fail(C, "set_scalars(k = ntransforms) -> %s, expected DMX_ERR_ARG (implied)",
+                  dmx_status_string(st));
     if ((st = dmx_plan_set_scalars(plan, -1, one, zero)) != DMX_ERR_ARG)
-        fail(C, "set_scalars(k = -1) -> %s, expected DMX_ERR_ARG (implied)", dmx_status_string(st));
+        dmxt_fail(C, "set_scalars(k = -1) -> %s, expected DMX_ERR_ARG (implied)",
+                  dmx_status_string(st));
     if ((st = dmx_plan_set_scalars(NULL, 0, one, zero)) != DMX_ERR_NULL)
-        fail(C, "set_scalars(NULL plan) -> %s, expected DMX_ERR_NULL (implied)",
-             dmx_status_string(st));
+        dmxt_fail(C, "set_scalars(NULL plan) -> %s, expected DMX_ERR_NULL (implied)",
+                  dmx_status_string(st));
     if ((st = dmx_plan_get_info(plan, NULL)) != DMX_ERR_NULL)
-        fail(C, "get_info(info = NULL) -> %s, expected DMX_ERR_NULL (implied)",
-             dmx_status_string(st));
+        dmxt_fail(C, "get_info(info = NULL) -> %s, expected DMX_ERR_NULL (implied)",
+                  dmx_status_string(st));
     if ((st = dmx_layout_rebind(NULL, NULL)) != DMX_ERR_NULL)
-        fail(C, "rebind(NULL layout) -> %s, expected DMX_ERR_NULL (implied)",
-             dmx_status_string(st));
+        dmxt_fail(C, "rebind(NULL layout) -> %s, expected DMX_ERR_NULL (implied)",
+                  dmx_status_string(st));
     if ((st = dmx_layout_rebind(B.layout, NULL)) == DMX_SUCCESS)
-        fail(C, "rebind of a custom layout succeeded (only block-cyclic layouts rebind; "
-                "implied)");
+        dmxt_fail(C, "rebind of a custom layout succeeded (only block-cyclic layouts rebind; "
+                     "implied)");
     if ((st = dmx_layout_get_size(NULL, NULL, NULL)) != DMX_ERR_NULL)
-        fail(C, "get_size(NULL) -> %s, expected DMX_ERR_NULL (implied)", dmx_status_string(st));
+        dmxt_fail(C, "get_size(NULL) -> %s, expected DMX_ERR_NULL (implied)",
+                  dmx_status_string(st));
     if (dmx_layout_owner_of(NULL, 0, 0) != -1)
-        fail(C, "owner_of(NULL layout) != -1 (implied)");
+        dmxt_fail(C, "owner_of(NULL layout) != -1 (implied)");
     dmx_plan *nullplan = NULL;
     if ((st = dmx_plan_destroy(&nullplan)) != DMX_SUCCESS)
-        fail(C, "plan_destroy(&NULL) -> %s, expected DMX_SUCCESS (NULL-safe)",
-             dmx_status_string(st));
+        dmxt_fail(C, "plan_destroy(&NULL) -> %s, expected DMX_SUCCESS (NULL-safe)",
+                  dmx_status_string(st));
     /* the plan still works after all that */
     dmxt_fill(&A, 1);
     dmxt_fill(&B, 0);
@@ -902,10 +881,10 @@ static void run_local(dmxt_ctx *ctx, checker *C)
                      .an = 4};
     char m[500] = "";
     if (dmxt_check_result(&A, &e, m, sizeof m))
-        fail(C, "wrong result after bad local calls: %s", m);
+        dmxt_fail(C, "wrong result after bad local calls: %s", m);
     expect(C, dmx_plan_destroy(&plan), DMX_SUCCESS, "destroy plan");
     if (plan != NULL)
-        fail(C, "plan_destroy did not set the handle to NULL");
+        dmxt_fail(C, "plan_destroy did not set the handle to NULL");
     dmxt_matrix_free(&A);
     dmxt_matrix_free(&B);
 }
@@ -929,7 +908,7 @@ int main(int argc, char **argv)
                 continue;
             snprintf(desc, sizeof desc, "block-cyclic: %s on rank %d", bc_cases[i].name, br);
             dmxt_set_current(desc);
-            checker C = {&ctx, 0, ""};
+            dmxt_checker C = {.ctx = &ctx};
             run_bc(&ctx, &bc_cases[i], br, &C);
             dmxt_case_end(&ctx, C.bad, C.msg, desc);
         }
@@ -938,7 +917,7 @@ int main(int argc, char **argv)
                 continue;
             snprintf(desc, sizeof desc, "custom: %s on rank %d", c_cases[i].name, br);
             dmxt_set_current(desc);
-            checker C = {&ctx, 0, ""};
+            dmxt_checker C = {.ctx = &ctx};
             run_custom(&ctx, &c_cases[i], br, &C);
             dmxt_case_end(&ctx, C.bad, C.msg, desc);
         }
@@ -951,14 +930,14 @@ int main(int argc, char **argv)
             else
                 snprintf(desc, sizeof desc, "%s on rank %d", l_cases[i].name, br);
             dmxt_set_current(desc);
-            checker C = {&ctx, 0, ""};
+            dmxt_checker C = {.ctx = &ctx};
             run_local_layout(&ctx, &l_cases[i], br, &C);
             dmxt_case_end(&ctx, C.bad, C.msg, desc);
         }
         for (size_t i = 0; i < sizeof v_cases / sizeof v_cases[0]; i++) {
             snprintf(desc, sizeof desc, "%s on rank %d (others: valid view)", v_cases[i].name, br);
             dmxt_set_current(desc);
-            checker C = {&ctx, 0, ""};
+            dmxt_checker C = {.ctx = &ctx};
             run_view(&ctx, &v_cases[i], br, &C);
             dmxt_case_end(&ctx, C.bad, C.msg, desc);
         }
@@ -972,7 +951,7 @@ int main(int argc, char **argv)
             else
                 snprintf(desc, sizeof desc, "plan: %s on rank %d", p_cases[i].name, br);
             dmxt_set_current(desc);
-            checker C = {&ctx, 0, ""};
+            dmxt_checker C = {.ctx = &ctx};
             run_plan(&ctx, &p_cases[i], br, &C, dupc, revc);
             dmxt_case_end(&ctx, C.bad, C.msg, desc);
         }
@@ -980,7 +959,7 @@ int main(int argc, char **argv)
     {
         snprintf(desc, sizeof desc, "local calls on bad handles and indices");
         dmxt_set_current(desc);
-        checker C = {&ctx, 0, ""};
+        dmxt_checker C = {.ctx = &ctx};
         run_local(&ctx, &C);
         dmxt_case_end(&ctx, C.bad, C.msg, desc);
     }

@@ -15,28 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct checker {
-    int64_t bad;
-    char msg[600];
-} checker;
-
-static void fail(checker *C, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-#include <stdarg.h>
-
-static void fail(checker *C, const char *fmt, ...)
-{
-    if (C->bad++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(C->msg, sizeof C->msg, fmt, ap);
-        va_end(ap);
-    }
-}
 
 /* Which allocation of M holds address p (for element size esz), -1 if none. */
 static int find_alloc(const dmxt_matrix *M, const void *p, size_t esz)
@@ -57,22 +35,22 @@ static int64_t owned_in_window(int64_t i0, int64_t m, int64_t nb, int p, int src
 }
 
 /* Check layout L, which shows the window (i0, j0, m, n) of test matrix M. */
-static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, int64_t i0,
+static void check_layout(dmxt_checker *C, const dmx_layout *L, const dmxt_matrix *M, int64_t i0,
                          int64_t j0, int64_t m, int64_t n, const char *what)
 {
     size_t esz = dmx_dtype_size(M->dtype);
     int64_t gm = -1, gn = -1;
     dmx_status st = dmx_layout_get_size(L, &gm, &gn);
     if (st != DMX_SUCCESS || gm != m || gn != n) {
-        fail(C, "%s: get_size -> %s %lldx%lld, expected %lldx%lld", what, dmx_status_string(st),
-             (long long)gm, (long long)gn, (long long)m, (long long)n);
+        dmxt_fail(C, "%s: get_size -> %s %lldx%lld, expected %lldx%lld", what,
+                  dmx_status_string(st), (long long)gm, (long long)gn, (long long)m, (long long)n);
         return;
     }
     int64_t nlocal = -1;
     st = dmx_layout_get_num_local_blocks(L, &nlocal);
     if (st != DMX_SUCCESS || nlocal < 0) {
-        fail(C, "%s: get_num_local_blocks -> %s, %lld", what, dmx_status_string(st),
-             (long long)nlocal);
+        dmxt_fail(C, "%s: get_num_local_blocks -> %s, %lld", what, dmx_status_string(st),
+                  (long long)nlocal);
         return;
     }
     unsigned char *seen = calloc((size_t)(m * n) + 1, 1);
@@ -83,17 +61,18 @@ static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, 
         dmx_order order = (dmx_order)-1;
         st = dmx_layout_get_local_block(L, k, M->dtype, &r0, &c0, &rows, &cols, &data, &ld, &order);
         if (st != DMX_SUCCESS) {
-            fail(C, "%s: get_local_block(%lld) -> %s", what, (long long)k, dmx_status_string(st));
+            dmxt_fail(C, "%s: get_local_block(%lld) -> %s", what, (long long)k,
+                      dmx_status_string(st));
             continue;
         }
         if (rows < 1 || cols < 1 || r0 < 0 || c0 < 0 || r0 + rows > m || c0 + cols > n ||
             (order != DMX_COL_MAJOR && order != DMX_ROW_MAJOR) ||
             ld < (order == DMX_COL_MAJOR ? rows : cols) || data == NULL) {
-            fail(C,
-                 "%s: block %lld: origin (%lld,%lld) size %lldx%lld ld %lld order %d data %p "
-                 "is not a nonempty block inside the %lldx%lld layout",
-                 what, (long long)k, (long long)r0, (long long)c0, (long long)rows, (long long)cols,
-                 (long long)ld, (int)order, data, (long long)m, (long long)n);
+            dmxt_fail(C,
+                      "%s: block %lld: origin (%lld,%lld) size %lldx%lld ld %lld order %d data %p "
+                      "is not a nonempty block inside the %lldx%lld layout",
+                      what, (long long)k, (long long)r0, (long long)c0, (long long)rows,
+                      (long long)cols, (long long)ld, (int)order, data, (long long)m, (long long)n);
             continue;
         }
         int64_t blockbad = 0;
@@ -103,18 +82,18 @@ static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, 
                 unsigned char *got = (unsigned char *)data + (size_t)pos * esz;
                 void *want = dmxt_matrix_addr(M, i0 + r0 + r, j0 + c0 + c);
                 if (got != want) {
-                    fail(C,
-                         "%s: block %lld element (%lld,%lld) [parent (%lld,%lld)] at %p, "
-                         "expected %p%s",
-                         what, (long long)k, (long long)(r0 + r), (long long)(c0 + c),
-                         (long long)(i0 + r0 + r), (long long)(j0 + c0 + c), (void *)got, want,
-                         want ? "" : " (this rank does not own it)");
+                    dmxt_fail(C,
+                              "%s: block %lld element (%lld,%lld) [parent (%lld,%lld)] at %p, "
+                              "expected %p%s",
+                              what, (long long)k, (long long)(r0 + r), (long long)(c0 + c),
+                              (long long)(i0 + r0 + r), (long long)(j0 + c0 + c), (void *)got, want,
+                              want ? "" : " (this rank does not own it)");
                     blockbad = 1;
                 }
                 unsigned char *s = &seen[(r0 + r) * n + (c0 + c)];
                 if (*s && !blockbad) {
-                    fail(C, "%s: element (%lld,%lld) reported twice (block %lld)", what,
-                         (long long)(r0 + r), (long long)(c0 + c), (long long)k);
+                    dmxt_fail(C, "%s: element (%lld,%lld) reported twice (block %lld)", what,
+                              (long long)(r0 + r), (long long)(c0 + c), (long long)k);
                     blockbad = 1;
                 }
                 *s = 1;
@@ -137,23 +116,23 @@ static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, 
             }
             if (st != DMX_SUCCESS || r2 != r0 || c2 != c0 || rows2 != rows || cols2 != cols ||
                 ld2 != ld || o2 != order || data2 != (void *)want) {
-                fail(C,
-                     "%s: get_local_block(%lld, %s) -> %s data %p, expected %p (as %s: %p); "
-                     "origin/size/ld/order %s",
-                     what, (long long)k, dmxt_dtype_name(d2), dmx_status_string(st), data2,
-                     (void *)want, dmxt_dtype_name(M->dtype), data,
-                     (r2 == r0 && c2 == c0 && rows2 == rows && cols2 == cols && ld2 == ld &&
-                      o2 == order)
-                         ? "same"
-                         : "differ");
+                dmxt_fail(C,
+                          "%s: get_local_block(%lld, %s) -> %s data %p, expected %p (as %s: %p); "
+                          "origin/size/ld/order %s",
+                          what, (long long)k, dmxt_dtype_name(d2), dmx_status_string(st), data2,
+                          (void *)want, dmxt_dtype_name(M->dtype), data,
+                          (r2 == r0 && c2 == c0 && rows2 == rows && cols2 == cols && ld2 == ld &&
+                           o2 == order)
+                              ? "same"
+                              : "differ");
                 blockbad = 1;
             }
         }
         /* every output is optional */
         st = dmx_layout_get_local_block(L, k, M->dtype, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
         if (st != DMX_SUCCESS)
-            fail(C, "%s: get_local_block(%lld) with NULL outputs -> %s", what, (long long)k,
-                 dmx_status_string(st));
+            dmxt_fail(C, "%s: get_local_block(%lld) with NULL outputs -> %s", what, (long long)k,
+                      dmx_status_string(st));
     }
     int64_t want_cover = 0;
     for (int64_t i = 0; i < m; i++)
@@ -167,22 +146,23 @@ static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, 
             nc = owned_in_window(j0, n, M->nb, M->mycol, M->csrc, M->pcol);
         }
         if (nr * nc != want_cover)
-            fail(C, "%s: test model disagrees with numroc (%lld x %lld vs %lld)", what,
-                 (long long)nr, (long long)nc, (long long)want_cover);
+            dmxt_fail(C, "%s: test model disagrees with numroc (%lld x %lld vs %lld)", what,
+                      (long long)nr, (long long)nc, (long long)want_cover);
     }
     if (covered != want_cover)
-        fail(C, "%s: local blocks cover %lld elements, this rank owns %lld", what,
-             (long long)covered, (long long)want_cover);
+        dmxt_fail(C, "%s: local blocks cover %lld elements, this rank owns %lld", what,
+                  (long long)covered, (long long)want_cover);
     free(seen);
 
     /* out-of-range block index */
     st = dmx_layout_get_local_block(L, nlocal, M->dtype, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     if (st != DMX_ERR_ARG)
-        fail(C, "%s: get_local_block(nlocal = %lld) -> %s, expected DMX_ERR_ARG", what,
-             (long long)nlocal, dmx_status_string(st));
+        dmxt_fail(C, "%s: get_local_block(nlocal = %lld) -> %s, expected DMX_ERR_ARG", what,
+                  (long long)nlocal, dmx_status_string(st));
     st = dmx_layout_get_local_block(L, -1, M->dtype, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     if (st != DMX_ERR_ARG)
-        fail(C, "%s: get_local_block(-1) -> %s, expected DMX_ERR_ARG", what, dmx_status_string(st));
+        dmxt_fail(C, "%s: get_local_block(-1) -> %s, expected DMX_ERR_ARG", what,
+                  dmx_status_string(st));
 
     /* owner_of everywhere (sampled on large layouts) and outside */
     int64_t step = m * n > 4000 ? 7 : 1;
@@ -192,8 +172,8 @@ static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, 
             if (M->kind == DMXT_LOCAL && w != M->rank)
                 w = -1; /* a layout known only locally knows only this rank's elements */
             if (o != w) {
-                fail(C, "%s: owner_of(%lld,%lld) = %d, expected %d", what, (long long)i,
-                     (long long)j, o, w);
+                dmxt_fail(C, "%s: owner_of(%lld,%lld) = %d, expected %d", what, (long long)i,
+                          (long long)j, o, w);
                 i = m;
                 break;
             }
@@ -204,8 +184,9 @@ static void check_layout(checker *C, const dmx_layout *L, const dmxt_matrix *M, 
     for (size_t q = 0; q < sizeof outside / sizeof outside[0]; q++) {
         int o = dmx_layout_owner_of(L, outside[q][0], outside[q][1]);
         if (o != -1) {
-            fail(C, "%s: owner_of(%lld,%lld) outside the %lldx%lld layout = %d, expected -1", what,
-                 (long long)outside[q][0], (long long)outside[q][1], (long long)m, (long long)n, o);
+            dmxt_fail(C, "%s: owner_of(%lld,%lld) outside the %lldx%lld layout = %d, expected -1",
+                      what, (long long)outside[q][0], (long long)outside[q][1], (long long)m,
+                      (long long)n, o);
             break;
         }
     }
@@ -261,7 +242,7 @@ static void random_window(dmxt_rng *r, int64_t m, int64_t n, int64_t *i0, int64_
     }
 }
 
-static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t dlen)
+static void run_case(dmxt_ctx *ctx, dmxt_checker *C, int64_t idx, char *desc, size_t dlen)
 {
     dmxt_rng rr, *r = &rr;
     dmxt_rng_seed(r, ctx->seed, (uint64_t)idx + 7777);
@@ -278,7 +259,7 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
     dmx_status st = dmxt_matrix_create(&M);
     char sm[400];
     if (dmxt_expect_status(ctx, st, DMX_SUCCESS, "create", sm, sizeof sm)) {
-        fail(C, "%s", sm);
+        dmxt_fail(C, "%s", sm);
         dmxt_matrix_free(&M);
         return;
     }
@@ -291,8 +272,8 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
         int v[2] = {(int)st, -(int)st}, red[2];
         MPI_Allreduce(v, red, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (st == DMX_SUCCESS || red[0] != -red[1] || view != NULL)
-            fail(C, "view of a layout known only locally -> %s (statuses %d..%d), out %p",
-                 dmx_status_string(st), -red[1], red[0], (void *)view);
+            dmxt_fail(C, "view of a layout known only locally -> %s (statuses %d..%d), out %p",
+                      dmx_status_string(st), -red[1], red[0], (void *)view);
         dmx_layout_destroy(&view);
     }
     /* views and views of views */
@@ -305,7 +286,7 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
         snprintf(what, sizeof what, "view(%lld,%lld %lldx%lld)", (long long)i0, (long long)j0,
                  (long long)vm, (long long)vn);
         if (dmxt_expect_status(ctx, st, DMX_SUCCESS, what, sm, sizeof sm)) {
-            fail(C, "%s", sm);
+            dmxt_fail(C, "%s", sm);
             continue;
         }
         check_layout(C, view, &M, i0, j0, vm, vn, what);
@@ -317,7 +298,7 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
         snprintf(what2, sizeof what2, "%s then view(%lld,%lld %lldx%lld)", what, (long long)k0,
                  (long long)l0, (long long)wm, (long long)wn);
         if (dmxt_expect_status(ctx, st, DMX_SUCCESS, what2, sm, sizeof sm)) {
-            fail(C, "%s", sm);
+            dmxt_fail(C, "%s", sm);
         } else {
             /* the outer view may go first */
             dmx_layout_destroy(&view);
@@ -328,14 +309,14 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
                 void *old = dmxt_matrix_swap_local(&M, fresh);
                 st = dmx_layout_rebind(inner, fresh);
                 if (st != DMX_SUCCESS)
-                    fail(C, "%s: rebind -> %s", what2, dmx_status_string(st));
+                    dmxt_fail(C, "%s: rebind -> %s", what2, dmx_status_string(st));
                 else
                     check_layout(C, inner, &M, i0 + k0, j0 + l0, wm, wn, "rebound view");
                 free(dmxt_matrix_swap_local(&M, old));
             }
             dmx_layout_destroy(&inner);
             if (inner != NULL)
-                fail(C, "%s: destroy did not set the handle to NULL", what2);
+                dmxt_fail(C, "%s: destroy did not set the handle to NULL", what2);
         }
         dmx_layout_destroy(&view);
     }
@@ -346,7 +327,7 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
         void *old = dmxt_matrix_swap_local(&M, fresh);
         st = dmx_layout_rebind(M.layout, fresh);
         if (st != DMX_SUCCESS)
-            fail(C, "rebind -> %s", dmx_status_string(st));
+            dmxt_fail(C, "rebind -> %s", dmx_status_string(st));
         else
             check_layout(C, M.layout, &M, 0, 0, m, n, "rebound layout");
         free(old);
@@ -354,13 +335,13 @@ static void run_case(dmxt_ctx *ctx, checker *C, int64_t idx, char *desc, size_t 
     dmx_layout *l = M.layout;
     st = dmx_layout_destroy(&M.layout);
     if (st != DMX_SUCCESS || M.layout != NULL)
-        fail(C, "destroy -> %s, handle %p (was %p)", dmx_status_string(st), (void *)M.layout,
-             (void *)l);
+        dmxt_fail(C, "destroy -> %s, handle %p (was %p)", dmx_status_string(st), (void *)M.layout,
+                  (void *)l);
     dmxt_matrix_free(&M);
 }
 
 /* Layouts on a duplicated communicator: owner_of answers in that communicator's ranks. */
-static void dup_comm_case(dmxt_ctx *ctx, checker *C)
+static void dup_comm_case(dmxt_ctx *ctx, dmxt_checker *C)
 {
     MPI_Comm rev;
     MPI_Comm_split(MPI_COMM_WORLD, 0, ctx->size - 1 - ctx->rank, &rev); /* reversed ranks */
@@ -369,7 +350,7 @@ static void dup_comm_case(dmxt_ctx *ctx, checker *C)
     char sm[400];
     if (dmxt_expect_status(ctx, dmxt_matrix_create(&M), DMX_SUCCESS, "create on reversed comm", sm,
                            sizeof sm))
-        fail(C, "%s", sm);
+        dmxt_fail(C, "%s", sm);
     else
         check_layout(C, M.layout, &M, 0, 0, 13, 11, "layout on a reversed-rank communicator");
     dmxt_matrix_free(&M);
@@ -385,25 +366,25 @@ int main(int argc, char **argv)
     char desc[1024];
 
     if (only < 0) {
-        checker C = {0, ""};
+        dmxt_checker C = {.bad = 0};
         C.bad = selftest_index_math(C.msg, sizeof C.msg);
         dmxt_case_end(&ctx, C.bad, C.msg, "self-test of the test's numroc/indxg2p/indxg2l");
 
-        checker D = {0, ""};
+        dmxt_checker D = {.bad = 0};
         dmx_layout *nul = NULL;
         dmx_status st = dmx_layout_destroy(&nul);
         if (st != DMX_SUCCESS)
-            fail(&D, "dmx_layout_destroy(&NULL) -> %s", dmx_status_string(st));
+            dmxt_fail(&D, "dmx_layout_destroy(&NULL) -> %s", dmx_status_string(st));
         dmxt_case_end(&ctx, D.bad, D.msg, "destroy is NULL-safe");
 
-        checker E = {0, ""};
+        dmxt_checker E = {.bad = 0};
         dup_comm_case(&ctx, &E);
         dmxt_case_end(&ctx, E.bad, E.msg, "layout on a communicator with reversed ranks");
     }
     for (int64_t i = 0; i < ncases; i++) {
         if (only >= 0 && i != only)
             continue;
-        checker C = {0, ""};
+        dmxt_checker C = {.bad = 0};
         run_case(&ctx, &C, i, desc, sizeof desc);
         dmxt_case_end(&ctx, C.bad, C.msg, desc);
     }
