@@ -16,35 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int npass, nfail;
-
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            npass++;                                                                               \
-        } else {                                                                                   \
-            nfail++;                                                                               \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-/* splitmix64: deterministic pseudo-random numbers */
-static uint64_t rng_state = 0x243F6A8885A308D3u;
-
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static int64_t rnd_range(int64_t lo, int64_t hi) /* inclusive */
-{
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
+#define HARNESS_SEED 0x243F6A8885A308D3u
+#include "harness.h"
 
 /* ---- instances -------------------------------------------------------------------------- */
 
