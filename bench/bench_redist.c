@@ -53,6 +53,7 @@ typedef struct options {
     int64_t from_mb, from_nb, to_mb, to_nb;
     grid from_grid, to_grid;
     int reps, warmup, batch;
+    int align; /* byte alignment of every matrix (0: plain malloc) */
     int op_n, op_t;
     int case_redist, case_same;
     int use[3]; /* dmx, scalapack, alltoallv */
@@ -77,6 +78,9 @@ static void usage(FILE *f)
                "  --reps R              timed repetitions, median reported (default 10)\n"
                "  --warmup W            untimed (verified) runs first (default 1)\n"
                "  --batch K             also time dmx on K matrices in one plan, per matrix\n"
+               "  --align BYTES         alignment of every local array, a power of two >= 8,\n"
+               "                        or 0 for plain malloc (default 64: one cache line, as\n"
+               "                        posix_memalign or MKL's allocator give; malloc gives 16)\n"
                "  --impl LIST           comma-separated subset of dmx,scalapack,alltoallv (all)\n"
                "  --json                one JSON line per measurement instead of the table\n"
                "  --help                this text\n"
@@ -162,6 +166,7 @@ static int parse_options(int argc, char **argv, options *o, int loud)
     o->reps = 10;
     o->warmup = 1;
     o->batch = 1;
+    o->align = 64;
     o->op_n = o->op_t = 1;
     o->case_redist = o->case_same = 1;
     o->use[0] = o->use[1] = o->use[2] = 1;
@@ -187,9 +192,9 @@ static int parse_options(int argc, char **argv, options *o, int loud)
             continue;
         }
         static const char *const known[] = {
-            "--m",       "--n",      "--size",  "--from", "--to",        "--from-mb",
-            "--from-nb", "--to-mb",  "--to-nb", "--grid", "--from-grid", "--to-grid",
-            "--reps",    "--warmup", "--batch", "--op",   "--case",      "--impl"};
+            "--m",     "--n",     "--size", "--from",      "--to",      "--from-mb", "--from-nb",
+            "--to-mb", "--to-nb", "--grid", "--from-grid", "--to-grid", "--reps",    "--warmup",
+            "--batch", "--op",    "--case", "--impl",      "--align"};
         int is_known = 0;
         for (size_t q = 0; q < sizeof known / sizeof known[0]; q++)
             is_known |= strcmp(name, known[q]) == 0;
@@ -237,7 +242,11 @@ static int parse_options(int argc, char **argv, options *o, int loud)
             ok = parse_int(val, 0, &o->warmup);
         else if (strcmp(name, "--batch") == 0)
             ok = parse_int(val, 1, &o->batch);
-        else if (strcmp(name, "--op") == 0) {
+        else if (strcmp(name, "--align") == 0) {
+            ok = parse_int(val, 0, &o->align);
+            if (ok == 0 && o->align != 0 && (o->align < 8 || (o->align & (o->align - 1)) != 0))
+                ok = -1;
+        } else if (strcmp(name, "--op") == 0) {
             ok = 0;
             o->op_n = strcmp(val, "N") == 0 || strcmp(val, "n") == 0 || strcmp(val, "both") == 0;
             o->op_t = strcmp(val, "T") == 0 || strcmp(val, "t") == 0 || strcmp(val, "both") == 0;
@@ -314,10 +323,15 @@ static void side_free(side *s)
     s->gi = s->gj = NULL;
 }
 
-static double *side_alloc(const side *s)
+/* A local array, aligned to align bytes (0: whatever malloc gives). Every implementation
+ * works on the same arrays. */
+static double *side_alloc(const side *s, int align)
 {
     int64_t n = s->ld * (s->nloc > 0 ? s->nloc : 1);
-    return malloc((size_t)n * sizeof(double));
+    if (align == 0)
+        return malloc((size_t)n * sizeof(double));
+    void *p = NULL;
+    return posix_memalign(&p, (size_t)align, (size_t)n * sizeof(double)) == 0 ? p : NULL;
 }
 
 static void fill_source(const side *s, double *b, int64_t k)
@@ -726,10 +740,10 @@ static void report_json(const group *g)
         printf("{\"bench\":\"redist\",\"impl\":\"%s\",\"case\":\"%s\",\"op\":\"%s\",\"np\":%d,"
                "\"m\":%lld,\"n\":%lld,\"dtype\":\"double\",\"from_mb\":%lld,\"from_nb\":%lld,"
                "\"to_mb\":%lld,\"to_nb\":%lld,\"from_grid\":\"%s\",\"to_grid\":\"%s\","
-               "\"batch\":%d,\"reps\":%d,",
+               "\"batch\":%d,\"reps\":%d,\"align\":%d,",
                impl_name[i], c->name, g->trans ? "T" : "N", g->np, (long long)o->m, (long long)o->n,
                (long long)c->from_mb, (long long)c->from_nb, (long long)c->to_mb,
-               (long long)c->to_nb, fg, tg, i == IMPL_DMX_BATCH ? g->nmat : 1, o->reps);
+               (long long)c->to_nb, fg, tg, i == IMPL_DMX_BATCH ? g->nmat : 1, o->reps, o->align);
         if (timed)
             printf("\"t_med\":%.9g,\"t_min\":%.9g,\"t_max\":%.9g,\"gbps\":%.6g,\"cpu_med\":%.9g,",
                    r->t_med, r->t_min, r->t_max, (double)o->m * (double)o->n * 8.0 / r->t_med / 1e9,
@@ -828,8 +842,8 @@ static int run_group(const options *o, const bench_case *c, int trans, int rank,
     g.a = calloc((size_t)g.nmat, sizeof(double *));
     ok = ok && g.b != NULL && g.a != NULL;
     for (int k = 0; ok && k < g.nmat; k++) {
-        g.b[k] = side_alloc(&g.sb);
-        g.a[k] = side_alloc(&g.sa);
+        g.b[k] = side_alloc(&g.sb, o->align);
+        g.a[k] = side_alloc(&g.sa, o->align);
         ok = g.b[k] != NULL && g.a[k] != NULL;
         if (ok) {
             fill_source(&g.sb, g.b[k], k);
@@ -965,9 +979,9 @@ int dmx_cmd_bench_redist(int argc, char **argv)
 
     if (rank == 0 && !o.json) {
         printf("dmx bench redist: np=%d, A %lld x %lld doubles (%.1f MB), median of %d reps "
-               "(max over ranks) after %d warm-up%s\n",
+               "(max over ranks) after %d warm-up%s, arrays %d-byte aligned\n",
                np, (long long)o.m, (long long)o.n, (double)o.m * (double)o.n * 8.0 / 1e6, o.reps,
-               o.warmup, o.warmup == 1 ? "" : "s");
+               o.warmup, o.warmup == 1 ? "" : "s", o.align);
         for (int k = 0; k < ncases; k++)
             printf("  case %-8s B: %lldx%lld blocks on %dx%d -> A: %lldx%lld blocks on %dx%d\n",
                    cases[k].name, (long long)cases[k].from_mb, (long long)cases[k].from_nb,

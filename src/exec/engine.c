@@ -1,24 +1,33 @@
 /* The exchange engine: runs a plan.
  *
- * 1. Start the persistent receives: one message per peer on another node (chunks only above the
- *    message limit), and a "ready" / "done" pair per peer on this node.
- * 2. For each peer, in rotated rank order so ranks do not all hit the same peer first: pack its
- *    pieces (a plain copy of B's sub-blocks, in A-column order) into the send buffer and send,
- *    or, for a node peer, into this rank's part of the shared window and say "ready".
- * 3. Apply the rectangles that are local in both layouts straight from B to A while the others
- *    move.
- * 4. As each package becomes available (any order), transform its pieces into A:
- *    A = alpha*op(piece) + beta*A ("transform upon receipt"), reading a node peer's package
- *    straight from its window and then saying "done" so the peer may reuse the space.
- * 5. Wait for the sends and the "done"s.
- * Each element that changes rank is copied twice on one node (pack, transform) and three times
- * across nodes (pack, MPI, transform); local elements are read once and written once.
+ * 1. Start the persistent receives of the peers reached by messages (one message per peer on
+ *    another node, split only above the message limit); pack and send their packages, in
+ *    rotated rank order so ranks do not all hit the same peer first.
+ * 2. Then loop until everything is done, doing whatever can be done now:
+ *    - for each node peer, pack the next chunk of its package into a free slot of its ring in
+ *      this rank's part of the shared window and publish it (shm.c);
+ *    - transform every published chunk from node peers into A straight from their slots
+ *      (A = alpha*op(piece) + beta*A, "transform upon receipt") and free the slot;
+ *    - transform each message package that has arrived, in whatever order;
+ *    - when nothing else is ready, apply the next slice of the rectangles that are local in
+ *      both layouts, straight from B to A;
+ *    - when not even that, yield the processor (the ranks of a node may outnumber its cores).
+ * 3. Wait for the sends.
+ * Each element that changes rank is copied twice on one node (pack, transform; the chunk is
+ * still in the shared cache for the second) and three times across nodes (pack, MPI,
+ * transform); local elements are read once and written once. No step waits for a particular
+ * peer while other work is ready, and every rank keeps consuming its peers' chunks, so a full
+ * ring never blocks its sender for longer than its receiver takes to run.
  * DMX_PROFILE=1 prints the time of each phase per rank and execution.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield */
+
 #include "exec/kernels.h"
 #include "plan/plan.h"
 
+#include <sched.h>
 #include <stdio.h>
+#include <time.h>
 
 static int is_zero(dmx_scalar s)
 {
@@ -40,12 +49,13 @@ int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t row
 
 /* Rectangles cut by the trapezoid's diagonal go column by column. */
 void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sord, char *dst,
-                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
+                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+                unsigned flags)
 {
     const dmx_transform *t = &x->t;
     if (dmxi_mask_inside(t, r0, c0, rows, cols)) {
-        dmxi_kernel_apply(t->dtype, t->op, t->alpha, t->beta, src, sld, sord, dst, dld, dord, rows,
-                          cols);
+        dmxi_kernel_apply_flags(t->dtype, t->op, t->alpha, t->beta, src, sld, sord, dst, dld, dord,
+                                rows, cols, flags);
         return;
     }
     int up = t->uplo == 'U' || t->uplo == 'u';
@@ -62,16 +72,24 @@ void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sor
         if (i0 >= i1)
             continue;
         int64_t so = t->op == DMX_OP_N ? elem_off(sord, sld, i0, jj) : elem_off(sord, sld, jj, i0);
-        dmxi_kernel_apply(t->dtype, t->op, t->alpha, t->beta, src + (size_t)so * x->esize, sld,
-                          sord, dst + (size_t)elem_off(dord, dld, i0, jj) * x->esize, dld, dord,
-                          i1 - i0, 1);
+        dmxi_kernel_apply_flags(t->dtype, t->op, t->alpha, t->beta, src + (size_t)so * x->esize,
+                                sld, sord, dst + (size_t)elem_off(dord, dld, i0, jj) * x->esize,
+                                dld, dord, i1 - i0, 1, flags);
     }
 }
 
-static void pack_peer(const dmx_plan *p, const dmxi_peer *q, char *dst)
+/* Kernel flags for writes into A: stream them when the plan writes more of A than caches
+ * hold (plan.c decides). */
+static unsigned a_flags(const dmx_plan *p)
+{
+    return p->stream ? DMXI_KERNEL_STREAM : 0u;
+}
+
+/* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is. */
+static void pack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, char *dst, int64_t base)
 {
     static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
-    for (int64_t i = q->first; i < q->first + q->count; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         const dmxi_piece *pc = &p->send[i];
         const dmxi_xform *x = &p->xf[pc->t];
         if (is_zero(x->t.alpha))
@@ -80,92 +98,176 @@ static void pack_peer(const dmx_plan *p, const dmxi_peer *q, char *dst)
         int64_t bcols = x->t.op == DMX_OP_N ? pc->cols : pc->rows;
         const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
         dmxi_kernel_apply(x->t.dtype, DMX_OP_N, one, zero, src, pc->mem.ld, pc->mem.order,
-                          dst + pc->boff, brows, DMX_COL_MAJOR, brows, bcols);
+                          dst + (pc->boff - base), brows, DMX_COL_MAJOR, brows, bcols);
     }
 }
 
-static void unpack_peer(const dmx_plan *p, const dmxi_peer *q, const char *src)
+/* Transform pieces [i0, i1) of the receive list from src (package offset base) into A. */
+static void unpack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, const char *src, int64_t base)
 {
-    for (int64_t i = q->first; i < q->first + q->count; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         const dmxi_piece *pc = &p->recv[i];
         const dmxi_xform *x = &p->xf[pc->t];
         int64_t brows = x->t.op == DMX_OP_N ? pc->rows : pc->cols;
         char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
-        dmxi_apply(x, src + pc->boff, brows, DMX_COL_MAJOR, dst, pc->mem.ld, pc->mem.order, pc->r0,
-                   pc->c0, pc->rows, pc->cols);
+        dmxi_apply(x, src + (pc->boff - base), brows, DMX_COL_MAJOR, dst, pc->mem.ld, pc->mem.order,
+                   pc->r0, pc->c0, pc->rows, pc->cols, a_flags(p));
     }
 }
 
-static void apply_local(const dmx_plan *p)
+/* Apply local rectangles from *next on until about max_bytes have been written (at least
+ * one rectangle). */
+static void apply_local(const dmx_plan *p, int64_t *next, int64_t max_bytes)
 {
-    for (int64_t i = 0; i < p->nlocal; i++) {
-        const dmxi_local *lp = &p->local[i];
+    int64_t bytes = 0;
+    for (; *next < p->nlocal && bytes < max_bytes; (*next)++) {
+        const dmxi_local *lp = &p->local[*next];
         const dmxi_xform *x = &p->xf[lp->t];
         const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
         char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
         dmxi_apply(x, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order, lp->r0,
-                   lp->c0, lp->rows, lp->cols);
+                   lp->c0, lp->rows, lp->cols, a_flags(p));
+        bytes += lp->rows * lp->cols * (int64_t)x->esize;
+    }
+}
+
+/* Package offset where chunk c of ring peer q starts in its slot. */
+static int64_t chunk_base(const dmxi_piece *v, const dmxi_peer *q, int64_t c)
+{
+    return v[q->cfirst[c]].boff & ~(int64_t)15;
+}
+
+/* CPU time of this thread (under oversubscription wall time would count other ranks' turns). */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + 1e-9 * ts.tv_nsec : 0.0;
+}
+
+/* Phase times of one execution (DMX_PROFILE), in CPU seconds of this thread. */
+typedef struct prof {
+    int on;
+    double pack, local, unpack, idle, t;
+    int64_t yields, posts, takes;
+} prof;
+
+static void prof_tick(prof *f, double *phase)
+{
+    if (f->on) {
+        double now = thread_cpu();
+        *phase += now - f->t;
+        f->t = now;
     }
 }
 
 dmx_status dmxi_plan_run(dmx_plan *p)
 {
     dmx_status st = DMX_SUCCESS;
-    double t0 = MPI_Wtime(), t_pack = 0, t_local = 0, t_unpack = 0, t_wait = 0;
+    prof f = {p->profile != 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const double t0 = MPI_Wtime();
+    if (f.on)
+        f.t = thread_cpu();
     if (p->nrreq > 0)
         DMXI_MPI(MPI_Startall(p->nrreq, p->rreq));
-    for (int i = 0; i < p->nrpeer; i++)
-        p->rpeer[i].pending = p->rpeer[i].nchunks;
+    int64_t rings_left = 0, next_local = 0;
+    int recv_left = p->nrreq;
+    for (int i = 0; i < p->nrpeer; i++) {
+        dmxi_peer *q = &p->rpeer[i];
+        q->pending = q->nchunks;
+        q->next = 0;
+        rings_left += q->shm;
+    }
+    for (int i = 0; i < p->nspeer; i++) {
+        p->speer[i].next = 0;
+        rings_left += p->speer[i].shm;
+    }
 
-    /* Pack for every peer, starting with the first rank above this one so ranks do not all
-     * serve the same peer first. Node peers find their package in the shared window. */
+    /* Messages first, so they fly while everything else happens; start with the first rank
+     * above this one. */
     int start = 0;
     while (start < p->nspeer && p->speer[start].rank < p->rank)
         start++;
     for (int i = 0; i < p->nspeer; i++) {
         const dmxi_peer *q = &p->speer[(start + i) % p->nspeer];
-        if (q->shm) {
-            pack_peer(p, q, p->shm_buf + q->off);
-            DMXI_MPI(dmxi_shm_sync(p));
-            DMXI_MPI(MPI_Start(&p->sreq[q->ctl_req]));
-        } else {
-            pack_peer(p, q, p->sbuf + q->off);
-            DMXI_MPI(MPI_Startall(q->nchunks, p->sreq + q->req0));
-        }
+        if (q->shm)
+            continue;
+        pack_pieces(p, q->first, q->first + q->count, p->sbuf + q->off, 0);
+        DMXI_MPI(MPI_Startall(q->nchunks, p->sreq + q->req0));
     }
-    t_pack = MPI_Wtime();
-    apply_local(p);
-    t_local = MPI_Wtime();
+    prof_tick(&f, &f.pack);
 
-    /* Transform each package as it becomes available, in whatever order that happens. */
-    for (int done = 0; done < p->nrreq; done++) {
-        int idx = MPI_UNDEFINED;
-        DMXI_MPI(MPI_Waitany(p->nrreq, p->rreq, &idx, MPI_STATUS_IGNORE));
-        DMXI_CHECK(idx != MPI_UNDEFINED, DMX_ERR_INTERNAL, "no active receive left");
-        int kind = p->rreq_kind[idx], pi = p->rreq_peer[idx];
-        double u0 = MPI_Wtime();
-        if (kind == DMXI_REQ_DATA) {
-            dmxi_peer *q = &p->rpeer[pi];
-            if (--q->pending == 0)
-                unpack_peer(p, q, p->rbuf + q->off);
-        } else if (kind == DMXI_REQ_READY) {
-            const dmxi_peer *q = &p->rpeer[pi];
-            DMXI_MPI(dmxi_shm_sync(p));
-            unpack_peer(p, q, q->shm_src);
-            DMXI_MPI(dmxi_shm_sync(p));
-            DMXI_MPI(MPI_Start(&p->sreq[q->done_req])); /* the sender may reuse the space */
+    while (rings_left > 0 || recv_left > 0 || next_local < p->nlocal) {
+        int busy = 0;
+        /* One chunk for each node peer whose ring has a free slot. */
+        for (int i = 0; i < p->nspeer; i++) {
+            dmxi_peer *q = &p->speer[(start + i) % p->nspeer];
+            if (!q->shm || q->next == q->nring || !dmxi_ring_can_post(q, q->seq + q->next))
+                continue;
+            const int64_t c = q->next, g = q->seq + c;
+            pack_pieces(p, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
+                        chunk_base(p->send, q, c));
+            dmxi_ring_post(q, g);
+            rings_left -= ++q->next == q->nring;
+            busy = 1;
+            f.posts++;
         }
-        t_unpack += MPI_Wtime() - u0;
+        prof_tick(&f, &f.pack);
+        /* Every chunk node peers have published. */
+        for (int i = 0; i < p->nrpeer; i++) {
+            dmxi_peer *q = &p->rpeer[i];
+            while (q->shm && q->next < q->nring && dmxi_ring_can_take(q, q->seq + q->next)) {
+                const int64_t c = q->next, g = q->seq + c;
+                unpack_pieces(p, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
+                              chunk_base(p->recv, q, c));
+                dmxi_ring_release(q, g);
+                f.takes++;
+                rings_left -= ++q->next == q->nring;
+                busy = 1;
+            }
+        }
+        /* A message package that has arrived; block only when nothing else is left. */
+        if (recv_left > 0) {
+            int idx = MPI_UNDEFINED, flag = 0;
+            if (busy || rings_left > 0 || next_local < p->nlocal) {
+                DMXI_MPI(MPI_Testany(p->nrreq, p->rreq, &idx, &flag, MPI_STATUS_IGNORE));
+            } else {
+                DMXI_MPI(MPI_Waitany(p->nrreq, p->rreq, &idx, MPI_STATUS_IGNORE));
+                DMXI_CHECK(idx != MPI_UNDEFINED, DMX_ERR_INTERNAL, "no active receive left");
+            }
+            if (idx != MPI_UNDEFINED) {
+                dmxi_peer *q = &p->rpeer[p->rreq_peer[idx]];
+                recv_left--;
+                if (--q->pending == 0)
+                    unpack_pieces(p, q->first, q->first + q->count, p->rbuf + q->off, 0);
+                busy = 1;
+            }
+        }
+        prof_tick(&f, &f.unpack);
+        if (!busy && next_local < p->nlocal) {
+            apply_local(p, &next_local, p->chunk_bytes);
+            busy = 1;
+            prof_tick(&f, &f.local);
+        }
+        if (!busy) {
+            sched_yield();
+            f.yields++;
+            prof_tick(&f, &f.idle);
+        }
     }
-    t_wait = MPI_Wtime();
+    for (int i = 0; i < p->nspeer; i++)
+        p->speer[i].seq += p->speer[i].shm ? p->speer[i].nring : 0;
+    for (int i = 0; i < p->nrpeer; i++)
+        p->rpeer[i].seq += p->rpeer[i].shm ? p->rpeer[i].nring : 0;
+    if (p->stream)
+        dmxi_kernel_fence();
     if (p->nsreq > 0)
         DMXI_MPI(MPI_Waitall(p->nsreq, p->sreq, MPI_STATUSES_IGNORE));
-    if (p->profile)
+    if (f.on)
         fprintf(stderr,
-                "dmx profile rank %d: pack+start %.2f ms, local %.2f ms, wait %.2f ms, "
-                "unpack %.2f ms, send wait %.2f ms, total %.2f ms\n",
-                p->rank, 1e3 * (t_pack - t0), 1e3 * (t_local - t_pack),
-                1e3 * (t_wait - t_local - t_unpack), 1e3 * t_unpack, 1e3 * (MPI_Wtime() - t_wait),
+                "dmx profile rank %d: CPU ms pack %.2f, local %.2f, unpack %.2f, idle %.2f (%lld "
+                "yields); ring chunks out %lld, in %lld; wall %.2f ms\n",
+                p->rank, 1e3 * f.pack, 1e3 * f.local, 1e3 * f.unpack, 1e3 * f.idle,
+                (long long)f.yields, (long long)f.posts, (long long)f.takes,
                 1e3 * (MPI_Wtime() - t0));
 cleanup:
     return st;

@@ -26,4 +26,18 @@ void dmxi_kernel_apply(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_scalar 
                        const void *src, int64_t src_ld, dmx_order src_order, void *dst,
                        int64_t dst_ld, dmx_order dst_order, int64_t rows, int64_t cols);
 
+/* Flags of dmxi_kernel_apply_flags. DMXI_KERNEL_STREAM: D is not read again soon, so plain
+ * copies (alpha = 1, beta = 0, no conjugation) write its whole cache lines with non-temporal
+ * stores where the CPU has them. Call dmxi_kernel_fence() before another thread or process may
+ * read what was written that way. */
+enum { DMXI_KERNEL_STREAM = 1u };
+
+void dmxi_kernel_apply_flags(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_scalar beta,
+                             const void *src, int64_t src_ld, dmx_order src_order, void *dst,
+                             int64_t dst_ld, dmx_order dst_order, int64_t rows, int64_t cols,
+                             unsigned flags);
+
+/* Orders earlier non-temporal stores before later stores (a no-op without them). */
+void dmxi_kernel_fence(void);
+
 #endif

@@ -232,6 +232,76 @@ static int cmp_local(const void *x, const void *y)
     return a->r0 < b->r0 ? -1 : a->r0 > b->r0;
 }
 
+/* Memory offset of the element di rows and dj columns further inside the same block. */
+static void mem_shift(dmxi_mem *m, int64_t di, int64_t dj)
+{
+    m->off += m->order == DMX_COL_MAJOR ? di + dj * m->ld : di * m->ld + dj;
+}
+
+/* Cut every piece whose wire image (B's sub-block) is larger than max_bytes into sub-rectangles
+ * of at most max_bytes: runs of whole B columns, or, when one B column is already too large,
+ * runs of one column's rows. The cut depends only on the piece, so sender and receiver cut alike
+ * and the package order (cmp_piece) stays the same on both sides. is_send: mem is B's memory
+ * (else A's). Replaces l->v. */
+static dmx_status split_pieces(const dmx_plan *p, piece_list *l, int is_send, int64_t max_bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t n = 0;
+    dmxi_piece *v = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < l->n; i++) {
+            const dmxi_piece *pc = &l->v[i];
+            const int tr = p->xf[pc->t].t.op != DMX_OP_N;
+            const int64_t es = (int64_t)p->xf[pc->t].esize;
+            const int64_t brows = tr ? pc->cols : pc->rows, bcols = tr ? pc->rows : pc->cols;
+            /* cols_per: B columns per sub-piece; rows_per: B rows (< brows only if one column
+             * does not fit) */
+            int64_t cols_per = bcols, rows_per = brows;
+            if (brows == 0 || bcols == 0 || brows <= max_bytes / es / bcols) {
+                if (pass == 1)
+                    v[k] = *pc;
+                k++;
+                continue;
+            }
+            if (brows <= max_bytes / es)
+                cols_per = max_bytes / es / brows;
+            else
+                cols_per = 1, rows_per = max_bytes / es;
+            for (int64_t j0 = 0; j0 < bcols; j0 += cols_per)
+                for (int64_t i0 = 0; i0 < brows; i0 += rows_per, k++) {
+                    if (pass == 0)
+                        continue;
+                    dmxi_piece s = *pc;
+                    const int64_t nj = bcols - j0 < cols_per ? bcols - j0 : cols_per;
+                    const int64_t ni = brows - i0 < rows_per ? brows - i0 : rows_per;
+                    /* B element (i0, j0) of the piece is A element (i0, j0), or (j0, i0) when
+                     * transposed. */
+                    if (tr)
+                        s.r0 += j0, s.c0 += i0, s.rows = nj, s.cols = ni;
+                    else
+                        s.r0 += i0, s.c0 += j0, s.rows = ni, s.cols = nj;
+                    if (is_send || !tr)
+                        mem_shift(&s.mem, i0, j0);
+                    else
+                        mem_shift(&s.mem, j0, i0);
+                    v[k] = s;
+                }
+        }
+        if (pass == 0) {
+            if (k == l->n)
+                return DMX_SUCCESS; /* nothing to cut */
+            n = k;
+            v = dmxi_malloc(n, sizeof *v);
+            DMXI_CHECK(v, DMX_ERR_ALLOC, "out of memory for %lld pieces", (long long)n);
+        }
+    }
+    free(l->v);
+    l->v = v, l->n = l->cap = n;
+cleanup:
+    return st;
+}
+
 /* Group sorted pieces into peers and lay out each peer's message: byte offsets of its pieces
  * (each transform's part starts 16-byte aligned so every element type stays aligned). */
 static dmx_status make_peers(dmx_plan *p, dmxi_piece *v, int64_t n, dmxi_peer **peers, int *npeer)
@@ -290,7 +360,7 @@ static dmx_status init_chunks(dmx_plan *p, const dmxi_peer *q, int pi, int is_se
             DMXI_MPI(MPI_Send_init(p->sbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
                                    p->comm, &p->sreq[(*n)++]));
         } else {
-            p->rreq_kind[*n] = DMXI_REQ_DATA, p->rreq_peer[*n] = pi;
+            p->rreq_peer[*n] = pi;
             DMXI_MPI(MPI_Recv_init(p->rbuf + q->off + o, len, MPI_BYTE, q->rank, DMXI_TAG_DATA,
                                    p->comm, &p->rreq[(*n)++]));
         }
@@ -299,30 +369,28 @@ cleanup:
     return st;
 }
 
-/* Buffers and persistent requests. A peer reached by messages needs its chunks on both sides;
- * a peer on this node served through the shared window needs a "ready" message (sender ->
- * reader: the package is packed) and a "done" message (reader -> sender: the space is free). */
+/* Buffers and persistent requests for the peers reached by messages: their chunks on both
+ * sides. Peers on this node use the rings of the shared window (placed by dmxi_shm_setup) and
+ * need no request. */
 static dmx_status setup_requests(dmx_plan *p)
 {
     dmx_status st = DMX_SUCCESS;
     int64_t ns = 0, nr = 0;
     for (int i = 0; i < p->nspeer; i++) {
         dmxi_peer *q = &p->speer[i];
-        if (!q->shm) { /* shared-window packages were placed by dmxi_shm_setup */
-            q->off = p->sbytes;
-            DMXI_TRY(dmxi_add64(p->sbytes, (q->bytes + 15) & ~(int64_t)15, &p->sbytes));
-        }
-        ns += q->shm ? 1 : q->nchunks; /* ready, or data chunks */
-        nr += q->shm ? 1 : 0;          /* done */
+        if (q->shm)
+            continue;
+        q->off = p->sbytes;
+        DMXI_TRY(dmxi_add64(p->sbytes, (q->bytes + 15) & ~(int64_t)15, &p->sbytes));
+        ns += q->nchunks;
     }
     for (int i = 0; i < p->nrpeer; i++) {
         dmxi_peer *q = &p->rpeer[i];
-        if (!q->shm) {
-            q->off = p->rbytes;
-            DMXI_TRY(dmxi_add64(p->rbytes, (q->bytes + 15) & ~(int64_t)15, &p->rbytes));
-        }
-        nr += q->shm ? 1 : q->nchunks; /* ready, or data chunks */
-        ns += q->shm ? 1 : 0;          /* done */
+        if (q->shm)
+            continue;
+        q->off = p->rbytes;
+        DMXI_TRY(dmxi_add64(p->rbytes, (q->bytes + 15) & ~(int64_t)15, &p->rbytes));
+        nr += q->nchunks;
     }
     DMXI_TRY(dmxi_to_int(ns, &p->nsreq, "number of requests"));
     DMXI_TRY(dmxi_to_int(nr, &p->nrreq, "number of requests"));
@@ -331,9 +399,8 @@ static dmx_status setup_requests(dmx_plan *p)
     p->sreq = dmxi_malloc(p->nsreq, sizeof(MPI_Request));
     p->rreq = dmxi_malloc(p->nrreq, sizeof(MPI_Request));
     p->rreq_peer = dmxi_malloc(p->nrreq, sizeof(int));
-    p->rreq_kind = dmxi_malloc(p->nrreq, sizeof(int));
-    DMXI_CHECK(p->sbuf && p->rbuf && p->sreq && p->rreq && p->rreq_peer && p->rreq_kind,
-               DMX_ERR_ALLOC, "out of memory for %lld + %lld buffer bytes", (long long)p->sbytes,
+    DMXI_CHECK(p->sbuf && p->rbuf && p->sreq && p->rreq && p->rreq_peer, DMX_ERR_ALLOC,
+               "out of memory for %lld + %lld buffer bytes", (long long)p->sbytes,
                (long long)p->rbytes);
     for (int i = 0; i < p->nsreq; i++)
         p->sreq[i] = MPI_REQUEST_NULL;
@@ -343,32 +410,14 @@ static dmx_status setup_requests(dmx_plan *p)
     for (int i = 0; i < p->nspeer; i++) {
         dmxi_peer *q = &p->speer[i];
         q->req0 = ns;
-        if (q->shm) {
-            q->ctl_req = ns;
-            DMXI_MPI(
-                MPI_Send_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_READY, p->comm, &p->sreq[ns++]));
-            q->done_req = nr;
-            p->rreq_kind[nr] = DMXI_REQ_DONE, p->rreq_peer[nr] = i;
-            DMXI_MPI(
-                MPI_Recv_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_DONE, p->comm, &p->rreq[nr++]));
-            continue;
-        }
-        DMXI_TRY(init_chunks(p, q, i, 1, &ns));
+        if (!q->shm)
+            DMXI_TRY(init_chunks(p, q, i, 1, &ns));
     }
     for (int i = 0; i < p->nrpeer; i++) {
         dmxi_peer *q = &p->rpeer[i];
         q->req0 = nr;
-        if (q->shm) {
-            q->ctl_req = nr;
-            p->rreq_kind[nr] = DMXI_REQ_READY, p->rreq_peer[nr] = i;
-            DMXI_MPI(
-                MPI_Recv_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_READY, p->comm, &p->rreq[nr++]));
-            q->done_req = ns;
-            DMXI_MPI(
-                MPI_Send_init(NULL, 0, MPI_BYTE, q->rank, DMXI_TAG_DONE, p->comm, &p->sreq[ns++]));
-            continue;
-        }
-        DMXI_TRY(init_chunks(p, q, i, 0, &nr));
+        if (!q->shm)
+            DMXI_TRY(init_chunks(p, q, i, 0, &nr));
     }
 cleanup:
     return st;
@@ -501,13 +550,20 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         DMXI_TRY(dmxi_agree(p->comm, rank_map(p, transforms[k].b->d->comm, &p->xf[k].bmap)));
     }
     p->profile = dmxi_env_int64("DMX_PROFILE", 0) != 0;
-    /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take. */
+    /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take, and
+     * small ring chunks exercise cut pieces and rings that wrap around. */
     {
-        int64_t mine = dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30);
-        if (mine < 1 || mine > INT_MAX)
-            mine = (int64_t)1 << 30;
-        /* sender and receiver must cut messages alike: the smallest setting wins */
-        DMXI_MPI(MPI_Allreduce(&mine, &p->max_msg, 1, MPI_INT64_T, MPI_MIN, p->comm));
+        int64_t mine[2] = {dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30),
+                           dmxi_env_int64("DMX_SHM_CHUNK_BYTES", DMXI_CHUNK_BYTES)},
+                agreed[2];
+        if (mine[0] < 1 || mine[0] > INT_MAX)
+            mine[0] = (int64_t)1 << 30;
+        if (mine[1] < 64 || mine[1] > ((int64_t)1 << 30))
+            mine[1] = DMXI_CHUNK_BYTES;
+        /* sender and receiver must cut alike: the smallest settings win */
+        DMXI_MPI(MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, p->comm));
+        p->max_msg = agreed[0];
+        p->chunk_bytes = agreed[1];
     }
 
     /* Planning is local: every rank knows both layouts. Failures (memory) are agreed below. */
@@ -528,6 +584,10 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
             DMXI_TRY(dmxi_agree(p->comm, local));
             local = dmxi_plan_directory(p, t, &recv, &loc, &send);
         }
+        if (local == DMX_SUCCESS)
+            local = split_pieces(p, &send, 1, p->chunk_bytes);
+        if (local == DMX_SUCCESS)
+            local = split_pieces(p, &recv, 0, p->chunk_bytes);
         if (local == DMX_SUCCESS)
             local = make_peers(p, send.v, send.n, &p->speer, &p->nspeer);
         if (local == DMX_SUCCESS)
@@ -550,6 +610,17 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         p->info.recv_elems += p->recv[i].rows * p->recv[i].cols;
     for (int64_t i = 0; i < p->nlocal; i++)
         p->info.local_elems += p->local[i].rows * p->local[i].cols;
+    /* Stream A's writes past the caches when this rank writes more of A per execution than
+     * they would keep anyway (DMX_STREAM=0/1 forces either way). */
+    {
+        int64_t abytes = 0;
+        for (int64_t i = 0; i < p->nrecv; i++)
+            abytes += p->recv[i].rows * p->recv[i].cols * (int64_t)p->xf[p->recv[i].t].esize;
+        for (int64_t i = 0; i < p->nlocal; i++)
+            abytes += p->local[i].rows * p->local[i].cols * (int64_t)p->xf[p->local[i].t].esize;
+        int64_t want = dmxi_env_int64("DMX_STREAM", -1);
+        p->stream = want >= 0 ? want != 0 : abytes >= DMXI_STREAM_MIN_BYTES;
+    }
     p->info.buffer_bytes = p->sbytes + p->rbytes;
     for (int i = 0; i < p->nrpeer; i++)
         p->info.npeers_shared_memory += p->rpeer[i].shm;
@@ -638,7 +709,7 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
     free(p->sreq);
     free(p->rreq);
     free(p->rreq_peer);
-    free(p->rreq_kind);
+    free(p->cfirst);
     free(p);
     *plan = NULL;
     return st;

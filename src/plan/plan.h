@@ -7,6 +7,14 @@
 
 #include "layout/layout.h"
 
+/* Ring chunks between node peers hold about this many bytes (DMX_SHM_CHUNK_BYTES, test-only,
+ * lowers it): small enough that a chunk is still in the shared cache when the peer reads it. */
+#define DMXI_CHUNK_BYTES ((int64_t)128 * 1024)
+
+/* A rank that writes at least this many bytes of A per execution writes them with
+ * non-temporal stores (more than its share of a typical last-level cache). */
+#define DMXI_STREAM_MIN_BYTES ((int64_t)8 * 1024 * 1024)
+
 /* One rectangle of the overlay that crosses ranks. Coordinates are A's (window) coordinates of
  * transform t; mem is this side's memory: B's for a send piece, A's for a receive piece. On the
  * wire the piece is op(B)'s pre-image, B's sub-block, stored column-major (ld = its row count). */
@@ -27,19 +35,27 @@ typedef struct dmxi_local {
 } dmxi_local;
 
 /* All pieces exchanged with one peer: one message (split into chunks of at most max_msg bytes
- * only when larger). */
+ * only when larger), or, for a peer on this node, a sequence of chunks through a ring in the
+ * sender's part of the shared window (shm.c). */
 typedef struct dmxi_peer {
     int rank;
-    int nchunks;
+    int nchunks;          /* message peer: MPI messages of the package */
     int64_t first, count; /* range in the piece array */
-    int64_t bytes;        /* message size */
-    int64_t off;          /* offset in the send or receive buffer */
+    int64_t bytes;        /* package size */
+    int64_t off;          /* offset in the send or receive buffer (send peer on the ring: of the
+                             ring in this rank's part of the window) */
     int64_t req0;         /* first request of this peer */
     int64_t pending;      /* chunks not yet received (execution state) */
-    int shm;              /* on this node: the package sits in the sender's shared window */
-    const char *shm_src;  /* receive peer: the package in this rank's mapping of that window */
-    int64_t ctl_req;      /* its "ready" request (send side: send; receive side: receive) */
-    int64_t done_req;     /* send peer: "done" receive; receive peer: "done" send */
+    int shm;              /* on this node: the package goes through the sender's ring */
+    /* Ring (shm peers): chunk c holds pieces [cfirst[c], cfirst[c+1]) of the peer's range, at
+     * slot (seq + c) % nslots; seq counts the chunks of all earlier executions. */
+    char *ring;         /* the ring in this rank's mapping of the sender's window part */
+    int64_t *cfirst;    /* nring + 1 piece indices */
+    int64_t nring;      /* chunks per execution */
+    int64_t slot_bytes; /* bytes per slot (a multiple of 64) */
+    int64_t nslots;     /* slots in the ring */
+    int64_t seq;        /* chunks posted (send) or consumed (receive) before this execution */
+    int64_t next;       /* execution state: next chunk of this execution */
 } dmxi_peer;
 
 typedef struct dmxi_xform {
@@ -66,15 +82,18 @@ struct dmx_plan {
     int64_t max_msg;
     MPI_Request *sreq, *rreq;
     int nsreq, nrreq;
-    int *rreq_peer; /* receive request -> peer index (receive peer, or send peer for "done") */
-    int *rreq_kind; /* DMXI_REQ_DATA, DMXI_REQ_READY or DMXI_REQ_DONE */
-    /* Packages for ranks of this node go through an MPI-3 shared window (shm.c). */
+    int *rreq_peer; /* receive request -> receive peer index */
+    /* Packages for ranks of this node go through rings in an MPI-3 shared window (shm.c). */
     int shm;
     MPI_Comm node;
     MPI_Win win;
-    char *shm_buf; /* this rank's part of the window: packages for its node peers */
+    char *shm_buf; /* this rank's part of the window: the rings to its node peers */
     int64_t shm_bytes;
-    int profile; /* DMX_PROFILE=1: print phase times of every execution to stderr */
+    int64_t chunk_bytes; /* agreed: pieces are cut to at most this many bytes, and ring chunks
+                            hold at most this much (plus alignment) */
+    int64_t *cfirst;     /* storage of every ring peer's chunk boundaries */
+    int stream;          /* write A with non-temporal stores where the kernels can (engine.c) */
+    int profile;         /* DMX_PROFILE=1: print phase times of every execution to stderr */
     dmx_plan_info info;
 };
 
@@ -113,24 +132,32 @@ dmx_status dmxi_walk_source(const dmxi_xform *x,
  * the first target's communicator. need_a_memory = 0 accepts targets without memory. */
 dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_memory);
 
-enum { DMXI_REQ_DATA = 0, DMXI_REQ_READY = 1, DMXI_REQ_DONE = 2 };
-enum { DMXI_TAG_DATA = 0, DMXI_TAG_READY = 1, DMXI_TAG_DONE = 2, DMXI_TAG_SETUP = 3 };
+enum { DMXI_TAG_DATA = 0, DMXI_TAG_SETUP = 3 };
 
-/* Packages between ranks of one node (src/exec/shm.c). The sender packs a node peer's package
- * into its own part of an MPI-3 shared window and says "ready"; the receiver transforms it into
- * A straight from there (no copy by MPI) and says "done", after which the sender may reuse the
- * space. dmxi_shm_setup decides which peers use it (same node, DMX_SHM not 0, the window could be
- * made), lays out the window and tells every receiver where its package is. Collective on
- * p->comm; call after the peers are made. dmxi_shm_free releases the window (collective). */
+/* Packages between ranks of one node (src/exec/shm.c). The sender packs a node peer's package,
+ * chunk by chunk, into a ring of slots in its own part of an MPI-3 shared window and publishes
+ * a counter; the receiver transforms each chunk into A straight from the slot (no copy by MPI)
+ * and publishes its own counter, after which the sender may reuse the slot. dmxi_shm_setup
+ * decides which peers use it (same node, DMX_SHM not 0, the window could be made), cuts the
+ * packages into chunks, lays out the rings and tells every receiver where its ring is.
+ * Collective on p->comm; call after the peers are made. dmxi_shm_free releases the window
+ * (collective). */
 dmx_status dmxi_shm_setup(dmx_plan *p);
 dmx_status dmxi_shm_free(dmx_plan *p);
-/* Memory barrier between packing/reading the window and the ready/done messages. */
-int dmxi_shm_sync(dmx_plan *p); /* an MPI return code */
+/* Ring protocol (shm.c): may the sender fill chunk number g (counted over all executions)?
+ * Publish it; has the receiver's chunk g arrived? Release it. */
+int dmxi_ring_can_post(const dmxi_peer *q, int64_t g);
+void dmxi_ring_post(dmxi_peer *q, int64_t g);
+int dmxi_ring_can_take(const dmxi_peer *q, int64_t g);
+void dmxi_ring_release(dmxi_peer *q, int64_t g);
+/* Address of the slot that holds chunk g. */
+char *dmxi_ring_slot(const dmxi_peer *q, int64_t g);
 
 /* D = alpha*op(S) + beta*D on a rows x cols rectangle of transform x at A origin (r0, c0),
- * limited to the trapezoid (engine.c). */
+ * limited to the trapezoid (engine.c); flags as for dmxi_kernel_apply_flags. */
 void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sord, char *dst,
-                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
+                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+                unsigned flags);
 /* Is the rectangle entirely inside the trapezoid of t (or t has none)? */
 int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
 

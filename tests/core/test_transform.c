@@ -4,8 +4,9 @@
  * with a random non-grid tiling) x shapes (incl. empty,
  * 1 x n, m x 1, m, n < P) x scalars (incl. NaN in the operand that must not be read) x views x
  * uplo/diag trapezoids x batches of 2-4 transforms x repeated execution with set_scalars and
- * rebind x DMX_MAX_MESSAGE_BYTES. Each rank checks its own memory against the formula, including
- * elements outside the view/trapezoid and the ld padding, and that B was not written.
+ * rebind x DMX_MAX_MESSAGE_BYTES x DMX_SHM=0 x DMX_SHM_CHUNK_BYTES x DMX_STREAM. Each rank checks
+ * its own memory against the formula, including elements outside the view/trapezoid and the ld
+ * padding, and that B was not written.
  *
  * Settings: DMX_TEST_SEED (seed), DMX_TEST_CASES (number of random cases, default 1200, 500
  * above 4 ranks), DMX_TEST_CASE (run
@@ -71,8 +72,10 @@ typedef struct tcase {
     int nsides;
     int mode;
     int64_t maxmsg;
-    int shm_off;  /* DMX_SHM=0: node peers go through MPI messages too */
-    int selfcopy; /* A and B are disjoint views of one matrix */
+    int shm_off;   /* DMX_SHM=0: node peers go through MPI messages too */
+    int64_t chunk; /* DMX_SHM_CHUNK_BYTES: small ring chunks (cut pieces, rings that wrap) */
+    int stream;    /* DMX_STREAM=1: A written with non-temporal stores even in small plans */
+    int selfcopy;  /* A and B are disjoint views of one matrix */
     uint64_t seed;
     char desc[8192];
 } tcase;
@@ -224,6 +227,10 @@ static void describe(tcase *c)
         dmxt_append(c->desc, sizeof c->desc, " DMX_MAX_MESSAGE_BYTES=%lld", (long long)c->maxmsg);
     if (c->shm_off)
         dmxt_append(c->desc, sizeof c->desc, " DMX_SHM=0");
+    if (c->chunk)
+        dmxt_append(c->desc, sizeof c->desc, " DMX_SHM_CHUNK_BYTES=%lld", (long long)c->chunk);
+    if (c->stream)
+        dmxt_append(c->desc, sizeof c->desc, " DMX_STREAM=1");
     for (int t = 0; t < c->nt; t++) {
         xf *x = &c->t[t];
         dmxt_append(c->desc, sizeof c->desc,
@@ -249,6 +256,15 @@ static void gen_mode(tcase *c, dmxt_rng *r, int large)
     /* on one node the shared window carries every package: without DMX_SHM=0 neither the MPI
      * path nor the message split would run */
     c->shm_off = dmxt_rng_chance(r, c->maxmsg ? 75 : 30);
+    /* the default chunk (128 KiB) is larger than most packages here: small ones make packages
+     * of many chunks, pieces cut into sub-rectangles, and rings that wrap within and across
+     * executions */
+    c->chunk = 0;
+    if (!c->shm_off && dmxt_rng_chance(r, 50)) {
+        static const int64_t chunks[] = {64, 100, 256, 1000, 4096};
+        c->chunk = chunks[dmxt_rng_int(r, 0, 4)];
+    }
+    c->stream = dmxt_rng_chance(r, 30);
 }
 
 static void gen_uplo(xf *x, dmxt_rng *r)
@@ -489,12 +505,21 @@ static void set_env(const tcase *c)
     }
     if (c->shm_off)
         setenv("DMX_SHM", "0", 1);
+    if (c->chunk > 0) {
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)c->chunk);
+        setenv("DMX_SHM_CHUNK_BYTES", b, 1);
+    }
+    if (c->stream)
+        setenv("DMX_STREAM", "1", 1);
 }
 
 static void unset_env(void)
 {
     unsetenv("DMX_MAX_MESSAGE_BYTES");
     unsetenv("DMX_SHM");
+    unsetenv("DMX_SHM_CHUNK_BYTES");
+    unsetenv("DMX_STREAM");
 }
 
 /* Rebind one side to a fresh local array holding id k (block-cyclic kinds only). */

@@ -144,15 +144,19 @@ typedef struct kcase {
     int64_t rows, cols;
     int64_t spad, dpad; /* extra leading dimension */
     int null_src;       /* pass src = NULL (only with alpha == 0) */
+    unsigned flags;     /* dmxi_kernel_apply_flags */
+    int64_t doff;       /* D starts this many bytes after a 64-byte boundary */
 } kcase;
 
 static void describe(const kcase *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s op=%c S=%s D=%s alpha=(%g,%g) beta=(%g,%g) %lldx%lld pad=%lld/%lld",
+    snprintf(buf, len,
+             "%s op=%c S=%s D=%s alpha=(%g,%g) beta=(%g,%g) %lldx%lld pad=%lld/%lld flags=%u "
+             "D at 64k+%lld",
              dtype_name(c->dtype), "NTC"[c->op], c -> so == DMX_COL_MAJOR ? "col" : "row",
              c->dord == DMX_COL_MAJOR ? "col" : "row", c->alpha.re, c->alpha.im, c->beta.re,
              c->beta.im, (long long)c->rows, (long long)c->cols, (long long)c->spad,
-             (long long)c->dpad);
+             (long long)c->dpad, c->flags, (long long)c->doff);
 }
 
 /* Returns 1 if the case passed. */
@@ -177,11 +181,16 @@ static int run_case(const kcase *c)
     const double tol = is_single(t) ? 1e-5 : 1e-13;
     int ok = 1;
 
+    /* D ends exactly at the end of its allocation, which starts on a cache line */
     unsigned char *s = malloc((size_t)sn * es), *s0 = malloc((size_t)sn * es);
-    unsigned char *d = malloc((size_t)dn * es), *d0 = malloc((size_t)dn * es);
+    void *dbase = NULL;
+    if (posix_memalign(&dbase, 64, (size_t)c->doff + (size_t)dn * es) != 0)
+        dbase = NULL;
+    unsigned char *d = dbase ? (unsigned char *)dbase + c->doff : NULL;
+    unsigned char *d0 = malloc((size_t)dn * es);
     if (!s || !s0 || !d || !d0) {
         FAIL("out of memory");
-        free(s), free(s0), free(d), free(d0);
+        free(s), free(s0), free(dbase), free(d0);
         return 0;
     }
     /* Distinct values per position; NaN where the kernel must not look. */
@@ -200,8 +209,9 @@ static int run_case(const kcase *c)
     memcpy(s0, s, (size_t)sn * es);
     memcpy(d0, d, (size_t)dn * es);
 
-    dmxi_kernel_apply(t, c->op, c->alpha, c->beta, c->null_src ? NULL : s, sld, c->so, d, dld,
-                      c->dord, c->rows, c->cols);
+    dmxi_kernel_apply_flags(t, c->op, c->alpha, c->beta, c->null_src ? NULL : s, sld, c->so, d, dld,
+                            c->dord, c->rows, c->cols, c->flags);
+    dmxi_kernel_fence();
 
     char desc[256];
     if (memcmp(s, s0, (size_t)sn * es) != 0) {
@@ -278,7 +288,7 @@ static int run_case(const kcase *c)
     }
     free(inside);
 done:
-    free(s), free(s0), free(d), free(d0);
+    free(s), free(s0), free(dbase), free(d0);
     return ok;
 }
 
@@ -354,6 +364,42 @@ static void test_large_tiles(void)
                                        .cols = shapes[sh][1],
                                        .spad = v ? 5 : 0,
                                        .dpad = (int64_t)sh};
+                            count(run_case(&c));
+                        }
+}
+
+/* DMXI_KERNEL_STREAM: the non-temporal paths (copy-like runs, and the transposed bit copy of
+ * 8- and 16-byte elements) take over only where D's lines are whole and aligned; sizes and
+ * offsets here put D on and off cache line boundaries, with whole and partial lines and
+ * micro-blocks at the edges. */
+static void test_streaming(void)
+{
+    static const int64_t shapes[][2] = {{8, 8},   {16, 16},  {32, 32},  {17, 33},
+                                        {64, 72}, {67, 130}, {300, 70}, {1, 40}};
+    static const int64_t doffs[] = {0, 8, 16, 48};
+    static const int64_t dpads[] = {0, 8, 3};
+    const dmx_scalar one = {1, 0}, zero = {0, 0}, a = {0.75, -0.5}, b = {-1.25, 0.25};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 0; op < 3; op++)
+                for (int so = 0; so < 2; so++)
+                    for (int dord = 0; dord < 2; dord++)
+                        for (int v = 0; v < 3; v++) {
+                            kcase c = {.dtype = (dmx_dtype)t,
+                                       .op = (dmx_op)op,
+                                       .so = (dmx_order)so,
+                                       .dord = (dmx_order)dord,
+                                       .alpha = v == 2 ? a : one,
+                                       .beta = v == 2 ? b : zero,
+                                       .rows = shapes[sh][0],
+                                       .cols = shapes[sh][1],
+                                       .spad = v == 1 ? 5 : 0,
+                                       .dpad = dpads[(sh + (size_t)v) % 3],
+                                       .flags = DMXI_KERNEL_STREAM,
+                                       .doff = doffs[(sh + (size_t)t + (size_t)v) % 4]};
+                            count(run_case(&c));
+                            c.doff = 0; /* and always once on a line boundary */
+                            c.dpad = 0;
                             count(run_case(&c));
                         }
 }
@@ -675,6 +721,7 @@ int main(int argc, char **argv)
     test_empty();
     test_cross_product();
     test_large_tiles();
+    test_streaming();
     test_rounding();
     test_bit_patterns();
     test_huge_ld();

@@ -10,8 +10,12 @@
  * calls, each between barriers, the time of a call being the maximum over ranks; prints one JSON
  * line per implementation with the median and a line with the ratios.
  *
- * Usage: mpirun -n 4 bench_sp_gemr2d [n] [reps]
+ * Usage: mpirun -n 4 bench_sp_gemr2d [n] [reps] [align]
+ * align: byte alignment of the local arrays (default 64, as posix_memalign or MKL's allocator
+ * give; 0 = plain malloc, which gives 16).
  */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+
 #include "dmx_scalapack.h"
 #include "sp_test.h"
 
@@ -29,7 +33,8 @@ typedef struct bmat {
     size_t nelem;
 } bmat;
 
-static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int mycol, int pr, int pc)
+static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int mycol, int pr, int pc,
+                      int align)
 {
     int in = ctxt >= 0;
     int locr = in ? spt_numroc(m, nb, myrow, 0, pr) : 0;
@@ -38,7 +43,16 @@ static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int my
     int d[9] = {1, in ? ctxt : -1, m, n, nb, nb, 0, 0, lld};
     memcpy(x->desc, d, sizeof d);
     x->nelem = (size_t)lld * (size_t)(locc > 1 ? locc : 1);
-    x->data = malloc(x->nelem * sizeof(double));
+    if (align > 0) {
+        void *p = NULL;
+        x->data = posix_memalign(&p, (size_t)align, x->nelem * sizeof(double)) == 0 ? p : NULL;
+    } else {
+        x->data = malloc(x->nelem * sizeof(double));
+    }
+    if (!x->data) {
+        fprintf(stderr, "bench_sp_gemr2d: out of memory (or alignment %d invalid)\n", align);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (size_t k = 0; k < x->nelem; k++)
         x->data[k] = (double)(k % 1013);
 }
@@ -88,6 +102,7 @@ int main(int argc, char **argv)
     Cblacs_pinfo(&me, &np);
     int n = argc > 1 ? atoi(argv[1]) : 4096;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
+    int align = argc > 3 ? atoi(argv[3]) : 64;
     int pr = np >= 4 ? 2 : 1, pc = np >= 4 ? 2 : np;
     int ctxt, myrow, mycol, r0, c0;
     Cblacs_get(0, 0, &ctxt);
@@ -100,8 +115,8 @@ int main(int argc, char **argv)
     Cblacs_gridinit(&all, "Row", 1, np);
 
     bmat a, b;
-    bmat_make(&a, ctxt, n, n, 32, myrow, mycol, pr, pc);
-    bmat_make(&b, ctxt, n, n, 128, myrow, mycol, pr, pc);
+    bmat_make(&a, ctxt, n, n, 32, myrow, mycol, pr, pc, align);
+    bmat_make(&b, ctxt, n, n, 128, myrow, mycol, pr, pc, align);
     static const char *const names[2] = {"pdgemr2d", "pdtran"};
     for (int op = 0; op < 2; op++) {
         double t_real = time_it(op, 0, n, &a, &b, all, reps);
