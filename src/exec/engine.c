@@ -13,8 +13,8 @@
  *      both layouts, straight from B to A;
  *    - when not even that, yield the processor (the ranks of a node may outnumber its cores).
  * 3. Wait for the sends.
- * Each element that changes rank is copied twice on one node (pack, transform; the chunk is
- * still in the shared cache for the second) and three times across nodes (pack, MPI,
+ * Each element that changes rank is copied twice on one node (pack, which also transposes and
+ * conjugates; transform, a plain column walk; the chunk is still in the shared cache for it) and three times across nodes (pack, MPI,
  * transform); local elements are read once and written once. No step waits for a particular
  * peer while other work is ready, and every rank keeps consuming its peers' chunks, so a full
  * ring never blocks its sender for longer than its receiver takes to run.
@@ -48,13 +48,13 @@ int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t row
 }
 
 /* Rectangles cut by the trapezoid's diagonal go column by column. */
-void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sord, char *dst,
-                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
-                unsigned flags)
+void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dmx_order sord,
+                char *dst, int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows,
+                int64_t cols, unsigned flags)
 {
     const dmx_transform *t = &x->t;
     if (dmxi_mask_inside(t, r0, c0, rows, cols)) {
-        dmxi_kernel_apply_flags(t->dtype, t->op, t->alpha, t->beta, src, sld, sord, dst, dld, dord,
+        dmxi_kernel_apply_flags(t->dtype, op, t->alpha, t->beta, src, sld, sord, dst, dld, dord,
                                 rows, cols, flags);
         return;
     }
@@ -71,10 +71,10 @@ void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sor
         }
         if (i0 >= i1)
             continue;
-        int64_t so = t->op == DMX_OP_N ? elem_off(sord, sld, i0, jj) : elem_off(sord, sld, jj, i0);
-        dmxi_kernel_apply_flags(t->dtype, t->op, t->alpha, t->beta, src + (size_t)so * x->esize,
-                                sld, sord, dst + (size_t)elem_off(dord, dld, i0, jj) * x->esize,
-                                dld, dord, i1 - i0, 1, flags);
+        int64_t so = op == DMX_OP_N ? elem_off(sord, sld, i0, jj) : elem_off(sord, sld, jj, i0);
+        dmxi_kernel_apply_flags(t->dtype, op, t->alpha, t->beta, src + (size_t)so * x->esize, sld,
+                                sord, dst + (size_t)elem_off(dord, dld, i0, jj) * x->esize, dld,
+                                dord, i1 - i0, 1, flags);
     }
 }
 
@@ -85,7 +85,8 @@ static unsigned a_flags(const dmx_plan *p)
     return p->stream ? DMXI_KERNEL_STREAM : 0u;
 }
 
-/* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is. */
+/* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is:
+ * op(B) of each piece, transposed and conjugated here, column-major in A's orientation. */
 static void pack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, char *dst, int64_t base)
 {
     static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
@@ -94,11 +95,9 @@ static void pack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, char *dst, in
         const dmxi_xform *x = &p->xf[pc->t];
         if (is_zero(x->t.alpha))
             continue; /* alpha = 0 never reads B; the receiver ignores the bytes */
-        int64_t brows = x->t.op == DMX_OP_N ? pc->rows : pc->cols;
-        int64_t bcols = x->t.op == DMX_OP_N ? pc->cols : pc->rows;
         const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
-        dmxi_kernel_apply(x->t.dtype, DMX_OP_N, one, zero, src, pc->mem.ld, pc->mem.order,
-                          dst + (pc->boff - base), brows, DMX_COL_MAJOR, brows, bcols);
+        dmxi_kernel_apply(x->t.dtype, x->t.op, one, zero, src, pc->mem.ld, pc->mem.order,
+                          dst + (pc->boff - base), pc->rows, DMX_COL_MAJOR, pc->rows, pc->cols);
     }
 }
 
@@ -108,10 +107,9 @@ static void unpack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, const char 
     for (int64_t i = i0; i < i1; i++) {
         const dmxi_piece *pc = &p->recv[i];
         const dmxi_xform *x = &p->xf[pc->t];
-        int64_t brows = x->t.op == DMX_OP_N ? pc->rows : pc->cols;
         char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
-        dmxi_apply(x, src + (pc->boff - base), brows, DMX_COL_MAJOR, dst, pc->mem.ld, pc->mem.order,
-                   pc->r0, pc->c0, pc->rows, pc->cols, a_flags(p));
+        dmxi_apply(x, DMX_OP_N, src + (pc->boff - base), pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
+                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(p));
     }
 }
 
@@ -125,8 +123,8 @@ static void apply_local(const dmx_plan *p, int64_t *next, int64_t max_bytes)
         const dmxi_xform *x = &p->xf[lp->t];
         const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
         char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
-        dmxi_apply(x, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order, lp->r0,
-                   lp->c0, lp->rows, lp->cols, a_flags(p));
+        dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order,
+                   lp->r0, lp->c0, lp->rows, lp->cols, a_flags(p));
         bytes += lp->rows * lp->cols * (int64_t)x->esize;
     }
 }

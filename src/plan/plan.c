@@ -238,11 +238,11 @@ static void mem_shift(dmxi_mem *m, int64_t di, int64_t dj)
     m->off += m->order == DMX_COL_MAJOR ? di + dj * m->ld : di * m->ld + dj;
 }
 
-/* Cut every piece whose wire image (B's sub-block) is larger than max_bytes into sub-rectangles
- * of at most max_bytes: runs of whole B columns, or, when one B column is already too large,
- * runs of one column's rows. The cut depends only on the piece, so sender and receiver cut alike
- * and the package order (cmp_piece) stays the same on both sides. is_send: mem is B's memory
- * (else A's). Replaces l->v. */
+/* Cut every piece whose wire image (rows x cols, column-major) is larger than max_bytes into
+ * sub-rectangles of at most max_bytes: runs of whole columns, or, when one column is already
+ * too large, runs of one column's rows. The cut depends only on the piece, so sender and
+ * receiver cut alike and the package order (cmp_piece) stays the same on both sides. is_send:
+ * mem is B's memory (else A's). Replaces l->v. */
 static dmx_status split_pieces(const dmx_plan *p, piece_list *l, int is_send, int64_t max_bytes)
 {
     dmx_status st = DMX_SUCCESS;
@@ -254,37 +254,32 @@ static dmx_status split_pieces(const dmx_plan *p, piece_list *l, int is_send, in
             const dmxi_piece *pc = &l->v[i];
             const int tr = p->xf[pc->t].t.op != DMX_OP_N;
             const int64_t es = (int64_t)p->xf[pc->t].esize;
-            const int64_t brows = tr ? pc->cols : pc->rows, bcols = tr ? pc->rows : pc->cols;
-            /* cols_per: B columns per sub-piece; rows_per: B rows (< brows only if one column
-             * does not fit) */
-            int64_t cols_per = bcols, rows_per = brows;
-            if (brows == 0 || bcols == 0 || brows <= max_bytes / es / bcols) {
+            const int64_t rows = pc->rows, cols = pc->cols;
+            if (rows == 0 || cols == 0 || rows <= max_bytes / es / cols) {
                 if (pass == 1)
                     v[k] = *pc;
                 k++;
                 continue;
             }
-            if (brows <= max_bytes / es)
-                cols_per = max_bytes / es / brows;
+            /* columns per sub-piece, and rows (fewer than all only if one column is too big) */
+            int64_t cols_per = 1, rows_per = rows;
+            if (rows <= max_bytes / es)
+                cols_per = max_bytes / es / rows;
             else
-                cols_per = 1, rows_per = max_bytes / es;
-            for (int64_t j0 = 0; j0 < bcols; j0 += cols_per)
-                for (int64_t i0 = 0; i0 < brows; i0 += rows_per, k++) {
+                rows_per = max_bytes / es;
+            for (int64_t j0 = 0; j0 < cols; j0 += cols_per)
+                for (int64_t i0 = 0; i0 < rows; i0 += rows_per, k++) {
                     if (pass == 0)
                         continue;
                     dmxi_piece s = *pc;
-                    const int64_t nj = bcols - j0 < cols_per ? bcols - j0 : cols_per;
-                    const int64_t ni = brows - i0 < rows_per ? brows - i0 : rows_per;
-                    /* B element (i0, j0) of the piece is A element (i0, j0), or (j0, i0) when
-                     * transposed. */
-                    if (tr)
-                        s.r0 += j0, s.c0 += i0, s.rows = nj, s.cols = ni;
-                    else
-                        s.r0 += i0, s.c0 += j0, s.rows = ni, s.cols = nj;
-                    if (is_send || !tr)
-                        mem_shift(&s.mem, i0, j0);
-                    else
+                    s.r0 += i0, s.c0 += j0;
+                    s.rows = rows - i0 < rows_per ? rows - i0 : rows_per;
+                    s.cols = cols - j0 < cols_per ? cols - j0 : cols_per;
+                    /* A element (r0 + i0, c0 + j0) is B element (c0 + j0, r0 + i0) if transposed */
+                    if (is_send && tr)
                         mem_shift(&s.mem, j0, i0);
+                    else
+                        mem_shift(&s.mem, i0, j0);
                     v[k] = s;
                 }
         }

@@ -17,7 +17,10 @@
 
 /* One rectangle of the overlay that crosses ranks. Coordinates are A's (window) coordinates of
  * transform t; mem is this side's memory: B's for a send piece, A's for a receive piece. On the
- * wire the piece is op(B)'s pre-image, B's sub-block, stored column-major (ld = its row count). */
+ * wire the piece is op(B) restricted to the rectangle, already transposed (and conjugated) by
+ * the sender, stored column-major in A's orientation (rows x cols, ld = rows): the sender's
+ * transposing read lands in a buffer that is still in cache, and the receiver's writes into A
+ * are plain column copies (which can stream). */
 typedef struct dmxi_piece {
     int64_t r0, c0, rows, cols;
     dmxi_mem mem;
@@ -154,10 +157,11 @@ void dmxi_ring_release(dmxi_peer *q, int64_t g);
 char *dmxi_ring_slot(const dmxi_peer *q, int64_t g);
 
 /* D = alpha*op(S) + beta*D on a rows x cols rectangle of transform x at A origin (r0, c0),
- * limited to the trapezoid (engine.c); flags as for dmxi_kernel_apply_flags. */
-void dmxi_apply(const dmxi_xform *x, const char *src, int64_t sld, dmx_order sord, char *dst,
-                int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
-                unsigned flags);
+ * limited to the trapezoid (engine.c): op is x's own for B's memory, DMX_OP_N for a package
+ * (already in A's orientation); flags as for dmxi_kernel_apply_flags. */
+void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dmx_order sord,
+                char *dst, int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows,
+                int64_t cols, unsigned flags);
 /* Is the rectangle entirely inside the trapezoid of t (or t has none)? */
 int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
 
