@@ -14,10 +14,10 @@
  *    - when not even that, yield the processor (the ranks of a node may outnumber its cores).
  * 3. Wait for the sends.
  * Each element that changes rank is copied twice on one node (pack, which also transposes and
- * conjugates; transform, a plain column walk; the chunk is still in the shared cache for it) and three times across nodes (pack, MPI,
- * transform); local elements are read once and written once. No step waits for a particular
- * peer while other work is ready, and every rank keeps consuming its peers' chunks, so a full
- * ring never blocks its sender for longer than its receiver takes to run.
+ * conjugates; transform, a plain column walk; the chunk is still in the shared cache for it) and
+ * three times across nodes (pack, MPI, transform); local elements are read once and written once.
+ * No step waits for a particular peer while other work is ready, and every rank keeps consuming its
+ * peers' chunks, so a full ring never blocks its sender for longer than its receiver takes to run.
  * DMX_PROFILE=1 prints the time of each phase per rank and execution.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield */

@@ -6,9 +6,9 @@
  * the node maps (MPI_Win_allocate_shared), and the receiver transforms it into A straight from
  * there: two copies, both fused with useful work. The package goes in chunks of about
  * p->chunk_bytes (128 KiB) through a ring of a few slots, so a chunk is read while it is still
- * in the shared cache: the staging copy then costs cache bandwidth, not memory bandwidth
- * (measured on the default benchmark case: the pack and the transform out of the window each
- * took about half the time once the whole package no longer streamed through DRAM).
+ * in the shared cache and the staging copy costs cache bandwidth, not memory bandwidth
+ * (measured on the default benchmark copy case: 26-28 ms with whole packages staged in the
+ * window, 20-23 ms with rings, before A's writes were streamed).
  *
  * Ring of one (sender, receiver) pair, 64-byte aligned in the sender's part of the window:
  *     [posted: int64, own cache line] [consumed: int64, own cache line] [slot 0] [slot 1] ...

@@ -4,9 +4,10 @@
  *
  * Cost per rank: proportional to the number of overlay rectangles that touch its own blocks
  * (plus a sort of them); no table over all ranks and no loop over all pairs of ranks.
- * Memory held by a plan: the piece lists (about 64 bytes per rectangle), one send buffer as large
- * as everything this rank sends and one receive buffer as large as everything it receives
- * (dmx_plan_info.buffer_bytes). Local rectangles use no buffer.
+ * Memory held by a plan: the piece lists (about 64 bytes per rectangle; pieces are cut to at
+ * most a ring chunk), a send and a receive buffer as large as what this rank exchanges with
+ * other nodes, and a ring of at most 4 chunks per peer on this node (shm.c); the total is
+ * dmx_plan_info.buffer_bytes. Local rectangles use no buffer.
  */
 #include "plan/plan.h"
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Which allocation of M holds address p (for element size esz), -1 if none. */
 static int find_alloc(const dmxt_matrix *M, const void *p, size_t esz)
 {
