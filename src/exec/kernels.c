@@ -435,6 +435,8 @@ static void run(const kjob *job)
                 else
                     run_rect(job, lo, hi, 0, job->n);
             }
+            if (job->stream) /* each thread orders its own non-temporal stores */
+                dmxi_kernel_fence();
         }
         return;
     }

@@ -374,8 +374,8 @@ static void test_large_tiles(void)
  * micro-blocks at the edges. */
 static void test_streaming(void)
 {
-    static const int64_t shapes[][2] = {{8, 8},   {16, 16},  {32, 32},  {17, 33},
-                                        {64, 72}, {67, 130}, {300, 70}, {1, 40}};
+    static const int64_t shapes[][2] = {{8, 8},    {16, 16},  {32, 32}, {17, 33},  {64, 72},
+                                        {67, 130}, {300, 70}, {1, 40},  {264, 300}};
     static const int64_t doffs[] = {0, 8, 16, 48};
     static const int64_t dpads[] = {0, 8, 3};
     const dmx_scalar one = {1, 0}, zero = {0, 0}, a = {0.75, -0.5}, b = {-1.25, 0.25};
