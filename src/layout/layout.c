@@ -275,6 +275,24 @@ static dmxi_desc *desc_new(MPI_Comm comm)
     return d;
 }
 
+/* The first step of the custom and local constructors (and of clones): clear *out, make a
+ * descriptor on comm and note this rank and the size. The status is this rank's alone; the
+ * caller agrees on it before anything collective. *dp may be NULL afterwards. */
+static dmx_status desc_begin(MPI_Comm comm, dmx_layout **out, dmxi_desc **dp)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_desc *d = desc_new(comm);
+    *dp = d;
+    if (out)
+        *out = NULL;
+    DMXI_CHECK(out, DMX_ERR_NULL, "out is NULL");
+    DMXI_CHECK(d, DMX_ERR_ALLOC, "out of memory");
+    DMXI_MPI(MPI_Comm_rank(comm, &d->rank));
+    DMXI_MPI(MPI_Comm_size(comm, &d->size));
+cleanup:
+    return st;
+}
+
 /* Number of rows of a block-cyclic dimension that process coordinate p holds. */
 static int64_t local_extent(int64_t len, int64_t bs, int p, int src, int np)
 {
@@ -529,20 +547,11 @@ dmx_status dmx_layout_create_custom(MPI_Comm comm, int64_t m, int64_t n, int64_t
                                     const int *owners, int64_t nlocal, const dmx_block *blocks,
                                     dmx_layout **out)
 {
-    dmx_status st = DMX_SUCCESS;
+    dmxi_desc *d = NULL;
     dmxi_error_clear();
-    dmxi_desc *d = desc_new(comm);
-    if (out)
-        *out = NULL;
-    if (!out) {
-        st = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
-    } else if (!d) {
-        st = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory");
-    } else {
-        DMXI_MPI(MPI_Comm_rank(comm, &d->rank));
-        DMXI_MPI(MPI_Comm_size(comm, &d->size));
+    dmx_status st = desc_begin(comm, out, &d);
+    if (st == DMX_SUCCESS)
         st = validate_custom(d, m, n, nrb, rowsplits, ncb, colsplits, owners, nlocal, blocks);
-    }
     DMXI_TRY(dmxi_agree(comm, st));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "custom layout descriptions"));
     DMXI_TRY(layout_new(d, out));
@@ -609,21 +618,12 @@ cleanup:
 dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t nlocal,
                                    const dmx_local_block *blocks, dmx_layout **out)
 {
-    dmx_status st = DMX_SUCCESS;
-    dmxi_error_clear();
-    dmxi_desc *d = desc_new(comm);
+    dmxi_desc *d = NULL;
     int64_t area = 0, total = 0;
-    if (out)
-        *out = NULL;
-    if (!out) {
-        st = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
-    } else if (!d) {
-        st = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory");
-    } else {
-        DMXI_MPI(MPI_Comm_rank(comm, &d->rank));
-        DMXI_MPI(MPI_Comm_size(comm, &d->size));
+    dmxi_error_clear();
+    dmx_status st = desc_begin(comm, out, &d);
+    if (st == DMX_SUCCESS)
         st = validate_local(d, m, n, nlocal, blocks, &area);
-    }
     DMXI_TRY(dmxi_agree(comm, st));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "matrix sizes"));
     DMXI_MPI(MPI_Allreduce(&area, &total, 1, MPI_INT64_T, MPI_SUM, comm));
@@ -686,15 +686,12 @@ cleanup:
 dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t esize,
                                 dmx_layout **out)
 {
-    dmx_status st = DMX_SUCCESS;
     const dmxi_desc *t = tmpl->d;
-    dmxi_desc *d = desc_new(comm);
+    dmxi_desc *d = NULL;
     dmx_layout *L = NULL;
     int64_t n = 0;
-    *out = NULL;
-    DMXI_CHECK(d, DMX_ERR_ALLOC, "out of memory");
-    DMXI_MPI(MPI_Comm_rank(comm, &d->rank));
-    DMXI_MPI(MPI_Comm_size(comm, &d->size));
+    dmx_status st = DMX_SUCCESS;
+    DMXI_TRY(desc_begin(comm, out, &d));
     DMXI_CHECK(d->size == t->size, DMX_ERR_LAYOUT, "communicator sizes differ");
     d->m = t->m, d->n = t->n, d->nrb = t->nrb, d->ncb = t->ncb, d->hash = t->hash;
     d->cyclic = t->cyclic;

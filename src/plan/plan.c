@@ -602,21 +602,19 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     p->info.npeers_recv = p->nrpeer;
     for (int64_t i = 0; i < p->nsend; i++)
         p->info.send_elems += p->send[i].rows * p->send[i].cols;
-    for (int64_t i = 0; i < p->nrecv; i++)
+    /* A's bytes this rank writes per execution decide whether they are streamed past the
+     * caches: above what the caches would keep anyway (DMX_STREAM=0/1 forces either way). */
+    int64_t abytes = 0;
+    for (int64_t i = 0; i < p->nrecv; i++) {
         p->info.recv_elems += p->recv[i].rows * p->recv[i].cols;
-    for (int64_t i = 0; i < p->nlocal; i++)
-        p->info.local_elems += p->local[i].rows * p->local[i].cols;
-    /* Stream A's writes past the caches when this rank writes more of A per execution than
-     * they would keep anyway (DMX_STREAM=0/1 forces either way). */
-    {
-        int64_t abytes = 0;
-        for (int64_t i = 0; i < p->nrecv; i++)
-            abytes += p->recv[i].rows * p->recv[i].cols * (int64_t)p->xf[p->recv[i].t].esize;
-        for (int64_t i = 0; i < p->nlocal; i++)
-            abytes += p->local[i].rows * p->local[i].cols * (int64_t)p->xf[p->local[i].t].esize;
-        int64_t want = dmxi_env_int64("DMX_STREAM", -1);
-        p->stream = want >= 0 ? want != 0 : abytes >= DMXI_STREAM_MIN_BYTES;
+        abytes += p->recv[i].rows * p->recv[i].cols * (int64_t)p->xf[p->recv[i].t].esize;
     }
+    for (int64_t i = 0; i < p->nlocal; i++) {
+        p->info.local_elems += p->local[i].rows * p->local[i].cols;
+        abytes += p->local[i].rows * p->local[i].cols * (int64_t)p->xf[p->local[i].t].esize;
+    }
+    const int64_t want = dmxi_env_int64("DMX_STREAM", -1);
+    p->stream = want >= 0 ? want != 0 : abytes >= DMXI_STREAM_MIN_BYTES;
     p->info.buffer_bytes = p->sbytes + p->rbytes;
     for (int i = 0; i < p->nrpeer; i++)
         p->info.npeers_shared_memory += p->rpeer[i].shm;

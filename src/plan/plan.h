@@ -135,7 +135,7 @@ dmx_status dmxi_walk_source(const dmxi_xform *x,
  * the first target's communicator. need_a_memory = 0 accepts targets without memory. */
 dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_memory);
 
-enum { DMXI_TAG_DATA = 0, DMXI_TAG_SETUP = 3 };
+enum { DMXI_TAG_DATA = 0, DMXI_TAG_SETUP = 1 };
 
 /* Packages between ranks of one node (src/exec/shm.c). The sender packs a node peer's package,
  * chunk by chunk, into a ring of slots in its own part of an MPI-3 shared window and publishes

@@ -495,21 +495,22 @@ static void check_info(runner *R, dmx_plan *plan, int shm_off)
     }
 }
 
+static void setenv_i64(const char *name, int64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)v);
+    setenv(name, b, 1);
+}
+
 /* The test-only settings that plan creation reads; unset_env() after the plan exists. */
 static void set_env(const tcase *c)
 {
-    if (c->maxmsg > 0) {
-        char b[32];
-        snprintf(b, sizeof b, "%lld", (long long)c->maxmsg);
-        setenv("DMX_MAX_MESSAGE_BYTES", b, 1);
-    }
+    if (c->maxmsg > 0)
+        setenv_i64("DMX_MAX_MESSAGE_BYTES", c->maxmsg);
     if (c->shm_off)
         setenv("DMX_SHM", "0", 1);
-    if (c->chunk > 0) {
-        char b[32];
-        snprintf(b, sizeof b, "%lld", (long long)c->chunk);
-        setenv("DMX_SHM_CHUNK_BYTES", b, 1);
-    }
+    if (c->chunk > 0)
+        setenv_i64("DMX_SHM_CHUNK_BYTES", c->chunk);
     if (c->stream)
         setenv("DMX_STREAM", "1", 1);
 }

@@ -343,43 +343,15 @@ static void test_cross_product(void)
                         }
 }
 
-/* Shapes that cross the kernel's outer tiles (64 x 256 elements) in both directions. */
-static void test_large_tiles(void)
+/* dtype x op x orders x 3 scalar/padding variants on each shape, with kernel flags. D starts
+ * doffs[..] bytes after a cache line boundary (always 0 without flags); with flags every case
+ * also runs once with D on a boundary and unpadded. */
+static void sweep_shapes(const int64_t (*shapes)[2], size_t nshapes, unsigned flags)
 {
-    static const int64_t shapes[][2] = {{70, 300}, {300, 70}, {1, 300}};
-    const dmx_scalar one = {1, 0}, zero = {0, 0}, a = {0.75, -0.5}, b = {-1.25, 0.25};
-    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
-        for (int t = 0; t < 4; t++)
-            for (int op = 0; op < 3; op++)
-                for (int so = 0; so < 2; so++)
-                    for (int dord = 0; dord < 2; dord++)
-                        for (int v = 0; v < 2; v++) {
-                            kcase c = {.dtype = (dmx_dtype)t,
-                                       .op = (dmx_op)op,
-                                       .so = (dmx_order)so,
-                                       .dord = (dmx_order)dord,
-                                       .alpha = v ? a : one,
-                                       .beta = v ? b : zero,
-                                       .rows = shapes[sh][0],
-                                       .cols = shapes[sh][1],
-                                       .spad = v ? 5 : 0,
-                                       .dpad = (int64_t)sh};
-                            count(run_case(&c));
-                        }
-}
-
-/* DMXI_KERNEL_STREAM: the non-temporal paths (copy-like runs, and the transposed bit copy of
- * 8- and 16-byte elements) take over only where D's lines are whole and aligned; sizes and
- * offsets here put D on and off cache line boundaries, with whole and partial lines and
- * micro-blocks at the edges. */
-static void test_streaming(void)
-{
-    static const int64_t shapes[][2] = {{8, 8},    {16, 16},  {32, 32}, {17, 33},  {64, 72},
-                                        {67, 130}, {300, 70}, {1, 40},  {264, 300}};
     static const int64_t doffs[] = {0, 8, 16, 48};
     static const int64_t dpads[] = {0, 8, 3};
     const dmx_scalar one = {1, 0}, zero = {0, 0}, a = {0.75, -0.5}, b = {-1.25, 0.25};
-    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (size_t sh = 0; sh < nshapes; sh++)
         for (int t = 0; t < 4; t++)
             for (int op = 0; op < 3; op++)
                 for (int so = 0; so < 2; so++)
@@ -395,13 +367,33 @@ static void test_streaming(void)
                                        .cols = shapes[sh][1],
                                        .spad = v == 1 ? 5 : 0,
                                        .dpad = dpads[(sh + (size_t)v) % 3],
-                                       .flags = DMXI_KERNEL_STREAM,
-                                       .doff = doffs[(sh + (size_t)t + (size_t)v) % 4]};
+                                       .flags = flags,
+                                       .doff = flags ? doffs[(sh + (size_t)t + (size_t)v) % 4] : 0};
                             count(run_case(&c));
-                            c.doff = 0; /* and always once on a line boundary */
-                            c.dpad = 0;
-                            count(run_case(&c));
+                            if (flags) {
+                                c.doff = 0;
+                                c.dpad = 0;
+                                count(run_case(&c));
+                            }
                         }
+}
+
+/* Shapes that cross the kernel's outer tiles (64 x 256 elements) in both directions. */
+static void test_large_tiles(void)
+{
+    static const int64_t shapes[][2] = {{70, 300}, {300, 70}, {1, 300}};
+    sweep_shapes(shapes, sizeof shapes / sizeof shapes[0], 0);
+}
+
+/* DMXI_KERNEL_STREAM: the non-temporal paths (copy-like runs, and the transposed bit copy of
+ * 8- and 16-byte elements) take over only where D's lines are whole and aligned; these shapes
+ * and offsets put D on and off cache line boundaries, with whole and partial lines and
+ * micro-blocks at the edges, and one tile large enough to be split over OpenMP threads. */
+static void test_streaming(void)
+{
+    static const int64_t shapes[][2] = {{8, 8},    {16, 16},  {32, 32}, {17, 33},  {64, 72},
+                                        {67, 130}, {300, 70}, {1, 40},  {264, 300}};
+    sweep_shapes(shapes, sizeof shapes / sizeof shapes[0], DMXI_KERNEL_STREAM);
 }
 
 /* Scalars that round to 0 or 1 in single precision must take the exact paths there. */
@@ -603,6 +595,7 @@ typedef struct bcase {
     dmx_order so, dord;
     dmx_scalar alpha, beta;
     int streams;
+    unsigned flags; /* dmxi_kernel_apply_flags */
 } bcase;
 
 /* Evict S and D from the caches (this machine's L3 holds both 128 MB arrays), so that every
@@ -623,19 +616,23 @@ static int bench(int64_t n, int reps, int64_t pad)
     const dmx_scalar one = {1, 0}, zero = {0, 0}, two = {2, 0}, zc = {0.5, 0.25};
     const dmx_order C = DMX_COL_MAJOR, R = DMX_ROW_MAJOR;
     const bcase cases[] = {
-        {"memcpy", -1, DMX_DOUBLE, DMX_OP_N, C, C, one, zero, 2},
-        {"d copy N col->col (copy-like, memcpy)", 0, DMX_DOUBLE, DMX_OP_N, C, C, one, zero, 2},
-        {"d copy T col->col (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, one, zero, 2},
-        {"d copy N col->row (transpose-like)", 0, DMX_DOUBLE, DMX_OP_N, C, R, one, zero, 2},
-        {"d naive transpose loop (reference)", 1, DMX_DOUBLE, DMX_OP_T, C, C, one, zero, 2},
-        {"d 2*S N (copy-like)", 0, DMX_DOUBLE, DMX_OP_N, C, C, two, zero, 2},
-        {"d 2*S^T (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, two, zero, 2},
-        {"d S+D N (copy-like)", 0, DMX_DOUBLE, DMX_OP_N, C, C, one, one, 3},
-        {"d S^T+D (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, one, one, 3},
-        {"d 2*S^T+2*D (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, two, two, 3},
-        {"s copy T col->col (transpose-like)", 0, DMX_FLOAT, DMX_OP_T, C, C, one, zero, 2},
-        {"z copy C col->col (transpose-like)", 0, DMX_CDOUBLE, DMX_OP_C, C, C, one, zero, 2},
-        {"z a*S^H+b*D (transpose-like)", 0, DMX_CDOUBLE, DMX_OP_C, C, C, zc, zc, 3},
+        {"memcpy", -1, DMX_DOUBLE, DMX_OP_N, C, C, one, zero, 2, 0},
+        {"d copy N col->col (copy-like, memcpy)", 0, DMX_DOUBLE, DMX_OP_N, C, C, one, zero, 2, 0},
+        {"d copy T col->col (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, one, zero, 2, 0},
+        {"d copy N col->col, streamed", 0, DMX_DOUBLE, DMX_OP_N, C, C, one, zero, 2,
+         DMXI_KERNEL_STREAM},
+        {"d copy T col->col, streamed", 0, DMX_DOUBLE, DMX_OP_T, C, C, one, zero, 2,
+         DMXI_KERNEL_STREAM},
+        {"d copy N col->row (transpose-like)", 0, DMX_DOUBLE, DMX_OP_N, C, R, one, zero, 2, 0},
+        {"d naive transpose loop (reference)", 1, DMX_DOUBLE, DMX_OP_T, C, C, one, zero, 2, 0},
+        {"d 2*S N (copy-like)", 0, DMX_DOUBLE, DMX_OP_N, C, C, two, zero, 2, 0},
+        {"d 2*S^T (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, two, zero, 2, 0},
+        {"d S+D N (copy-like)", 0, DMX_DOUBLE, DMX_OP_N, C, C, one, one, 3, 0},
+        {"d S^T+D (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, one, one, 3, 0},
+        {"d 2*S^T+2*D (transpose-like)", 0, DMX_DOUBLE, DMX_OP_T, C, C, two, two, 3, 0},
+        {"s copy T col->col (transpose-like)", 0, DMX_FLOAT, DMX_OP_T, C, C, one, zero, 2, 0},
+        {"z copy C col->col (transpose-like)", 0, DMX_CDOUBLE, DMX_OP_C, C, C, one, zero, 2, 0},
+        {"z a*S^H+b*D (transpose-like)", 0, DMX_CDOUBLE, DMX_OP_C, C, C, zc, zc, 3, 0},
     };
     enum { NCASES = sizeof cases / sizeof cases[0] };
     int maxthreads = 1;
@@ -648,7 +645,10 @@ static int bench(int64_t n, int reps, int64_t pad)
     const int64_t nelem = n * (n + 2 * pad);
     const size_t bytes = (size_t)nelem * sizeof(double);
     const size_t flen = 4 * bytes > ((size_t)1 << 29) ? 4 * bytes : (size_t)1 << 29;
-    double *s = malloc(bytes), *d = malloc(bytes);
+    /* cache-line aligned, so the streamed rows can write whole lines */
+    void *sv = NULL, *dv = NULL;
+    double *s = posix_memalign(&sv, 64, bytes) == 0 ? sv : NULL;
+    double *d = posix_memalign(&dv, 64, bytes) == 0 ? dv : NULL;
     unsigned char *fbuf = malloc(flen);
     if (!s || !d || !fbuf) {
         fprintf(stderr, "bench: out of memory\n");
@@ -689,8 +689,9 @@ static int bench(int64_t n, int reps, int64_t pad)
                     for (int64_t i = 0; i < n; i++)
                         d[i + j * dld] = s[j + i * sld];
             } else {
-                dmxi_kernel_apply(b->dtype, b->op, b->alpha, b->beta, s, sld, b->so, d, dld,
-                                  b->dord, rows, n);
+                dmxi_kernel_apply_flags(b->dtype, b->op, b->alpha, b->beta, s, sld, b->so, d, dld,
+                                        b->dord, rows, n, b->flags);
+                dmxi_kernel_fence();
             }
             const double dt = now() - t0;
             if (r != 0 && r != reps + 1 && dt < best[q]) /* first round of each warms up */
