@@ -1,4 +1,4 @@
-/* The exchange engine: runs a plan.
+/* The point-to-point engine (dmxi_exec_p2p): runs a plan.
  *
  * 1. Start the persistent receives of the peers reached by messages (one message per peer on
  *    another node, split only above the message limit); pack and send their packages, in
@@ -23,7 +23,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield */
 
 #include "exec/kernels.h"
-#include "plan/plan.h"
+#include "exec/engine.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -79,20 +79,20 @@ void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dm
 }
 
 /* Kernel flags for writes into A: stream them when the plan writes more of A than caches
- * hold (plan.c decides). */
-static unsigned a_flags(const dmx_plan *p)
+ * hold (engine_setup.c decides). */
+static unsigned a_flags(const dmxi_exec *e)
 {
-    return p->stream ? DMXI_KERNEL_STREAM : 0u;
+    return e->stream ? DMXI_KERNEL_STREAM : 0u;
 }
 
 /* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is:
  * op(B) of each piece, transposed and conjugated here, column-major in A's orientation. */
-static void pack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, char *dst, int64_t base)
+static void pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, int64_t base)
 {
     static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
     for (int64_t i = i0; i < i1; i++) {
-        const dmxi_piece *pc = &p->send[i];
-        const dmxi_xform *x = &p->xf[pc->t];
+        const dmxi_piece *pc = &e->send[i];
+        const dmxi_xform *x = &e->xf[pc->t];
         if (is_zero(x->t.alpha))
             continue; /* alpha = 0 never reads B; the receiver ignores the bytes */
         const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
@@ -102,29 +102,29 @@ static void pack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, char *dst, in
 }
 
 /* Transform pieces [i0, i1) of the receive list from src (package offset base) into A. */
-static void unpack_pieces(const dmx_plan *p, int64_t i0, int64_t i1, const char *src, int64_t base)
+static void unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char *src, int64_t base)
 {
     for (int64_t i = i0; i < i1; i++) {
-        const dmxi_piece *pc = &p->recv[i];
-        const dmxi_xform *x = &p->xf[pc->t];
+        const dmxi_piece *pc = &e->recv[i];
+        const dmxi_xform *x = &e->xf[pc->t];
         char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
         dmxi_apply(x, DMX_OP_N, src + (pc->boff - base), pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
-                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(p));
+                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(e));
     }
 }
 
 /* Apply local rectangles from *next on until about max_bytes have been written (at least
  * one rectangle). */
-static void apply_local(const dmx_plan *p, int64_t *next, int64_t max_bytes)
+static void apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes)
 {
     int64_t bytes = 0;
-    for (; *next < p->nlocal && bytes < max_bytes; (*next)++) {
-        const dmxi_local *lp = &p->local[*next];
-        const dmxi_xform *x = &p->xf[lp->t];
+    for (; *next < e->nlocal && bytes < max_bytes; (*next)++) {
+        const dmxi_local *lp = &e->local[*next];
+        const dmxi_xform *x = &e->xf[lp->t];
         const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
         char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
         dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order,
-                   lp->r0, lp->c0, lp->rows, lp->cols, a_flags(p));
+                   lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
         bytes += lp->rows * lp->cols * (int64_t)x->esize;
     }
 }
@@ -158,52 +158,52 @@ static void prof_tick(prof *f, double *phase)
     }
 }
 
-dmx_status dmxi_plan_run(dmx_plan *p)
+dmx_status dmxi_p2p_execute(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
-    prof f = {p->profile != 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    prof f = {e->profile != 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const double t0 = MPI_Wtime();
     if (f.on)
         f.t = thread_cpu();
-    if (p->nrreq > 0)
-        DMXI_MPI(MPI_Startall(p->nrreq, p->rreq));
+    if (e->nrreq > 0)
+        DMXI_MPI(MPI_Startall(e->nrreq, e->rreq));
     int64_t rings_left = 0, next_local = 0;
-    int recv_left = p->nrreq;
-    for (int i = 0; i < p->nrpeer; i++) {
-        dmxi_peer *q = &p->rpeer[i];
+    int recv_left = e->nrreq;
+    for (int i = 0; i < e->nrpeer; i++) {
+        dmxi_peer *q = &e->rpeer[i];
         q->pending = q->nchunks;
         q->next = 0;
         rings_left += q->shm;
     }
-    for (int i = 0; i < p->nspeer; i++) {
-        p->speer[i].next = 0;
-        rings_left += p->speer[i].shm;
+    for (int i = 0; i < e->nspeer; i++) {
+        e->speer[i].next = 0;
+        rings_left += e->speer[i].shm;
     }
 
     /* Messages first, so they fly while everything else happens; start with the first rank
      * above this one. */
     int start = 0;
-    while (start < p->nspeer && p->speer[start].rank < p->rank)
+    while (start < e->nspeer && e->speer[start].rank < e->rank)
         start++;
-    for (int i = 0; i < p->nspeer; i++) {
-        const dmxi_peer *q = &p->speer[(start + i) % p->nspeer];
+    for (int i = 0; i < e->nspeer; i++) {
+        const dmxi_peer *q = &e->speer[(start + i) % e->nspeer];
         if (q->shm)
             continue;
-        pack_pieces(p, q->first, q->first + q->count, p->sbuf + q->off, 0);
-        DMXI_MPI(MPI_Startall(q->nchunks, p->sreq + q->req0));
+        pack_pieces(e, q->first, q->first + q->count, e->sbuf + q->off, 0);
+        DMXI_MPI(MPI_Startall(q->nchunks, e->sreq + q->req0));
     }
     prof_tick(&f, &f.pack);
 
-    while (rings_left > 0 || recv_left > 0 || next_local < p->nlocal) {
+    while (rings_left > 0 || recv_left > 0 || next_local < e->nlocal) {
         int busy = 0;
         /* One chunk for each node peer whose ring has a free slot. */
-        for (int i = 0; i < p->nspeer; i++) {
-            dmxi_peer *q = &p->speer[(start + i) % p->nspeer];
+        for (int i = 0; i < e->nspeer; i++) {
+            dmxi_peer *q = &e->speer[(start + i) % e->nspeer];
             if (!q->shm || q->next == q->nring || !dmxi_ring_can_post(q, q->seq + q->next))
                 continue;
             const int64_t c = q->next, g = q->seq + c;
-            pack_pieces(p, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
-                        chunk_base(p->send, q, c));
+            pack_pieces(e, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
+                        chunk_base(e->send, q, c));
             dmxi_ring_post(q, g);
             rings_left -= ++q->next == q->nring;
             busy = 1;
@@ -211,12 +211,12 @@ dmx_status dmxi_plan_run(dmx_plan *p)
         }
         prof_tick(&f, &f.pack);
         /* Every chunk node peers have published. */
-        for (int i = 0; i < p->nrpeer; i++) {
-            dmxi_peer *q = &p->rpeer[i];
+        for (int i = 0; i < e->nrpeer; i++) {
+            dmxi_peer *q = &e->rpeer[i];
             while (q->shm && q->next < q->nring && dmxi_ring_can_take(q, q->seq + q->next)) {
                 const int64_t c = q->next, g = q->seq + c;
-                unpack_pieces(p, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
-                              chunk_base(p->recv, q, c));
+                unpack_pieces(e, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
+                              chunk_base(e->recv, q, c));
                 dmxi_ring_release(q, g);
                 f.takes++;
                 rings_left -= ++q->next == q->nring;
@@ -226,23 +226,23 @@ dmx_status dmxi_plan_run(dmx_plan *p)
         /* A message package that has arrived; block only when nothing else is left. */
         if (recv_left > 0) {
             int idx = MPI_UNDEFINED, flag = 0;
-            if (busy || rings_left > 0 || next_local < p->nlocal) {
-                DMXI_MPI(MPI_Testany(p->nrreq, p->rreq, &idx, &flag, MPI_STATUS_IGNORE));
+            if (busy || rings_left > 0 || next_local < e->nlocal) {
+                DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
             } else {
-                DMXI_MPI(MPI_Waitany(p->nrreq, p->rreq, &idx, MPI_STATUS_IGNORE));
+                DMXI_MPI(MPI_Waitany(e->nrreq, e->rreq, &idx, MPI_STATUS_IGNORE));
                 DMXI_CHECK(idx != MPI_UNDEFINED, DMX_ERR_INTERNAL, "no active receive left");
             }
             if (idx != MPI_UNDEFINED) {
-                dmxi_peer *q = &p->rpeer[p->rreq_peer[idx]];
+                dmxi_peer *q = &e->rpeer[e->rreq_peer[idx]];
                 recv_left--;
                 if (--q->pending == 0)
-                    unpack_pieces(p, q->first, q->first + q->count, p->rbuf + q->off, 0);
+                    unpack_pieces(e, q->first, q->first + q->count, e->rbuf + q->off, 0);
                 busy = 1;
             }
         }
         prof_tick(&f, &f.unpack);
-        if (!busy && next_local < p->nlocal) {
-            apply_local(p, &next_local, p->chunk_bytes);
+        if (!busy && next_local < e->nlocal) {
+            apply_local(e, &next_local, e->chunk_bytes);
             busy = 1;
             prof_tick(&f, &f.local);
         }
@@ -252,19 +252,19 @@ dmx_status dmxi_plan_run(dmx_plan *p)
             prof_tick(&f, &f.idle);
         }
     }
-    for (int i = 0; i < p->nspeer; i++)
-        p->speer[i].seq += p->speer[i].shm ? p->speer[i].nring : 0;
-    for (int i = 0; i < p->nrpeer; i++)
-        p->rpeer[i].seq += p->rpeer[i].shm ? p->rpeer[i].nring : 0;
-    if (p->stream)
+    for (int i = 0; i < e->nspeer; i++)
+        e->speer[i].seq += e->speer[i].shm ? e->speer[i].nring : 0;
+    for (int i = 0; i < e->nrpeer; i++)
+        e->rpeer[i].seq += e->rpeer[i].shm ? e->rpeer[i].nring : 0;
+    if (e->stream)
         dmxi_kernel_fence();
-    if (p->nsreq > 0)
-        DMXI_MPI(MPI_Waitall(p->nsreq, p->sreq, MPI_STATUSES_IGNORE));
+    if (e->nsreq > 0)
+        DMXI_MPI(MPI_Waitall(e->nsreq, e->sreq, MPI_STATUSES_IGNORE));
     if (f.on)
         fprintf(stderr,
                 "dmx profile rank %d: CPU ms pack %.2f, local %.2f, unpack %.2f, idle %.2f (%lld "
                 "yields); ring chunks out %lld, in %lld; wall %.2f ms\n",
-                p->rank, 1e3 * f.pack, 1e3 * f.local, 1e3 * f.unpack, 1e3 * f.idle,
+                e->rank, 1e3 * f.pack, 1e3 * f.local, 1e3 * f.unpack, 1e3 * f.idle,
                 (long long)f.yields, (long long)f.posts, (long long)f.takes,
                 1e3 * (MPI_Wtime() - t0));
 cleanup:

@@ -5,7 +5,7 @@
  * Here the sender packs a node peer's package into its own part of a window that every rank of
  * the node maps (MPI_Win_allocate_shared), and the receiver transforms it into A straight from
  * there: two copies, both fused with useful work. The package goes in chunks of about
- * p->chunk_bytes (128 KiB) through a ring of a few slots, so a chunk is read while it is still
+ * e->chunk_bytes (128 KiB) through a ring of a few slots, so a chunk is read while it is still
  * in the shared cache and the staging copy costs cache bandwidth, not memory bandwidth
  * (measured on the default benchmark copy case: 26-28 ms with whole packages staged in the
  * window, 20-23 ms with rings, before A's writes were streamed).
@@ -25,7 +25,7 @@
  * nslots = DMXI_RING_SLOTS (4); compare the whole package a private buffer would hold.
  * DMX_SHM=0, or a window that cannot be made, keeps every peer on messages.
  */
-#include "plan/plan.h"
+#include "exec/engine.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -50,7 +50,7 @@ static atomic_llong *counter(const dmxi_peer *q, int which)
     return (atomic_llong *)(void *)(q->ring + 64 * which);
 }
 
-/* Node ranks, sorted, as ranks of p->comm, with their rank in the node communicator. */
+/* Node ranks, sorted, as ranks of e->comm, with their rank in the node communicator. */
 typedef struct node_rank {
     int rank, node_rank;
 } node_rank;
@@ -76,21 +76,21 @@ static const node_rank *find(const node_rank *v, int n, int rank)
     return NULL;
 }
 
-static dmx_status node_ranks(dmx_plan *p, node_rank **out, int *n)
+static dmx_status node_ranks(dmxi_exec *e, node_rank **out, int *n)
 {
     dmx_status st = DMX_SUCCESS;
     MPI_Group gn = MPI_GROUP_NULL, gp = MPI_GROUP_NULL;
     int *idx = NULL, *tr = NULL, size = 0;
     node_rank *v = NULL;
-    DMXI_MPI(MPI_Comm_size(p->node, &size));
+    DMXI_MPI(MPI_Comm_size(e->node, &size));
     idx = dmxi_malloc(size, sizeof *idx);
     tr = dmxi_malloc(size, sizeof *tr);
     v = dmxi_malloc(size, sizeof *v);
     DMXI_CHECK(idx && tr && v, DMX_ERR_ALLOC, "out of memory");
     for (int k = 0; k < size; k++)
         idx[k] = k;
-    DMXI_MPI(MPI_Comm_group(p->node, &gn));
-    DMXI_MPI(MPI_Comm_group(p->comm, &gp));
+    DMXI_MPI(MPI_Comm_group(e->node, &gn));
+    DMXI_MPI(MPI_Comm_group(e->comm, &gp));
     DMXI_MPI(MPI_Group_translate_ranks(gn, size, idx, gp, tr));
     for (int k = 0; k < size; k++)
         v[k] = (node_rank){tr[k], k};
@@ -111,18 +111,18 @@ cleanup:
 
 /* Cut the package of peer q (its pieces v[q->first ..]) into ring chunks: a chunk starts at a
  * piece, its base is that piece's offset rounded down to 16 bytes (keeps every element type
- * aligned in the slot), and it takes further pieces while they end within p->chunk_bytes of the
- * base. Pieces are at most chunk_bytes (split_pieces in plan.c), so every chunk holds at least
- * one piece and at most chunk_bytes + 15 bytes. Writes the chunks' first pieces and an end mark
- * into cf when it is not NULL; returns the number of chunks. Sender and receiver have the same
+ * aligned in the slot), and it takes further pieces while they end within e->chunk_bytes of the
+ * base. Pieces are at most chunk_bytes (the planner cuts them, packages.c), so every chunk holds at
+ * least one piece and at most chunk_bytes + 15 bytes. Writes the chunks' first pieces and an end
+ * mark into cf when it is not NULL; returns the number of chunks. Sender and receiver have the same
  * pieces at the same offsets, so they cut alike. */
-static int64_t cut_chunks(const dmx_plan *p, const dmxi_peer *q, const dmxi_piece *v, int64_t *cf)
+static int64_t cut_chunks(const dmxi_exec *e, const dmxi_peer *q, const dmxi_piece *v, int64_t *cf)
 {
     int64_t n = 0, base = 0;
     for (int64_t i = q->first; i < q->first + q->count; i++) {
         const dmxi_piece *pc = &v[i];
-        int64_t end = pc->boff + pc->rows * pc->cols * (int64_t)p->xf[pc->t].esize;
-        if (i == q->first || end - base > p->chunk_bytes) {
+        int64_t end = pc->boff + pc->rows * pc->cols * (int64_t)e->xf[pc->t].esize;
+        if (i == q->first || end - base > e->chunk_bytes) {
             if (cf)
                 cf[n] = i;
             n++;
@@ -134,36 +134,36 @@ static int64_t cut_chunks(const dmx_plan *p, const dmxi_peer *q, const dmxi_piec
     return n;
 }
 
-/* Chunks and slot sizes of every peer on this node, in one array p->cfirst. */
-static dmx_status setup_chunks(dmx_plan *p)
+/* Chunks and slot sizes of every peer on this node, in one array e->cfirst. */
+static dmx_status setup_chunks(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
     int64_t total = 0;
     for (int side = 0; side < 2; side++) {
-        dmxi_peer *pv = side ? p->rpeer : p->speer;
-        const int np = side ? p->nrpeer : p->nspeer;
+        dmxi_peer *pv = side ? e->rpeer : e->speer;
+        const int np = side ? e->nrpeer : e->nspeer;
         for (int i = 0; i < np; i++)
             if (pv[i].shm)
-                total += cut_chunks(p, &pv[i], side ? p->recv : p->send, NULL) + 1;
+                total += cut_chunks(e, &pv[i], side ? e->recv : e->send, NULL) + 1;
     }
-    p->cfirst = dmxi_malloc(total, sizeof *p->cfirst);
-    DMXI_CHECK(p->cfirst || total == 0, DMX_ERR_ALLOC, "out of memory for %lld chunk marks",
+    e->cfirst = dmxi_malloc(total, sizeof *e->cfirst);
+    DMXI_CHECK(e->cfirst || total == 0, DMX_ERR_ALLOC, "out of memory for %lld chunk marks",
                (long long)total);
     total = 0;
     for (int side = 0; side < 2; side++) {
-        dmxi_peer *pv = side ? p->rpeer : p->speer;
-        const int np = side ? p->nrpeer : p->nspeer;
+        dmxi_peer *pv = side ? e->rpeer : e->speer;
+        const int np = side ? e->nrpeer : e->nspeer;
         for (int i = 0; i < np; i++) {
             dmxi_peer *q = &pv[i];
             if (!q->shm)
                 continue;
-            q->cfirst = p->cfirst + total;
-            q->nring = cut_chunks(p, q, side ? p->recv : p->send, q->cfirst);
+            q->cfirst = e->cfirst + total;
+            q->nring = cut_chunks(e, q, side ? e->recv : e->send, q->cfirst);
             total += q->nring + 1;
             /* A chunk spans at most chunk_bytes + 15 bytes of the package, and no more than the
              * package. Sizes depend on the package size only, not on how it was cut. */
-            int64_t slot = q->bytes < p->chunk_bytes + 16 ? q->bytes : p->chunk_bytes + 16;
-            int64_t nslots = (q->bytes + p->chunk_bytes - 1) / p->chunk_bytes;
+            int64_t slot = q->bytes < e->chunk_bytes + 16 ? q->bytes : e->chunk_bytes + 16;
+            int64_t nslots = (q->bytes + e->chunk_bytes - 1) / e->chunk_bytes;
             q->slot_bytes = (slot + 63) & ~(int64_t)63;
             q->nslots = nslots < DMXI_RING_SLOTS ? nslots : DMXI_RING_SLOTS;
             q->seq = 0;
@@ -173,18 +173,18 @@ cleanup:
     return st;
 }
 
-static void no_shm(dmx_plan *p)
+static void no_shm(dmxi_exec *e)
 {
-    p->shm = 0;
-    p->shm_buf = NULL;
-    p->shm_bytes = 0;
-    for (int i = 0; i < p->nspeer; i++)
-        p->speer[i].shm = 0;
-    for (int i = 0; i < p->nrpeer; i++)
-        p->rpeer[i].shm = 0;
+    e->shm = 0;
+    e->shm_buf = NULL;
+    e->shm_bytes = 0;
+    for (int i = 0; i < e->nspeer; i++)
+        e->speer[i].shm = 0;
+    for (int i = 0; i < e->nrpeer; i++)
+        e->rpeer[i].shm = 0;
 }
 
-dmx_status dmxi_shm_setup(dmx_plan *p)
+dmx_status dmxi_shm_setup(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
     node_rank *nr = NULL;
@@ -192,88 +192,88 @@ dmx_status dmxi_shm_setup(dmx_plan *p)
     int64_t *offs = NULL;
     MPI_Request *req = NULL;
     int nreq = 0;
-    p->shm = 0;
-    DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, p->comm));
+    e->shm = 0;
+    DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
     if (!all)
         goto cleanup;
-    DMXI_MPI(MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &p->node));
-    DMXI_TRY(dmxi_agree(p->comm, node_ranks(p, &nr, &nnr)));
+    DMXI_MPI(MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &e->node));
+    DMXI_TRY(dmxi_agree(e->comm, node_ranks(e, &nr, &nnr)));
 
-    for (int i = 0; i < p->nspeer; i++)
-        p->speer[i].shm = find(nr, nnr, p->speer[i].rank) != NULL;
-    for (int i = 0; i < p->nrpeer; i++)
-        p->rpeer[i].shm = find(nr, nnr, p->rpeer[i].rank) != NULL;
-    DMXI_TRY(dmxi_agree(p->comm, setup_chunks(p)));
+    for (int i = 0; i < e->nspeer; i++)
+        e->speer[i].shm = find(nr, nnr, e->speer[i].rank) != NULL;
+    for (int i = 0; i < e->nrpeer; i++)
+        e->rpeer[i].shm = find(nr, nnr, e->rpeer[i].rank) != NULL;
+    DMXI_TRY(dmxi_agree(e->comm, setup_chunks(e)));
 
     /* Lay out this rank's part of the window: one ring per node peer it sends to. */
-    for (int i = 0; i < p->nspeer; i++) {
-        dmxi_peer *q = &p->speer[i];
+    for (int i = 0; i < e->nspeer; i++) {
+        dmxi_peer *q = &e->speer[i];
         if (!q->shm)
             continue;
-        q->off = p->shm_bytes;
-        DMXI_TRY(dmxi_add64(p->shm_bytes, RING_HEADER + q->nslots * q->slot_bytes, &p->shm_bytes));
+        q->off = e->shm_bytes;
+        DMXI_TRY(dmxi_add64(e->shm_bytes, RING_HEADER + q->nslots * q->slot_bytes, &e->shm_bytes));
     }
     {
         MPI_Info info = MPI_INFO_NULL;
         DMXI_MPI(MPI_Info_create(&info));
         DMXI_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
         /* 64 bytes more, to start the rings on a cache line whatever the window's alignment */
-        int rc = MPI_Win_allocate_shared((MPI_Aint)(p->shm_bytes + 64), 1, info, p->node,
-                                         &p->shm_buf, &p->win);
+        int rc = MPI_Win_allocate_shared((MPI_Aint)(e->shm_bytes + 64), 1, info, e->node,
+                                         &e->shm_buf, &e->win);
         MPI_Info_free(&info);
         want = rc == MPI_SUCCESS;
-        DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, p->comm));
+        DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
         if (!all) { /* fall back to messages everywhere */
             if (rc == MPI_SUCCESS)
-                MPI_Win_free(&p->win);
-            p->win = MPI_WIN_NULL;
-            no_shm(p);
+                MPI_Win_free(&e->win);
+            e->win = MPI_WIN_NULL;
+            no_shm(e);
             goto cleanup;
         }
     }
-    DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win));
-    p->shm = 1;
-    p->shm_buf = align64(p->shm_buf);
+    DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, e->win));
+    e->shm = 1;
+    e->shm_buf = align64(e->shm_buf);
 
     /* Zero this rank's counters before any receiver can learn where they are. */
-    for (int i = 0; i < p->nspeer; i++) {
-        dmxi_peer *q = &p->speer[i];
+    for (int i = 0; i < e->nspeer; i++) {
+        dmxi_peer *q = &e->speer[i];
         if (!q->shm)
             continue;
-        q->ring = p->shm_buf + q->off;
+        q->ring = e->shm_buf + q->off;
         atomic_store_explicit(counter(q, 0), 0, memory_order_relaxed);
         atomic_store_explicit(counter(q, 1), 0, memory_order_relaxed);
     }
     atomic_thread_fence(memory_order_seq_cst);
 
     /* Tell every node peer where its ring is in this rank's part of the window. */
-    offs = dmxi_malloc((int64_t)p->nspeer + p->nrpeer, sizeof *offs);
-    req = dmxi_malloc((int64_t)p->nspeer + p->nrpeer, sizeof *req);
+    offs = dmxi_malloc((int64_t)e->nspeer + e->nrpeer, sizeof *offs);
+    req = dmxi_malloc((int64_t)e->nspeer + e->nrpeer, sizeof *req);
     DMXI_TRY(dmxi_agree(
-        p->comm, offs && req ? DMX_SUCCESS
+        e->comm, offs && req ? DMX_SUCCESS
                              : dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory")));
-    for (int i = 0; i < p->nspeer; i++)
-        if (p->speer[i].shm) {
-            offs[i] = p->speer[i].off;
-            DMXI_MPI(MPI_Isend(&offs[i], 1, MPI_INT64_T, p->speer[i].rank, DMXI_TAG_SETUP, p->comm,
+    for (int i = 0; i < e->nspeer; i++)
+        if (e->speer[i].shm) {
+            offs[i] = e->speer[i].off;
+            DMXI_MPI(MPI_Isend(&offs[i], 1, MPI_INT64_T, e->speer[i].rank, DMXI_TAG_SETUP, e->comm,
                                &req[nreq++]));
         }
-    for (int i = 0; i < p->nrpeer; i++)
-        if (p->rpeer[i].shm)
-            DMXI_MPI(MPI_Irecv(&offs[p->nspeer + i], 1, MPI_INT64_T, p->rpeer[i].rank,
-                               DMXI_TAG_SETUP, p->comm, &req[nreq++]));
+    for (int i = 0; i < e->nrpeer; i++)
+        if (e->rpeer[i].shm)
+            DMXI_MPI(MPI_Irecv(&offs[e->nspeer + i], 1, MPI_INT64_T, e->rpeer[i].rank,
+                               DMXI_TAG_SETUP, e->comm, &req[nreq++]));
     if (nreq > 0)
         DMXI_MPI(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-    for (int i = 0; i < p->nrpeer; i++) {
-        dmxi_peer *q = &p->rpeer[i];
+    for (int i = 0; i < e->nrpeer; i++) {
+        dmxi_peer *q = &e->rpeer[i];
         if (!q->shm)
             continue;
         MPI_Aint size = 0;
         int disp = 0;
         char *base = NULL;
         DMXI_MPI(
-            MPI_Win_shared_query(p->win, find(nr, nnr, q->rank)->node_rank, &size, &disp, &base));
-        q->ring = align64(base) + offs[p->nspeer + i];
+            MPI_Win_shared_query(e->win, find(nr, nnr, q->rank)->node_rank, &size, &disp, &base));
+        q->ring = align64(base) + offs[e->nspeer + i];
     }
 cleanup:
     free(nr);
@@ -307,18 +307,18 @@ char *dmxi_ring_slot(const dmxi_peer *q, int64_t g)
     return q->ring + RING_HEADER + (g % q->nslots) * q->slot_bytes;
 }
 
-dmx_status dmxi_shm_free(dmx_plan *p)
+dmx_status dmxi_shm_free(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
-    if (p->win != MPI_WIN_NULL) {
-        int rc = MPI_Win_unlock_all(p->win);
+    if (e->win != MPI_WIN_NULL) {
+        int rc = MPI_Win_unlock_all(e->win);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Win_free(&p->win);
+            rc = MPI_Win_free(&e->win);
         if (rc != MPI_SUCCESS)
             st = dmxi_mpi_error(rc, "freeing the shared window", __FILE__, __LINE__);
     }
-    if (p->node != MPI_COMM_NULL) {
-        int rc = MPI_Comm_free(&p->node);
+    if (e->node != MPI_COMM_NULL) {
+        int rc = MPI_Comm_free(&e->node);
         if (rc != MPI_SUCCESS && st == DMX_SUCCESS)
             st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
     }

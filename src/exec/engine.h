@@ -1,0 +1,45 @@
+/* Inside the point-to-point engine dmxi_exec_p2p (engine.c runs it, engine_setup.c makes its
+ * buffers and requests, shm.c its rings). Not for the planner: it sees only exec/exec.h. */
+#ifndef DMXI_ENGINE_H
+#define DMXI_ENGINE_H
+
+#include "exec/exec.h"
+
+/* A rank that writes at least this many bytes of A per execution writes them with
+ * non-temporal stores (more than its share of a typical last-level cache). */
+#define DMXI_STREAM_MIN_BYTES ((int64_t)8 * 1024 * 1024)
+
+/* The ops of dmxi_exec_p2p: setup and free (engine_setup.c), execute (engine.c). */
+dmx_status dmxi_p2p_setup(dmxi_exec *e);
+dmx_status dmxi_p2p_execute(dmxi_exec *e);
+dmx_status dmxi_p2p_free(dmxi_exec *e);
+
+/* Packages between ranks of one node (shm.c). The sender packs a node peer's package, chunk by
+ * chunk, into a ring of slots in its own part of an MPI-3 shared window and publishes a
+ * counter; the receiver transforms each chunk into A straight from the slot (no copy by MPI)
+ * and publishes its own counter, after which the sender may reuse the slot. dmxi_shm_setup
+ * decides which peers use it (same node, DMX_SHM not 0, the window could be made), cuts the
+ * packages into chunks, lays out the rings and tells every receiver where its ring is.
+ * Collective on e->comm; call first in setup. dmxi_shm_free releases the window
+ * (collective). */
+dmx_status dmxi_shm_setup(dmxi_exec *e);
+dmx_status dmxi_shm_free(dmxi_exec *e);
+/* Ring protocol (shm.c): may the sender fill chunk number g (counted over all executions)?
+ * Publish it; has the receiver's chunk g arrived? Release it. */
+int dmxi_ring_can_post(const dmxi_peer *q, int64_t g);
+void dmxi_ring_post(dmxi_peer *q, int64_t g);
+int dmxi_ring_can_take(const dmxi_peer *q, int64_t g);
+void dmxi_ring_release(dmxi_peer *q, int64_t g);
+/* Address of the slot that holds chunk g. */
+char *dmxi_ring_slot(const dmxi_peer *q, int64_t g);
+
+/* D = alpha*op(S) + beta*D on a rows x cols rectangle of transform x at A origin (r0, c0),
+ * limited to the trapezoid (engine.c): op is x's own for B's memory, DMX_OP_N for a package
+ * (already in A's orientation); flags as for dmxi_kernel_apply_flags. */
+void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dmx_order sord,
+                char *dst, int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows,
+                int64_t cols, unsigned flags);
+/* Is the rectangle entirely inside the trapezoid of t (or t has none)? */
+int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
+
+#endif

@@ -1,0 +1,152 @@
+/* The contract between the planner and the engines that run a plan.
+ *
+ * The planner (src/plan) decides what goes where: it fills a dmxi_exec with the transforms,
+ * the pieces this rank sends and receives, the rectangles that stay on this rank, the peers
+ * (pieces grouped into one package per peer, with byte offsets) and the agreed cut sizes, and
+ * then hands the object to an engine through its ops table. The engine (src/exec/) decides how
+ * the packages travel: it makes the buffers, persistent requests and shared-memory rings in
+ * setup(), moves the data in execute() and releases everything in free(). The engine never
+ * decides what to send, and nothing under src/exec includes a header of the planner.
+ *
+ * Engines are served through dmxi_exec_ops the way the exchange protocols are served through
+ * dmxi_xops (src/exchange/exchange.h). Today there is one: dmxi_exec_p2p (engine.c, shm.c,
+ * engine_setup.c): messages between nodes, rings in an MPI-3 shared window within a node.
+ * A further engine (neighbourhood collectives, one-sided) adds its own ops and may keep state
+ * of its own behind `impl`.
+ */
+#ifndef DMXI_EXEC_H
+#define DMXI_EXEC_H
+
+#include "layout/layout.h"
+
+/* Ring chunks between node peers hold about this many bytes (DMX_SHM_CHUNK_BYTES, test-only,
+ * lowers it): small enough that a chunk is still in the shared cache when the peer reads it.
+ * The planner cuts pieces to at most the agreed chunk size. */
+#define DMXI_CHUNK_BYTES ((int64_t)128 * 1024)
+
+/* One transform as the engine applies it. */
+typedef struct dmxi_xform {
+    dmx_transform t;
+    size_t esize;
+    /* Layouts may live on a communicator with the plan's processes in another order: these map
+     * their ranks to plan ranks (NULL when the order is the same). Planner only. */
+    int *amap, *bmap;
+} dmxi_xform;
+
+/* One rectangle of the overlay that crosses ranks. Coordinates are A's (window) coordinates of
+ * transform t; mem is this side's memory: B's for a send piece, A's for a receive piece. On the
+ * wire the piece is op(B) restricted to the rectangle, already transposed (and conjugated) by
+ * the sender, stored column-major in A's orientation (rows x cols, ld = rows): the sender's
+ * transposing read lands in a buffer that is still in cache, and the receiver's writes into A
+ * are plain column copies (which can stream). */
+typedef struct dmxi_piece {
+    int64_t r0, c0, rows, cols;
+    dmxi_mem mem;
+    int64_t boff; /* byte offset inside the peer's package */
+    int peer;
+    int t;
+} dmxi_piece;
+
+/* A rectangle whose source and target both live on this rank: applied straight from B's memory
+ * to A's, never through a buffer. */
+typedef struct dmxi_local {
+    int64_t r0, c0, rows, cols;
+    dmxi_mem bmem, amem;
+    int t;
+} dmxi_local;
+
+/* All pieces exchanged with one peer. The planner sets rank, first, count and bytes; the rest
+ * is the engine's: one message (split into chunks of at most max_msg bytes only when larger),
+ * or, for a peer on this node, a sequence of chunks through a ring in the sender's part of the
+ * shared window (shm.c). */
+typedef struct dmxi_peer {
+    int rank;
+    int nchunks;          /* message peer: MPI messages of the package */
+    int64_t first, count; /* range in the piece array */
+    int64_t bytes;        /* package size */
+    int64_t off;          /* offset in the send or receive buffer (send peer on the ring: of the
+                             ring in this rank's part of the window) */
+    int64_t req0;         /* first request of this peer */
+    int64_t pending;      /* chunks not yet received (execution state) */
+    int shm;              /* on this node: the package goes through the sender's ring */
+    /* Ring (shm peers): chunk c holds pieces [cfirst[c], cfirst[c+1]) of the peer's range, at
+     * slot (seq + c) % nslots; seq counts the chunks of all earlier executions. */
+    char *ring;         /* the ring in this rank's mapping of the sender's window part */
+    int64_t *cfirst;    /* nring + 1 piece indices */
+    int64_t nring;      /* chunks per execution */
+    int64_t slot_bytes; /* bytes per slot (a multiple of 64) */
+    int64_t nslots;     /* slots in the ring */
+    int64_t seq;        /* chunks posted (send) or consumed (receive) before this execution */
+    int64_t next;       /* execution state: next chunk of this execution */
+} dmxi_peer;
+
+/* Tags the engines use on the plan's communicator (the planner's directory uses DMXI_DIR_TAG..,
+ * far above these). */
+enum { DMXI_TAG_DATA = 0, DMXI_TAG_SETUP = 1 };
+
+typedef struct dmxi_exec dmxi_exec;
+
+/* An engine. setup() is collective on e->comm and is called once, after the planner has filled
+ * the object; every rank gets the same status (the engine agrees). execute() runs the plan once
+ * (collective). free() releases what setup() made, also after a failed or partial setup
+ * (collective when setup made collective objects); the arrays the planner handed over are freed
+ * by dmxi_exec_free(). */
+typedef struct dmxi_exec_ops {
+    const char *name;
+    dmx_status (*setup)(dmxi_exec *e);
+    dmx_status (*execute)(dmxi_exec *e);
+    dmx_status (*free)(dmxi_exec *e);
+} dmxi_exec_ops;
+
+struct dmxi_exec {
+    const dmxi_exec_ops *ops; /* NULL until the planner hands the object over */
+
+    /* ---- filled by the planner ---- */
+    MPI_Comm comm; /* borrowed: the plan's private duplicate */
+    int rank, size;
+    int nt;
+    const dmxi_xform *xf; /* borrowed: nt transforms (the plan may change their scalars) */
+    /* Owned from hand-over on (freed by dmxi_exec_free): */
+    dmxi_piece *send, *recv; /* sorted by (peer, transform, A column, A row); boff set */
+    int64_t nsend, nrecv;
+    dmxi_local *local; /* sorted by (transform, A column, A row) */
+    int64_t nlocal;
+    dmxi_peer *speer, *rpeer; /* one per peer, ascending rank */
+    int nspeer, nrpeer;
+    int64_t max_msg;     /* agreed: largest MPI message in bytes */
+    int64_t chunk_bytes; /* agreed: pieces are cut to at most this many bytes, and ring chunks
+                            hold at most this much (plus alignment) */
+
+    /* ---- buffers and requests: made by the engine's setup() ---- */
+    char *sbuf, *rbuf;
+    int64_t sbytes, rbytes;
+    MPI_Request *sreq, *rreq;
+    int nsreq, nrreq;
+    int *rreq_peer; /* receive request -> receive peer index */
+    /* Packages for ranks of this node go through rings in an MPI-3 shared window (shm.c). */
+    int shm;
+    MPI_Comm node;
+    MPI_Win win;
+    char *shm_buf; /* this rank's part of the window: the rings to its node peers */
+    int64_t shm_bytes;
+    int64_t *cfirst; /* storage of every ring peer's chunk boundaries */
+    int stream;      /* write A with non-temporal stores where the kernels can (engine.c) */
+    int profile;     /* DMX_PROFILE=1: print phase times of every execution to stderr */
+    void *impl;      /* state of another engine (unused by dmxi_exec_p2p) */
+
+    /* ---- reported by the engine after setup() ---- */
+    int64_t buffer_bytes; /* temporary memory this engine holds for the plan */
+    int npeers_shm;       /* receive peers reached through shared memory */
+};
+
+/* Messages between nodes and rings in a shared window within a node. */
+extern const dmxi_exec_ops dmxi_exec_p2p;
+
+/* An empty object (no handles, nothing owned). Local. */
+void dmxi_exec_init(dmxi_exec *e);
+
+/* ops->free() (when handed over) and the arrays the planner handed over; NULL-safe pieces,
+ * reports the first failure. Collective when setup() made collective objects. */
+dmx_status dmxi_exec_free(dmxi_exec *e);
+
+#endif

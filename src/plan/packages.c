@@ -1,0 +1,190 @@
+/* Packages: the pieces of one peer grouped into one message image.
+ *
+ * Both sides of a pair must lay out a package alike without talking: they hold the same
+ * rectangles (from the overlay or the directory), cut them the same way (split_pieces, by the
+ * agreed chunk size), sort them by the same key (cmp_piece) and give them the same byte
+ * offsets (make_peers). The engine (src/exec/) then moves the packages.
+ *
+ * Cost per rank: O(q log q) for q pieces (the sort), O(q) for the cut and the offsets; no
+ * communication. Memory: the cut list replaces the uncut one (about 64 bytes per piece) and one
+ * dmxi_peer (about 140 bytes) per peer.
+ */
+#include "plan/plan.h"
+
+#include <string.h>
+
+typedef dmxi_piece_list piece_list;
+
+/* ---- enumeration ---------------------------------------------------------------------------- */
+
+dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_TRY(dmxi_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v));
+    l->v[l->n++] = *pc;
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_TRY(dmxi_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v));
+    l->v[l->n++] = *lp;
+cleanup:
+    return st;
+}
+
+/* Both sides order a package the same way: by transform, then A column, then A row. Going
+ * down columns keeps consecutive pieces on the same memory pages on both sides (a block
+ * column's next piece continues the same columns), which matters more than anything else for
+ * the small tiles block-cyclic layouts produce. */
+static int cmp_piece(const void *x, const void *y)
+{
+    const dmxi_piece *a = x, *b = y;
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->c0 != b->c0)
+        return a->c0 < b->c0 ? -1 : 1;
+    if (a->r0 != b->r0)
+        return a->r0 < b->r0 ? -1 : 1;
+    return 0;
+}
+
+static int cmp_local(const void *x, const void *y)
+{
+    const dmxi_local *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->c0 != b->c0)
+        return a->c0 < b->c0 ? -1 : 1;
+    return a->r0 < b->r0 ? -1 : a->r0 > b->r0;
+}
+
+/* Memory offset of the element di rows and dj columns further inside the same block. */
+static void mem_shift(dmxi_mem *m, int64_t di, int64_t dj)
+{
+    m->off += m->order == DMX_COL_MAJOR ? di + dj * m->ld : di * m->ld + dj;
+}
+
+/* Cut every piece whose wire image (rows x cols, column-major) is larger than max_bytes into
+ * sub-rectangles of at most max_bytes: runs of whole columns, or, when one column is already
+ * too large, runs of one column's rows. The cut depends only on the piece, so sender and
+ * receiver cut alike and the package order (cmp_piece) stays the same on both sides. is_send:
+ * mem is B's memory (else A's). Replaces l->v. */
+static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send, int64_t max_bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t n = 0;
+    dmxi_piece *v = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < l->n; i++) {
+            const dmxi_piece *pc = &l->v[i];
+            const int tr = xf[pc->t].t.op != DMX_OP_N;
+            const int64_t es = (int64_t)xf[pc->t].esize;
+            const int64_t rows = pc->rows, cols = pc->cols;
+            if (rows == 0 || cols == 0 || rows <= max_bytes / es / cols) {
+                if (pass == 1)
+                    v[k] = *pc;
+                k++;
+                continue;
+            }
+            /* columns per sub-piece, and rows (fewer than all only if one column is too big) */
+            int64_t cols_per = 1, rows_per = rows;
+            if (rows <= max_bytes / es)
+                cols_per = max_bytes / es / rows;
+            else
+                rows_per = max_bytes / es;
+            for (int64_t j0 = 0; j0 < cols; j0 += cols_per)
+                for (int64_t i0 = 0; i0 < rows; i0 += rows_per, k++) {
+                    if (pass == 0)
+                        continue;
+                    dmxi_piece s = *pc;
+                    s.r0 += i0, s.c0 += j0;
+                    s.rows = rows - i0 < rows_per ? rows - i0 : rows_per;
+                    s.cols = cols - j0 < cols_per ? cols - j0 : cols_per;
+                    /* A element (r0 + i0, c0 + j0) is B element (c0 + j0, r0 + i0) if transposed */
+                    if (is_send && tr)
+                        mem_shift(&s.mem, j0, i0);
+                    else
+                        mem_shift(&s.mem, i0, j0);
+                    v[k] = s;
+                }
+        }
+        if (pass == 0) {
+            if (k == l->n)
+                return DMX_SUCCESS; /* nothing to cut */
+            n = k;
+            v = dmxi_malloc(n, sizeof *v);
+            DMXI_CHECK(v, DMX_ERR_ALLOC, "out of memory for %lld pieces", (long long)n);
+        }
+    }
+    free(l->v);
+    l->v = v, l->n = l->cap = n;
+cleanup:
+    return st;
+}
+
+/* Group sorted pieces into peers and lay out each peer's message: byte offsets of its pieces
+ * (each transform's part starts 16-byte aligned so every element type stays aligned). */
+static dmx_status make_peers(const dmxi_xform *xf, dmxi_piece *v, int64_t n, dmxi_peer **peers,
+                             int *npeer)
+{
+    dmx_status st = DMX_SUCCESS;
+    int np = 0;
+    dmxi_peer *pv = NULL;
+    if (n > 0)
+        qsort(v, (size_t)n, sizeof *v, cmp_piece);
+    for (int64_t i = 0; i < n; i++)
+        np += (i == 0 || v[i].peer != v[i - 1].peer);
+    pv = dmxi_calloc(np, sizeof *pv);
+    DMXI_CHECK(pv, DMX_ERR_ALLOC, "out of memory for %d peers", np);
+    np = 0;
+    for (int64_t i = 0; i < n;) {
+        dmxi_peer *q = &pv[np++];
+        q->rank = v[i].peer;
+        q->first = i;
+        int64_t b = 0;
+        int lastt = -1;
+        for (; i < n && v[i].peer == q->rank; i++) {
+            if (v[i].t != lastt) {
+                b = (b + 15) & ~(int64_t)15;
+                lastt = v[i].t;
+            }
+            int64_t sz;
+            DMXI_TRY(dmxi_mul64(v[i].rows, v[i].cols, &sz));
+            DMXI_TRY(dmxi_mul64(sz, (int64_t)xf[v[i].t].esize, &sz));
+            v[i].boff = b;
+            DMXI_TRY(dmxi_add64(b, sz, &b));
+        }
+        q->count = i - q->first;
+        q->bytes = b;
+    }
+    *peers = pv;
+    *npeer = np;
+    pv = NULL;
+cleanup:
+    free(pv);
+    return st;
+}
+
+dmx_status dmxi_packages_make(const dmxi_xform *xf, dmxi_piece_list *send, dmxi_piece_list *recv,
+                              dmxi_exec *e)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_TRY(split_pieces(xf, send, 1, e->chunk_bytes));
+    DMXI_TRY(split_pieces(xf, recv, 0, e->chunk_bytes));
+    DMXI_TRY(make_peers(xf, send->v, send->n, &e->speer, &e->nspeer));
+    DMXI_TRY(make_peers(xf, recv->v, recv->n, &e->rpeer, &e->nrpeer));
+cleanup:
+    return st;
+}
+
+void dmxi_packages_sort_local(dmxi_local *v, int64_t n)
+{
+    if (n > 0)
+        qsort(v, (size_t)n, sizeof *v, cmp_local);
+}

@@ -1,0 +1,106 @@
+/* Validation and agreement of a batch of transforms: every rank checks its own arguments, the
+ * ranks agree on the outcome, and then agree that they all describe the same transforms (a hash
+ * of dtype, op, uplo/diag, scalars, layout descriptions and windows). Also the map from a
+ * layout's communicator ranks to the plan's ranks.
+ *
+ * Cost: O(ntransforms) local work, two one-integer allreduces and one 64-bit agreement
+ * (dmxi_agree_same); the rank map is one group translation of P ranks (O(P) memory, only when
+ * a layout's communicator orders the processes differently).
+ */
+#include "plan/plan.h"
+
+#include <string.h>
+
+static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0, int need_a_mem)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(t->a && t->b, DMX_ERR_NULL, "transform %d: layout a or b is NULL", k);
+    DMXI_CHECK(dmx_dtype_size(t->dtype) > 0, DMX_ERR_ARG, "transform %d: invalid dtype %d", k,
+               (int)t->dtype);
+    DMXI_CHECK(t->op == DMX_OP_N || t->op == DMX_OP_T || t->op == DMX_OP_C, DMX_ERR_ARG,
+               "transform %d: invalid op %d", k, (int)t->op);
+    DMXI_CHECK(t->uplo == 0 || strchr("GgUuLl", t->uplo), DMX_ERR_ARG,
+               "transform %d: uplo '%c' is not 0, 'G', 'U' or 'L'", k, t->uplo);
+    DMXI_CHECK(t->diag == 0 || strchr("NnUu", t->diag), DMX_ERR_ARG,
+               "transform %d: diag '%c' is not 0, 'N' or 'U'", k, t->diag);
+    int64_t bm = t->op == DMX_OP_N ? t->b->m : t->b->n, bn = t->op == DMX_OP_N ? t->b->n : t->b->m;
+    DMXI_CHECK(bm == t->a->m && bn == t->a->n, DMX_ERR_LAYOUT,
+               "transform %d: op(B) is %lld x %lld but A is %lld x %lld", k, (long long)bm,
+               (long long)bn, (long long)t->a->m, (long long)t->a->n);
+    int cmp1 = MPI_UNEQUAL, cmp2 = MPI_UNEQUAL;
+    DMXI_MPI(MPI_Comm_compare(comm0, t->a->d->comm, &cmp1));
+    DMXI_MPI(MPI_Comm_compare(comm0, t->b->d->comm, &cmp2));
+    DMXI_CHECK(cmp1 != MPI_UNEQUAL && cmp2 != MPI_UNEQUAL, DMX_ERR_LAYOUT,
+               "transform %d: layouts live on communicators of different processes", k);
+    for (int s = need_a_mem ? 0 : 1; s < 2; s++) {
+        const dmx_layout *L = s ? t->b : t->a;
+        DMXI_CHECK(!L->d->cyclic || L->nlocal == 0 || L->m == 0 || L->n == 0 || L->base,
+                   DMX_ERR_NULL, "transform %d: the local array of %s is NULL", k, s ? "B" : "A");
+    }
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map)
+{
+    dmx_status st = DMX_SUCCESS;
+    MPI_Group g1 = MPI_GROUP_NULL, g2 = MPI_GROUP_NULL;
+    int *ranks = NULL, cmp = MPI_UNEQUAL;
+    *map = NULL;
+    DMXI_MPI(MPI_Comm_compare(p->comm, comm, &cmp));
+    if (cmp != MPI_SIMILAR)
+        goto cleanup;
+    ranks = dmxi_malloc(p->size, sizeof(int));
+    *map = dmxi_malloc(p->size, sizeof(int));
+    DMXI_CHECK(ranks && *map, DMX_ERR_ALLOC, "out of memory");
+    for (int r = 0; r < p->size; r++)
+        ranks[r] = r;
+    DMXI_MPI(MPI_Comm_group(comm, &g1));
+    DMXI_MPI(MPI_Comm_group(p->comm, &g2));
+    DMXI_MPI(MPI_Group_translate_ranks(g1, p->size, ranks, g2, *map));
+cleanup:
+    if (g1 != MPI_GROUP_NULL)
+        MPI_Group_free(&g1);
+    if (g2 != MPI_GROUP_NULL)
+        MPI_Group_free(&g2);
+    free(ranks);
+    return st;
+}
+
+static uint64_t hash_transform(uint64_t h, const dmx_transform *t)
+{
+    int64_t v[16] = {t->dtype, t->op,    t->uplo, t->diag, (int64_t)t->a->d->hash,
+                     t->a->i0, t->a->j0, t->a->m, t->a->n, (int64_t)t->b->d->hash,
+                     t->b->i0, t->b->j0, t->b->m, t->b->n, 0,
+                     0};
+    h = dmxi_hash(h, v, sizeof v);
+    double s[4] = {t->alpha.re, t->alpha.im, t->beta.re, t->beta.im};
+    return dmxi_hash(h, s, sizeof s);
+}
+
+dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transforms,
+                                    int need_a_memory)
+{
+    dmx_status st = DMX_SUCCESS;
+    /* The communicator to agree on comes from the first layout given; a rank that passes no
+     * layout at all cannot take part and fails alone (documented). */
+    DMXI_CHECK(transforms, DMX_ERR_NULL, "transforms is NULL");
+    DMXI_CHECK(ntransforms >= 1, DMX_ERR_ARG, "need at least one transform");
+    const dmx_layout *first = NULL;
+    for (int k = 0; k < ntransforms && !first; k++)
+        first = transforms[k].a ? transforms[k].a : transforms[k].b;
+    DMXI_CHECK(first, DMX_ERR_NULL, "every layout is NULL");
+    MPI_Comm comm0 = first->d->comm;
+    dmx_status local = DMX_SUCCESS;
+    uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
+    for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
+        local = check_transform(&transforms[k], k, comm0, need_a_memory);
+        if (local == DMX_SUCCESS)
+            h = hash_transform(h, &transforms[k]);
+    }
+    DMXI_TRY(dmxi_agree(comm0, local));
+    st = dmxi_agree_same(comm0, h, "transforms (dtype, op, scalars, layouts or windows)");
+    DMXI_CHECK(st == DMX_SUCCESS, DMX_ERR_ARG, "%s", dmx_last_error());
+cleanup:
+    return st;
+}
