@@ -16,8 +16,8 @@
  */
 #include "dmx_tool.h"
 
-#include "plan/cyclic_volume.h"
-#include "plan/lap.h"
+#include "relabel/cyclic_volume.h"
+#include "relabel/lap.h"
 
 #include <stdint.h>
 #include <stdio.h>

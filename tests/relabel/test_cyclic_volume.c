@@ -12,8 +12,8 @@
  *  - known cases reaching 100 % reduction: a cyclic shift of ranks, row- vs column-major rank
  *    grids with equal blocks (also with a transpose), and the Figure 3 end points.
  */
-#include "plan/cyclic_volume.h"
-#include "plan/lap.h"
+#include "relabel/cyclic_volume.h"
+#include "relabel/lap.h"
 
 #include <stdio.h>
 #include <string.h>

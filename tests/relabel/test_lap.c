@@ -10,7 +10,7 @@
  *  - the dense solver against the same reference on dense matrices with negative gains;
  *  - edge cases: n = 0 and 1, empty rows (identity kept), input validation, determinism.
  */
-#include "plan/lap.h"
+#include "relabel/lap.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,8 +14,8 @@
  * Every solver is Local (no MPI, no threads), deterministic (the result depends only on the
  * input values and their order) and borrows its inputs for the duration of the call.
  */
-#ifndef DMXI_PLAN_LAP_H
-#define DMXI_PLAN_LAP_H
+#ifndef DMXI_RELABEL_LAP_H
+#define DMXI_RELABEL_LAP_H
 
 #include "dmxi.h"
 
@@ -92,4 +92,4 @@ dmx_status dmxi_lap_dense(int n, const double *gain, int *sigma, double *total_g
  */
 dmx_status dmxi_lap_complete(int n, int *sigma);
 
-#endif /* DMXI_PLAN_LAP_H */
+#endif /* DMXI_RELABEL_LAP_H */

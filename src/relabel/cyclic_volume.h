@@ -5,11 +5,11 @@
  * Everything here is Local, uses no MPI and is deterministic. Volumes are counted in elements
  * as int64_t, the same number type the sparse assignment solvers take as gains (lap.h).
  */
-#ifndef DMXI_PLAN_CYCLIC_VOLUME_H
-#define DMXI_PLAN_CYCLIC_VOLUME_H
+#ifndef DMXI_RELABEL_CYCLIC_VOLUME_H
+#define DMXI_RELABEL_CYCLIC_VOLUME_H
 
 #include "dmxi.h"
-#include "plan/lap.h"
+#include "relabel/lap.h"
 
 #include <stdint.h>
 
@@ -85,4 +85,4 @@ dmx_status dmxi_cyclic_volume_remote(const dmxi_volume *v, const int *sigma, int
 /* The volume matrix read as relabeling gains g(j, i) = V(S_{i,j}) (borrows v's arrays). */
 dmxi_lap_sparse dmxi_cyclic_volume_gains(const dmxi_volume *v);
 
-#endif /* DMXI_PLAN_CYCLIC_VOLUME_H */
+#endif /* DMXI_RELABEL_CYCLIC_VOLUME_H */

@@ -10,7 +10,7 @@
  *    remark 2). Other costs: cost(j, y) = sum_i w(i, y, S_ij) is dense; the dense exact solver
  *    maximizes -cost.
  */
-#include "plan/lap.h"
+#include "relabel/lap.h"
 #include "plan/plan.h"
 
 #include <string.h>
