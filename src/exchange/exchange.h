@@ -2,9 +2,10 @@
  *
  * Layers: exchange_common.c holds the public entry points, argument checks, the cached
  * communicator duplicate, the result object and the receive/send helpers every protocol
- * shares; exchange_select.c holds AUTO's rule and the DMX_EXCHANGE override; one file per
- * protocol (exchange_nbx.c, exchange_pex.c, exchange_pcx.c, exchange_rsx.c) implements it as a
- * start function and a nonblocking progress function over the request below.
+ * shares; exchange_select.c holds AUTO's rule, the DMX_EXCHANGE override and the protocol
+ * names; one file per protocol (exchange_nbx.c, exchange_pex.c, exchange_pcx.c,
+ * exchange_rsx.c) implements it as a start function and a nonblocking progress function over
+ * the request below.
  *
  * Other parts of dmx use dmxi_exchange() / dmxi_exchange_begin() on a communicator they have
  * already duplicated, with a tag of their choosing. */

@@ -1,7 +1,7 @@
 /* Sparse data exchange, the parts every protocol shares: public entry points and dispatch,
  * argument checks, the cached communicator duplicate, result objects, and the send and
  * receive helpers. The protocols themselves are in exchange_{nbx,pex,pcx,rsx}.c and AUTO's
- * rule in exchange_select.c.
+ * rule and the protocol names in exchange_select.c.
  *
  * Rounds and tags
  * ---------------
@@ -265,43 +265,6 @@ dmx_status dmx_exchange_result_destroy(dmx_exchange_result **result)
         *result = NULL;
     }
     return DMX_SUCCESS;
-}
-
-const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol)
-{
-    switch (protocol) {
-    case DMX_EXCHANGE_AUTO: return "auto";
-    case DMX_EXCHANGE_NBX: return "nbx";
-    case DMX_EXCHANGE_PEX: return "pex";
-    case DMX_EXCHANGE_PCX: return "pcx";
-    case DMX_EXCHANGE_RSX: return "rsx";
-    }
-    return "?";
-}
-
-static int same_name(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char c = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
-        if (c != *b)
-            return 0;
-    }
-    return *a == *b;
-}
-
-dmx_status dmx_exchange_protocol_parse(const char *name, dmx_exchange_protocol *protocol)
-{
-    dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(name != NULL && protocol != NULL, DMX_ERR_NULL, "name or protocol is NULL");
-    for (int p = DMX_EXCHANGE_AUTO; p <= DMX_EXCHANGE_RSX; p++) {
-        if (same_name(name, dmx_exchange_protocol_name((dmx_exchange_protocol)p))) {
-            *protocol = (dmx_exchange_protocol)p;
-            goto cleanup;
-        }
-    }
-    DMXI_FAIL(DMX_ERR_ARG, "unknown exchange protocol \"%s\" (auto, nbx, pex, pcx, rsx)", name);
-cleanup:
-    return st;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
-/* AUTO's protocol choice and the DMX_EXCHANGE override. The thresholds live here and only
- * here; docs/exchange.md shows the measurements behind them.
+/* AUTO's protocol choice, the DMX_EXCHANGE override and the protocol names. The thresholds
+ * live here and only here; docs/exchange.md shows the measurements behind them.
  *
  * Inputs: P, the communicator size, and kmax, the largest number of distinct destinations
  * (self excluded) any rank sends to. AUTO agrees on kmax with one MPI_Allreduce, but only when
@@ -42,6 +42,20 @@ dmx_exchange_protocol dmxi_exchange_select(int nproc, int64_t kmax)
     return DMX_EXCHANGE_NBX;
 }
 
+/* ---- protocol names (owned here: the override and the public parser share them) ---- */
+
+const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol)
+{
+    switch (protocol) {
+    case DMX_EXCHANGE_AUTO: return "auto";
+    case DMX_EXCHANGE_NBX: return "nbx";
+    case DMX_EXCHANGE_PEX: return "pex";
+    case DMX_EXCHANGE_PCX: return "pcx";
+    case DMX_EXCHANGE_RSX: return "rsx";
+    }
+    return "?";
+}
+
 /* Case-insensitive equality with a lower-case name. */
 static int is_name(const char *s, const char *lower)
 {
@@ -51,6 +65,21 @@ static int is_name(const char *s, const char *lower)
             return 0;
     }
     return *s == *lower;
+}
+
+dmx_status dmx_exchange_protocol_parse(const char *name, dmx_exchange_protocol *protocol)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(name != NULL && protocol != NULL, DMX_ERR_NULL, "name or protocol is NULL");
+    for (int p = DMX_EXCHANGE_AUTO; p <= DMX_EXCHANGE_RSX; p++) {
+        if (is_name(name, dmx_exchange_protocol_name((dmx_exchange_protocol)p))) {
+            *protocol = (dmx_exchange_protocol)p;
+            goto cleanup;
+        }
+    }
+    DMXI_FAIL(DMX_ERR_ARG, "unknown exchange protocol \"%s\" (auto, nbx, pex, pcx, rsx)", name);
+cleanup:
+    return st;
 }
 
 int dmxi_exchange_env_code(void)
