@@ -39,39 +39,25 @@ static int64_t elem_off(dmx_order o, int64_t ld, int64_t i, int64_t j)
     return o == DMX_COL_MAJOR ? i + j * ld : i * ld + j;
 }
 
-int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
-{
-    int up = t->uplo == 'U' || t->uplo == 'u', lo = t->uplo == 'L' || t->uplo == 'l';
-    int64_t unit = (t->diag == 'U' || t->diag == 'u') ? 1 : 0;
-    return (!up && !lo) || (up && c0 - (r0 + rows - 1) >= unit) ||
-           (lo && r0 - (c0 + cols - 1) >= unit);
-}
-
 /* Rectangles cut by the trapezoid's diagonal go column by column. */
 void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dmx_order sord,
                 char *dst, int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows,
                 int64_t cols, unsigned flags)
 {
     const dmx_transform *t = &x->t;
-    if (dmxi_mask_inside(t, r0, c0, rows, cols)) {
+    if (dmxi_trapezoid_inside(t, r0, c0, rows, cols)) {
         dmxi_kernel_apply_flags(t->dtype, op, t->alpha, t->beta, src, sld, sord, dst, dld, dord,
                                 rows, cols, flags);
         return;
     }
-    int up = t->uplo == 'U' || t->uplo == 'u';
-    int64_t unit = (t->diag == 'U' || t->diag == 'u') ? 1 : 0;
     for (int64_t jj = 0; jj < cols; jj++) {
-        int64_t j = c0 + jj, i0 = 0, i1 = rows; /* allowed rows [i0, i1) of this column */
-        if (up) {
-            int64_t last = j - unit - r0; /* i <= j - unit */
-            i1 = last + 1 < rows ? last + 1 : rows;
-        } else {
-            int64_t first = j + unit - r0; /* i >= j + unit */
-            i0 = first > 0 ? first : 0;
-        }
+        int64_t i0, i1; /* allowed rows [i0, i1) of this column */
+        dmxi_trapezoid_column(t, r0, rows, c0 + jj, &i0, &i1);
         if (i0 >= i1)
             continue;
-        int64_t so = op == DMX_OP_N ? elem_off(sord, sld, i0, jj) : elem_off(sord, sld, jj, i0);
+        int64_t si, sj; /* the source element of A's (i0, jj) */
+        dmxi_opb_coords(op, i0, jj, &si, &sj);
+        int64_t so = elem_off(sord, sld, si, sj);
         dmxi_kernel_apply_flags(t->dtype, op, t->alpha, t->beta, src + (size_t)so * x->esize, sld,
                                 sord, dst + (size_t)elem_off(dord, dld, i0, jj) * x->esize, dld,
                                 dord, i1 - i0, 1, flags);

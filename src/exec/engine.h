@@ -39,7 +39,5 @@ char *dmxi_ring_slot(const dmxi_peer *q, int64_t g);
 void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dmx_order sord,
                 char *dst, int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows,
                 int64_t cols, unsigned flags);
-/* Is the rectangle entirely inside the trapezoid of t (or t has none)? */
-int dmxi_mask_inside(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols);
 
 #endif

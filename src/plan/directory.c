@@ -18,7 +18,7 @@
  *     one layout overlapping: DMX_ERR_LAYOUT) and reports every active rectangle of the other
  *     side that it meets; the sum of areas per side must then equal the region's area (else a
  *     gap: DMX_ERR_LAYOUT). Intersections that miss the uplo/diag trapezoid are dropped (the
- *     planner's mask_meets rule).
+ *     trapezoid rule of layout/window.h).
  *  3. Notification (sparse exchange, tag DMXI_DIR_TAG + 1): one record per intersection to the A
  *     owner ("receive this rectangle from rank s into your block k") and one to the B owner
  *     ("send it to rank r from your block k'"), or a single record when one rank owns both.
@@ -256,16 +256,13 @@ static dmx_status make_registrations(const dir_geom *g, const dmxi_xform *x, out
     dmx_status st = DMX_SUCCESS;
     for (int64_t side = SIDE_A; side <= SIDE_B; side++) {
         const dmx_layout *L = side == SIDE_A ? x->t.a : x->t.b;
-        int swap = side == SIDE_B && x->t.op != DMX_OP_N;
+        const dmx_op op = side == SIDE_B ? x->t.op : DMX_OP_N; /* B as op(B) */
         for (int64_t k = 0; k < L->nlocal; k++) {
             int64_t r0, c0, rows, cols;
-            dmxi_layout_local_rect(L, k, &r0, &c0, &rows, &cols);
+            dmxi_opb_local_rect(L, op, k, &r0, &c0, &rows, &cols);
             if (rows <= 0 || cols <= 0)
                 continue;
-            if (swap)
-                DMXI_TRY(register_rect(g, ob, side, k, c0, r0, cols, rows));
-            else
-                DMXI_TRY(register_rect(g, ob, side, k, r0, c0, rows, cols));
+            DMXI_TRY(register_rect(g, ob, side, k, r0, c0, rows, cols));
         }
     }
     DMXI_TRY(outbox_pack(ob));
@@ -458,11 +455,8 @@ typedef struct matcher {
  * layout's own coordinates (B's for op T/C are transposed). */
 static void own_coords(const matcher *mt, int side, int64_t *r, int64_t *c)
 {
-    if (side == SIDE_B && mt->tr->op != DMX_OP_N) {
-        int64_t t = *r;
-        *r = *c;
-        *c = t;
-    }
+    if (side == SIDE_B)
+        dmxi_opb_coords(mt->tr->op, *r, *c, r, c);
 }
 
 /* Rank of layout `side` whose plan rank is r (for messages: the inverse of amap/bmap). */
@@ -498,25 +492,13 @@ static void dside_retire(dside *s, int64_t y)
     }
 }
 
-/* Same rule as the global planner's mask_meets: does the trapezoid meet the rectangle? */
-static int trapezoid_meets(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows,
-                           int64_t cols)
-{
-    int64_t unit = (t->diag == 'U' || t->diag == 'u') ? 1 : 0;
-    if (t->uplo == 'U' || t->uplo == 'u')
-        return (c0 + cols - 1) - r0 >= unit;
-    if (t->uplo == 'L' || t->uplo == 'l')
-        return (r0 + rows - 1) - c0 >= unit;
-    return 1;
-}
-
 /* One intersection of an A rectangle and an op(B) rectangle: notify the owners. */
 static dmx_status emit(matcher *mt, const drect *a, const drect *b)
 {
     dmx_status st = DMX_SUCCESS;
     int64_t r0 = a->r0 > b->r0 ? a->r0 : b->r0, r1 = a->r1 < b->r1 ? a->r1 : b->r1;
     int64_t c0 = a->c0 > b->c0 ? a->c0 : b->c0, c1 = a->c1 < b->c1 ? a->c1 : b->c1;
-    if (r0 >= r1 || c0 >= c1 || !trapezoid_meets(mt->tr, r0, c0, r1 - r0, c1 - c0))
+    if (r0 >= r1 || c0 >= c1 || !dmxi_trapezoid_meets(mt->tr, r0, c0, r1 - r0, c1 - c0))
         goto cleanup;
     if (a->owner == b->owner) {
         dir_note n = {NOTE_LOCAL, r0, c0, r1 - r0, c1 - c0, a->owner, a->k, b->k};
@@ -653,7 +635,6 @@ static dmx_status make_pieces(const dmx_plan *p, int t, const dmx_exchange_resul
     dmx_status st = DMX_SUCCESS;
     const dmx_transform *tr = &p->xf[t].t;
     const dmx_layout *A = tr->a, *B = tr->b;
-    int swap = tr->op != DMX_OP_N;
     int64_t nent = 0;
     DMXI_TRY(dmx_exchange_result_get_count(res, &nent));
     for (int64_t e = 0; e < nent; e++) {
@@ -668,11 +649,10 @@ static dmx_status make_pieces(const dmx_plan *p, int t, const dmx_exchange_resul
             DMXI_CHECK((remote || n.kind == NOTE_LOCAL) && n.rows >= 1 && n.cols >= 1 &&
                            n.peer >= 0 && n.peer < p->size && (n.peer == p->rank) != remote,
                        DMX_ERR_INTERNAL, "invalid directory notification from rank %d", src);
-            int64_t br = swap ? n.c0 : n.r0, bc = swap ? n.r0 : n.c0;
             if (n.kind == NOTE_LOCAL) {
                 dmxi_local lp = {.r0 = n.r0, .c0 = n.c0, .rows = n.rows, .cols = n.cols, .t = t};
                 DMXI_TRY(dmxi_layout_mem_in_block(A, n.ka, n.r0, n.c0, &lp.amem));
-                DMXI_TRY(dmxi_layout_mem_in_block(B, n.kb, br, bc, &lp.bmem));
+                DMXI_TRY(dmxi_opb_mem_in_block(B, tr->op, n.kb, n.r0, n.c0, &lp.bmem));
                 DMXI_TRY(dmxi_local_push(loc, &lp));
             } else {
                 dmxi_piece pc = {.r0 = n.r0,
@@ -685,7 +665,7 @@ static dmx_status make_pieces(const dmx_plan *p, int t, const dmx_exchange_resul
                     DMXI_TRY(dmxi_layout_mem_in_block(A, n.ka, n.r0, n.c0, &pc.mem));
                     DMXI_TRY(dmxi_piece_push(recv, &pc));
                 } else {
-                    DMXI_TRY(dmxi_layout_mem_in_block(B, n.kb, br, bc, &pc.mem));
+                    DMXI_TRY(dmxi_opb_mem_in_block(B, tr->op, n.kb, n.r0, n.c0, &pc.mem));
                     DMXI_TRY(dmxi_piece_push(send, &pc));
                 }
             }

@@ -16,51 +16,17 @@
 typedef dmxi_piece_list piece_list;
 typedef dmxi_local_list local_list;
 
-/* ---- the op(B) grid seen in A's coordinates ---------------------------------------------- */
-
-static int64_t opb_row_start(const dmx_layout *B, dmx_op op, int64_t k)
-{
-    return op == DMX_OP_N ? dmxi_layout_row_start(B, k) : dmxi_layout_col_start(B, k);
-}
-static int64_t opb_col_start(const dmx_layout *B, dmx_op op, int64_t k)
-{
-    return op == DMX_OP_N ? dmxi_layout_col_start(B, k) : dmxi_layout_row_start(B, k);
-}
-static int64_t opb_row_block(const dmx_layout *B, dmx_op op, int64_t r)
-{
-    return op == DMX_OP_N ? dmxi_layout_row_block(B, r) : dmxi_layout_col_block(B, r);
-}
-static int64_t opb_col_block(const dmx_layout *B, dmx_op op, int64_t c)
-{
-    return op == DMX_OP_N ? dmxi_layout_col_block(B, c) : dmxi_layout_row_block(B, c);
-}
+/* Owners as ranks of the plan (through the maps when a layout's communicator orders the
+ * processes differently). */
 static int opb_owner(const dmxi_xform *x, int64_t p, int64_t q)
 {
-    const dmx_layout *B = x->t.b;
-    int o =
-        x->t.op == DMX_OP_N ? dmxi_layout_block_owner(B, p, q) : dmxi_layout_block_owner(B, q, p);
+    int o = dmxi_opb_block_owner(x->t.b, x->t.op, p, q);
     return x->bmap ? x->bmap[o] : o;
 }
 static int a_owner(const dmxi_xform *x, int64_t p, int64_t q)
 {
     int o = dmxi_layout_block_owner(x->t.a, p, q);
     return x->amap ? x->amap[o] : o;
-}
-/* B's memory for the op(B) element at A coordinates (r, c). */
-static dmx_status opb_mem(const dmx_layout *B, dmx_op op, int64_t r, int64_t c, dmxi_mem *mem)
-{
-    return op == DMX_OP_N ? dmxi_layout_mem(B, r, c, mem) : dmxi_layout_mem(B, c, r, mem);
-}
-
-/* Does the trapezoid of transform t meet the rectangle at all? */
-static int mask_meets(const dmx_transform *t, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
-{
-    int64_t unit = (t->diag == 'U' || t->diag == 'u') ? 1 : 0;
-    if (t->uplo == 'U' || t->uplo == 'u')
-        return (c0 + cols - 1) - r0 >= unit; /* max (j - i) */
-    if (t->uplo == 'L' || t->uplo == 'l')
-        return (r0 + rows - 1) - c0 >= unit; /* max (i - j) */
-    return 1;
 }
 
 /* Receive side of transform t: walk this rank's blocks of A, cut them by op(B)'s grid. */
@@ -76,25 +42,27 @@ static dmx_status enum_recv(const dmx_plan *p, int t, piece_list *recv, local_li
         int64_t ac0 = dmxi_layout_col_start(A, bj), ac1 = dmxi_layout_col_start(A, bj + 1);
         if (ar0 >= ar1 || ac0 >= ac1)
             continue;
-        for (int64_t pb = opb_row_block(B, tr->op, ar0);; pb++) {
-            int64_t r0 = opb_row_start(B, tr->op, pb), r1 = opb_row_start(B, tr->op, pb + 1);
+        for (int64_t pb = dmxi_opb_row_block(B, tr->op, ar0);; pb++) {
+            int64_t r0 = dmxi_opb_row_start(B, tr->op, pb),
+                    r1 = dmxi_opb_row_start(B, tr->op, pb + 1);
             if (r0 >= ar1)
                 break;
             r0 = r0 > ar0 ? r0 : ar0;
             r1 = r1 < ar1 ? r1 : ar1;
-            for (int64_t qb = opb_col_block(B, tr->op, ac0);; qb++) {
-                int64_t c0 = opb_col_start(B, tr->op, qb), c1 = opb_col_start(B, tr->op, qb + 1);
+            for (int64_t qb = dmxi_opb_col_block(B, tr->op, ac0);; qb++) {
+                int64_t c0 = dmxi_opb_col_start(B, tr->op, qb),
+                        c1 = dmxi_opb_col_start(B, tr->op, qb + 1);
                 if (c0 >= ac1)
                     break;
                 c0 = c0 > ac0 ? c0 : ac0;
                 c1 = c1 < ac1 ? c1 : ac1;
-                if (!mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
+                if (!dmxi_trapezoid_meets(tr, r0, c0, r1 - r0, c1 - c0))
                     continue;
                 int owner = opb_owner(&p->xf[t], pb, qb);
                 if (owner == p->rank) {
                     dmxi_local lp = {r0, c0, r1 - r0, c1 - c0, {0, 0, 0, 0}, {0, 0, 0, 0}, t};
                     DMXI_TRY(dmxi_layout_mem(A, r0, c0, &lp.amem));
-                    DMXI_TRY(opb_mem(B, tr->op, r0, c0, &lp.bmem));
+                    DMXI_TRY(dmxi_opb_mem(B, tr->op, r0, c0, &lp.bmem));
                     DMXI_TRY(dmxi_local_push(loc, &lp));
                 } else {
                     dmxi_piece pc = {.r0 = r0,
@@ -131,9 +99,9 @@ dmx_status dmxi_walk_source(const dmxi_xform *x,
         dmxi_layout_local_block(B, k, &bi, &bj);
         int64_t br0 = dmxi_layout_row_start(B, bi), br1 = dmxi_layout_row_start(B, bi + 1);
         int64_t bc0 = dmxi_layout_col_start(B, bj), bc1 = dmxi_layout_col_start(B, bj + 1);
-        int64_t ar0 = br0, ar1 = br1, ac0 = bc0, ac1 = bc1;
-        if (tr->op != DMX_OP_N)
-            ar0 = bc0, ar1 = bc1, ac0 = br0, ac1 = br1;
+        int64_t ar0, ar1, ac0, ac1; /* the block as a rectangle of op(B) */
+        dmxi_opb_coords(tr->op, br0, bc0, &ar0, &ac0);
+        dmxi_opb_coords(tr->op, br1, bc1, &ar1, &ac1);
         if (ar0 >= ar1 || ac0 >= ac1)
             continue;
         for (int64_t pb = dmxi_layout_row_block(A, ar0);; pb++) {
@@ -148,7 +116,7 @@ dmx_status dmxi_walk_source(const dmxi_xform *x,
                     break;
                 c0 = c0 > ac0 ? c0 : ac0;
                 c1 = c1 < ac1 ? c1 : ac1;
-                if (mask_meets(tr, r0, c0, r1 - r0, c1 - c0))
+                if (dmxi_trapezoid_meets(tr, r0, c0, r1 - r0, c1 - c0))
                     DMXI_TRY(visit(ctx, a_owner(x, pb, qb), r0, c0, r1 - r0, c1 - c0));
             }
         }
@@ -171,7 +139,7 @@ static dmx_status add_send(void *ctx, int owner, int64_t r0, int64_t c0, int64_t
     if (owner == c->p->rank)
         return DMX_SUCCESS; /* planned on the receive side */
     dmxi_piece pc = {.r0 = r0, .c0 = c0, .rows = rows, .cols = cols, .peer = owner, .t = c->t};
-    DMXI_TRY(opb_mem(tr->b, tr->op, r0, c0, &pc.mem));
+    DMXI_TRY(dmxi_opb_mem(tr->b, tr->op, r0, c0, &pc.mem));
     DMXI_TRY(dmxi_piece_push(c->send, &pc));
 cleanup:
     return st;

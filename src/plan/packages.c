@@ -83,7 +83,7 @@ static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send,
         int64_t k = 0;
         for (int64_t i = 0; i < l->n; i++) {
             const dmxi_piece *pc = &l->v[i];
-            const int tr = xf[pc->t].t.op != DMX_OP_N;
+            const dmx_op op = xf[pc->t].t.op;
             const int64_t es = (int64_t)xf[pc->t].esize;
             const int64_t rows = pc->rows, cols = pc->cols;
             if (rows == 0 || cols == 0 || rows <= max_bytes / es / cols) {
@@ -106,11 +106,11 @@ static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send,
                     s.r0 += i0, s.c0 += j0;
                     s.rows = rows - i0 < rows_per ? rows - i0 : rows_per;
                     s.cols = cols - j0 < cols_per ? cols - j0 : cols_per;
-                    /* A element (r0 + i0, c0 + j0) is B element (c0 + j0, r0 + i0) if transposed */
-                    if (is_send && tr)
-                        mem_shift(&s.mem, j0, i0);
-                    else
-                        mem_shift(&s.mem, i0, j0);
+                    /* a send piece's memory is B's: step through op(B) */
+                    int64_t di = i0, dj = j0;
+                    if (is_send)
+                        dmxi_opb_coords(op, i0, j0, &di, &dj);
+                    mem_shift(&s.mem, di, dj);
                     v[k] = s;
                 }
         }

@@ -23,7 +23,8 @@ static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0,
                "transform %d: uplo '%c' is not 0, 'G', 'U' or 'L'", k, t->uplo);
     DMXI_CHECK(t->diag == 0 || strchr("NnUu", t->diag), DMX_ERR_ARG,
                "transform %d: diag '%c' is not 0, 'N' or 'U'", k, t->diag);
-    int64_t bm = t->op == DMX_OP_N ? t->b->m : t->b->n, bn = t->op == DMX_OP_N ? t->b->n : t->b->m;
+    int64_t bm, bn; /* op(B)'s size */
+    dmxi_opb_coords(t->op, t->b->m, t->b->n, &bm, &bn);
     DMXI_CHECK(bm == t->a->m && bn == t->a->n, DMX_ERR_LAYOUT,
                "transform %d: op(B) is %lld x %lld but A is %lld x %lld", k, (long long)bm,
                (long long)bn, (long long)t->a->m, (long long)t->a->n);
