@@ -79,6 +79,14 @@ uint64_t dmxi_hash(uint64_t h, const void *data, size_t len);
  * Returns DMX_SUCCESS if all equal, otherwise DMX_ERR_LAYOUT on every rank. Collective. */
 dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what);
 
+/* Rank translation (ranks.c): out[k] = the rank in `to` of `from`'s rank k, k < n (n at most
+ * from's size; MPI_UNDEFINED for a process not in `to`). Local. */
+dmx_status dmxi_translate_ranks(MPI_Comm from, MPI_Comm to, int n, int *out);
+
+/* The ranks of comm on this rank's node, ordered as in comm (MPI_COMM_TYPE_SHARED). Collective
+ * on comm; *node is MPI_COMM_NULL on failure. */
+dmx_status dmxi_node_split(MPI_Comm comm, MPI_Comm *node);
+
 /* Read a nonnegative integer setting from the environment (returns dflt if unset/invalid). */
 int64_t dmxi_env_int64(const char *name, int64_t dflt);
 

@@ -79,19 +79,13 @@ static const node_rank *find(const node_rank *v, int n, int rank)
 static dmx_status node_ranks(dmxi_exec *e, node_rank **out, int *n)
 {
     dmx_status st = DMX_SUCCESS;
-    MPI_Group gn = MPI_GROUP_NULL, gp = MPI_GROUP_NULL;
-    int *idx = NULL, *tr = NULL, size = 0;
+    int *tr = NULL, size = 0;
     node_rank *v = NULL;
     DMXI_MPI(MPI_Comm_size(e->node, &size));
-    idx = dmxi_malloc(size, sizeof *idx);
     tr = dmxi_malloc(size, sizeof *tr);
     v = dmxi_malloc(size, sizeof *v);
-    DMXI_CHECK(idx && tr && v, DMX_ERR_ALLOC, "out of memory");
-    for (int k = 0; k < size; k++)
-        idx[k] = k;
-    DMXI_MPI(MPI_Comm_group(e->node, &gn));
-    DMXI_MPI(MPI_Comm_group(e->comm, &gp));
-    DMXI_MPI(MPI_Group_translate_ranks(gn, size, idx, gp, tr));
+    DMXI_CHECK(tr && v, DMX_ERR_ALLOC, "out of memory");
+    DMXI_TRY(dmxi_translate_ranks(e->node, e->comm, size, tr));
     for (int k = 0; k < size; k++)
         v[k] = (node_rank){tr[k], k};
     qsort(v, (size_t)size, sizeof *v, cmp_node_rank);
@@ -99,11 +93,6 @@ static dmx_status node_ranks(dmxi_exec *e, node_rank **out, int *n)
     *n = size;
     v = NULL;
 cleanup:
-    if (gn != MPI_GROUP_NULL)
-        MPI_Group_free(&gn);
-    if (gp != MPI_GROUP_NULL)
-        MPI_Group_free(&gp);
-    free(idx);
     free(tr);
     free(v);
     return st;
@@ -196,7 +185,7 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
     DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
     if (!all)
         goto cleanup;
-    DMXI_MPI(MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &e->node));
+    DMXI_TRY(dmxi_node_split(e->comm, &e->node));
     DMXI_TRY(dmxi_agree(e->comm, node_ranks(e, &nr, &nnr)));
 
     for (int i = 0; i < e->nspeer; i++)

@@ -45,26 +45,15 @@ cleanup:
 dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map)
 {
     dmx_status st = DMX_SUCCESS;
-    MPI_Group g1 = MPI_GROUP_NULL, g2 = MPI_GROUP_NULL;
-    int *ranks = NULL, cmp = MPI_UNEQUAL;
+    int cmp = MPI_UNEQUAL;
     *map = NULL;
     DMXI_MPI(MPI_Comm_compare(p->comm, comm, &cmp));
     if (cmp != MPI_SIMILAR)
         goto cleanup;
-    ranks = dmxi_malloc(p->size, sizeof(int));
     *map = dmxi_malloc(p->size, sizeof(int));
-    DMXI_CHECK(ranks && *map, DMX_ERR_ALLOC, "out of memory");
-    for (int r = 0; r < p->size; r++)
-        ranks[r] = r;
-    DMXI_MPI(MPI_Comm_group(comm, &g1));
-    DMXI_MPI(MPI_Comm_group(p->comm, &g2));
-    DMXI_MPI(MPI_Group_translate_ranks(g1, p->size, ranks, g2, *map));
+    DMXI_CHECK(*map, DMX_ERR_ALLOC, "out of memory");
+    DMXI_TRY(dmxi_translate_ranks(comm, p->comm, p->size, *map));
 cleanup:
-    if (g1 != MPI_GROUP_NULL)
-        MPI_Group_free(&g1);
-    if (g2 != MPI_GROUP_NULL)
-        MPI_Group_free(&g2);
-    free(ranks);
     return st;
 }
 

@@ -178,7 +178,7 @@ static dmx_status node_ids(MPI_Comm comm, int rank, int size, int **out)
     MPI_Comm node = MPI_COMM_NULL;
     int leader = rank;
     *out = NULL;
-    DMXI_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    DMXI_TRY(dmxi_node_split(comm, &node));
     DMXI_MPI(MPI_Bcast(&leader, 1, MPI_INT, 0, node)); /* the node's lowest rank names it */
     if (rank == 0) {
         *out = dmxi_malloc(size, sizeof(int));
