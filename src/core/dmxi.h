@@ -87,7 +87,7 @@ dmx_status dmxi_translate_ranks(MPI_Comm from, MPI_Comm to, int n, int *out);
  * on comm; *node is MPI_COMM_NULL on failure. */
 dmx_status dmxi_node_split(MPI_Comm comm, MPI_Comm *node);
 
-/* Read a nonnegative integer setting from the environment (returns dflt if unset/invalid). */
-int64_t dmxi_env_int64(const char *name, int64_t dflt);
+/* The DMX_* settings table (settings.c). */
+#include "settings.h"
 
 #endif /* DMXI_H */

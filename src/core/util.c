@@ -1,7 +1,6 @@
 /* Checked integer arithmetic, allocation, hashing and environment settings. */
 #include "dmxi.h"
 
-#include <errno.h>
 #include <string.h>
 
 size_t dmx_dtype_size(dmx_dtype t)
@@ -84,17 +83,4 @@ uint64_t dmxi_hash(uint64_t h, const void *data, size_t len)
         h *= UINT64_C(1099511628211);
     }
     return h;
-}
-
-int64_t dmxi_env_int64(const char *name, int64_t dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    errno = 0;
-    char *end = NULL;
-    long long v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < 0)
-        return dflt;
-    return (int64_t)v;
 }

@@ -523,7 +523,7 @@ static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *pr
         dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__,
                    "DMX_EXCHANGE must be one of auto, nbx, pex, pcx, rsx and the same on every "
                    "rank (this rank has \"%s\")",
-                   getenv("DMX_EXCHANGE") ? getenv("DMX_EXCHANGE") : "");
+                   dmxi_setting_str(DMXI_SET_EXCHANGE) ? dmxi_setting_str(DMXI_SET_EXCHANGE) : "");
     } else {
         *protocol =
             out[2] != 0 ? (dmx_exchange_protocol)out[2] : dmxi_exchange_select(r->size, out[1]);

@@ -84,8 +84,8 @@ cleanup:
 
 int dmxi_exchange_env_code(void)
 {
-    const char *s = getenv("DMX_EXCHANGE");
-    if (!s || !*s)
+    const char *s = dmxi_setting_str(DMXI_SET_EXCHANGE);
+    if (!s)
         return 0;
     for (int p = DMX_EXCHANGE_AUTO; p <= DMX_EXCHANGE_RSX; p++)
         if (is_name(s, dmx_exchange_protocol_name((dmx_exchange_protocol)p)))

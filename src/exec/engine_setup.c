@@ -139,14 +139,14 @@ static int decide_stream(const dmxi_exec *e)
         abytes += e->recv[i].rows * e->recv[i].cols * (int64_t)e->xf[e->recv[i].t].esize;
     for (int64_t i = 0; i < e->nlocal; i++)
         abytes += e->local[i].rows * e->local[i].cols * (int64_t)e->xf[e->local[i].t].esize;
-    const int64_t want = dmxi_env_int64("DMX_STREAM", -1);
+    const int64_t want = dmxi_setting_int(DMXI_SET_STREAM);
     return want >= 0 ? want != 0 : abytes >= DMXI_STREAM_MIN_BYTES;
 }
 
 dmx_status dmxi_p2p_setup(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
-    e->profile = dmxi_env_int64("DMX_PROFILE", 0) != 0;
+    e->profile = dmxi_setting_int(DMXI_SET_PROFILE) != 0;
     DMXI_TRY(dmxi_shm_setup(e));
     DMXI_TRY(dmxi_agree(e->comm, setup_requests(e)));
     e->stream = decide_stream(e);

@@ -19,11 +19,6 @@
 
 #include "layout/layout.h"
 
-/* Ring chunks between node peers hold about this many bytes (DMX_SHM_CHUNK_BYTES, test-only,
- * lowers it): small enough that a chunk is still in the shared cache when the peer reads it.
- * The planner cuts pieces to at most the agreed chunk size. */
-#define DMXI_CHUNK_BYTES ((int64_t)128 * 1024)
-
 /* One transform as the engine applies it. */
 typedef struct dmxi_xform {
     dmx_transform t;
@@ -113,9 +108,11 @@ struct dmxi_exec {
     int64_t nlocal;
     dmxi_peer *speer, *rpeer; /* one per peer, ascending rank */
     int nspeer, nrpeer;
-    int64_t max_msg;     /* agreed: largest MPI message in bytes */
-    int64_t chunk_bytes; /* agreed: pieces are cut to at most this many bytes, and ring chunks
-                            hold at most this much (plus alignment) */
+    int64_t max_msg; /* agreed: largest MPI message in bytes */
+    /* agreed: pieces are cut to at most chunk_bytes (default 128 KiB, DMX_SHM_CHUNK_BYTES: small
+     * enough that a chunk is still in the shared cache when the peer reads it), and ring chunks
+     * hold at most this much (plus alignment) */
+    int64_t chunk_bytes;
 
     /* ---- buffers and requests: made by the engine's setup() ---- */
     char *sbuf, *rbuf;

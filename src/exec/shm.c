@@ -177,7 +177,7 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
     node_rank *nr = NULL;
-    int nnr = 0, want = dmxi_env_int64("DMX_SHM", 1) != 0, all = 0;
+    int nnr = 0, want = dmxi_setting_int(DMXI_SET_SHM) != 0, all = 0;
     int64_t *offs = NULL;
     MPI_Request *req = NULL;
     int nreq = 0;

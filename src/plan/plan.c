@@ -56,13 +56,13 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
     /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take, and
      * small ring chunks exercise cut pieces and rings that wrap around. */
     {
-        int64_t mine[2] = {dmxi_env_int64("DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30),
-                           dmxi_env_int64("DMX_SHM_CHUNK_BYTES", DMXI_CHUNK_BYTES)},
+        int64_t mine[2] = {dmxi_setting_int(DMXI_SET_MAX_MESSAGE_BYTES),
+                           dmxi_setting_int(DMXI_SET_SHM_CHUNK_BYTES)},
                 agreed[2];
         if (mine[0] < 1 || mine[0] > INT_MAX)
-            mine[0] = (int64_t)1 << 30;
+            mine[0] = dmxi_setting_info(DMXI_SET_MAX_MESSAGE_BYTES)->dflt;
         if (mine[1] < 64 || mine[1] > ((int64_t)1 << 30))
-            mine[1] = DMXI_CHUNK_BYTES;
+            mine[1] = dmxi_setting_info(DMXI_SET_SHM_CHUNK_BYTES)->dflt;
         /* sender and receiver must cut alike: the smallest settings win */
         DMXI_MPI(MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, p->comm));
         e->max_msg = agreed[0];

@@ -1,0 +1,67 @@
+/* The table of DMX_* environment settings: name, default, meaning, and whether it is test-only.
+ * Every DMX_* variable the library reads is read here and only here (dmxi_setting_int,
+ * dmxi_setting_str); docs/settings.md documents the same table, by hand.
+ *
+ * Values are read at each use (a plan's creation, an exchange's begin), not cached at the first
+ * one: the tests change DMX_EXCHANGE, DMX_SHM and DMX_MAX_MESSAGE_BYTES between calls in one
+ * process, and a getenv per plan or exchange costs nothing next to either. Reading once would
+ * take a reset call for those tests.
+ *
+ * New modules add their rows here (and to dmxi_setting in settings.h and docs/settings.md). */
+#include "dmxi.h"
+
+#include <errno.h>
+
+static const dmxi_setting_row table[DMXI_NSETTINGS] = {
+    [DMXI_SET_EXCHANGE] = {"DMX_EXCHANGE", 0, "auto",
+                           "sparse-exchange protocol: auto, nbx, pex, pcx or rsx; the same on "
+                           "every rank",
+                           0},
+    [DMXI_SET_SHM] = {"DMX_SHM", 1, "1",
+                      "0: packages to ranks of the same node go through MPI messages instead of "
+                      "rings in a shared window",
+                      0},
+    [DMXI_SET_STREAM] = {"DMX_STREAM", -1, "unset",
+                         "0/1 force A's writes through the caches / past them with non-temporal "
+                         "stores; unset: past them when a rank writes 8 MiB or more of A",
+                         0},
+    [DMXI_SET_PROFILE] = {"DMX_PROFILE", 0, "0",
+                          "1: print the phase times of every plan execution to stderr", 0},
+    [DMXI_SET_MAX_MESSAGE_BYTES] = {"DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30, "1073741824",
+                                    "largest MPI message in bytes (1..INT_MAX; smallest over "
+                                    "ranks); lower it to exercise messages split into chunks",
+                                    1},
+    [DMXI_SET_SHM_CHUNK_BYTES] = {"DMX_SHM_CHUNK_BYTES", (int64_t)128 * 1024, "131072",
+                                  "bytes per shared-window ring chunk (64..2^30; smallest over "
+                                  "ranks); lower it to exercise cut pieces and wrapping rings",
+                                  1},
+    [DMXI_SET_SCALAPACK_CACHE] = {"DMX_SCALAPACK_CACHE", 16, "16",
+                                  "plans libdmx_scalapack keeps per process group (0: none); "
+                                  "read by libdmx_scalapack itself, which uses public headers "
+                                  "only",
+                                  0},
+};
+
+const dmxi_setting_row *dmxi_setting_info(dmxi_setting s)
+{
+    return &table[s];
+}
+
+const char *dmxi_setting_str(dmxi_setting s)
+{
+    const char *v = getenv(table[s].name);
+    return v && *v ? v : NULL;
+}
+
+int64_t dmxi_setting_int(dmxi_setting s)
+{
+    const char *v = dmxi_setting_str(s);
+    if (!v)
+        return table[s].dflt;
+    errno = 0;
+    char *end = NULL;
+    long long x = strtoll(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || x < 0)
+        return table[s].dflt;
+    return (int64_t)x;
+}

@@ -1,0 +1,37 @@
+/* The DMX_* environment settings: one table (settings.c), one reader, one document
+ * (docs/settings.md). Included by dmxi.h. */
+#ifndef DMXI_SETTINGS_H
+#define DMXI_SETTINGS_H
+
+#include <stdint.h>
+
+/* One row per setting, in the order of the table in settings.c. */
+typedef enum dmxi_setting {
+    DMXI_SET_EXCHANGE,          /* string: auto, nbx, pex, pcx, rsx */
+    DMXI_SET_SHM,               /* 0: node peers go through MPI messages */
+    DMXI_SET_STREAM,            /* -1 (unset): decide by size; 0/1 force */
+    DMXI_SET_PROFILE,           /* 1: phase times of every execution to stderr */
+    DMXI_SET_MAX_MESSAGE_BYTES, /* test-only: bytes per MPI message */
+    DMXI_SET_SHM_CHUNK_BYTES,   /* test-only: bytes per ring chunk */
+    DMXI_SET_SCALAPACK_CACHE,   /* plans per context in libdmx_scalapack (read there) */
+    DMXI_NSETTINGS
+} dmxi_setting;
+
+typedef struct dmxi_setting_row {
+    const char *name;    /* the environment variable */
+    int64_t dflt;        /* integer settings: value when unset or not a nonnegative integer */
+    const char *dflt_s;  /* the default as documented */
+    const char *meaning; /* one line */
+    int test_only;       /* 1: exists to exercise code paths in tests, not for users */
+} dmxi_setting_row;
+
+/* The table's row of setting s. Local. */
+const dmxi_setting_row *dmxi_setting_info(dmxi_setting s);
+
+/* Integer setting s: its nonnegative decimal value, else the row's default. Local. */
+int64_t dmxi_setting_int(dmxi_setting s);
+
+/* String setting s: the raw value, or NULL when unset or empty. Local. */
+const char *dmxi_setting_str(dmxi_setting s);
+
+#endif
