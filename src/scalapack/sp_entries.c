@@ -66,7 +66,41 @@ static void tran(const char *name, sp_type type, dmx_op op, int m, int n, dmx_sc
     DMXSP_INTERNAL(run)(&k);
 }
 
-#define SP_DEFINE_REDIST(ch, T, TYPE, UPNAME)                                                      \
+/* Scalars of p?tran*: real types pass one number, complex types two. */
+static dmx_scalar scalar_s(const float *v)
+{
+    return real_scalar(*v);
+}
+static dmx_scalar scalar_d(const double *v)
+{
+    return real_scalar(*v);
+}
+static dmx_scalar scalar_c(const void *v)
+{
+    const float *f = v;
+    dmx_scalar s = {f[0], f[1]};
+    return s;
+}
+static dmx_scalar scalar_z(const void *v)
+{
+    const double *d = v;
+    dmx_scalar s = {d[0], d[1]};
+    return s;
+}
+
+/* One p?tran* entry point (Fortran convention only): p<ch>tran<suffix>_, op T or C. */
+#define SP_DEFINE_TRAN(ch, T, TYPE, UPNAME, suffix, UPSUFFIX, OP)                                  \
+    void DMX_SCALAPACK_SYM(p##ch##tran##suffix##_)(                                                \
+        const int *m, const int *n, const T *alpha, T *a, const int *ia, const int *ja,            \
+        int *desca, const T *beta, T *c, const int *ic, const int *jc, int *descc)                 \
+    {                                                                                              \
+        tran("P" UPNAME "TRAN" UPSUFFIX, TYPE, OP, *m, *n, scalar_##ch(alpha), a, *ia, *ja, desca, \
+             scalar_##ch(beta), c, *ic, *jc, descc);                                               \
+    }
+
+/* Every entry point of one element type: p?gemr2d and p?trmr2d in both conventions, then the
+ * type's p?tran* list (TRANS: SP_DEFINE_TRAN lines, empty for integers). */
+#define SP_DEFINE_ENTRIES(ch, T, TYPE, UPNAME, TRANS)                                              \
     void DMX_SCALAPACK_SYM(Cp##ch##gemr2d)(int m, int n, T *a, int ia, int ja, int *desca, T *b,   \
                                            int ib, int jb, int *descb, int ictxt)                  \
     {                                                                                              \
@@ -94,73 +128,18 @@ static void tran(const char *name, sp_type type, dmx_op op, int m, int n, dmx_sc
     {                                                                                              \
         redist("P" UPNAME "TRMR2D", SP_TRMR2D, TYPE, uplo, diag, *m, *n, a, *ia, *ja, desca, b,    \
                *ib, *jb, descb, *ictxt);                                                           \
-    }
+    }                                                                                              \
+    TRANS
 
-SP_DEFINE_REDIST(i, int, SP_I, "I")
-SP_DEFINE_REDIST(s, float, SP_S, "S")
-SP_DEFINE_REDIST(d, double, SP_D, "D")
-SP_DEFINE_REDIST(c, void, SP_C, "C")
-SP_DEFINE_REDIST(z, void, SP_Z, "Z")
-
-void DMX_SCALAPACK_SYM(pstran_)(const int *m, const int *n, const float *alpha, float *a,
-                                const int *ia, const int *ja, int *desca, const float *beta,
-                                float *c, const int *ic, const int *jc, int *descc)
-{
-    tran("PSTRAN", SP_S, DMX_OP_T, *m, *n, real_scalar(*alpha), a, *ia, *ja, desca,
-         real_scalar(*beta), c, *ic, *jc, descc);
-}
-
-void DMX_SCALAPACK_SYM(pdtran_)(const int *m, const int *n, const double *alpha, double *a,
-                                const int *ia, const int *ja, int *desca, const double *beta,
-                                double *c, const int *ic, const int *jc, int *descc)
-{
-    tran("PDTRAN", SP_D, DMX_OP_T, *m, *n, real_scalar(*alpha), a, *ia, *ja, desca,
-         real_scalar(*beta), c, *ic, *jc, descc);
-}
-
-static dmx_scalar cscalar(const float *v)
-{
-    dmx_scalar s = {v[0], v[1]};
-    return s;
-}
-
-static dmx_scalar zscalar(const double *v)
-{
-    dmx_scalar s = {v[0], v[1]};
-    return s;
-}
-
-void DMX_SCALAPACK_SYM(pctranu_)(const int *m, const int *n, const void *alpha, void *a,
-                                 const int *ia, const int *ja, int *desca, const void *beta,
-                                 void *c, const int *ic, const int *jc, int *descc)
-{
-    tran("PCTRANU", SP_C, DMX_OP_T, *m, *n, cscalar(alpha), a, *ia, *ja, desca, cscalar(beta), c,
-         *ic, *jc, descc);
-}
-
-void DMX_SCALAPACK_SYM(pctranc_)(const int *m, const int *n, const void *alpha, void *a,
-                                 const int *ia, const int *ja, int *desca, const void *beta,
-                                 void *c, const int *ic, const int *jc, int *descc)
-{
-    tran("PCTRANC", SP_C, DMX_OP_C, *m, *n, cscalar(alpha), a, *ia, *ja, desca, cscalar(beta), c,
-         *ic, *jc, descc);
-}
-
-void DMX_SCALAPACK_SYM(pztranu_)(const int *m, const int *n, const void *alpha, void *a,
-                                 const int *ia, const int *ja, int *desca, const void *beta,
-                                 void *c, const int *ic, const int *jc, int *descc)
-{
-    tran("PZTRANU", SP_Z, DMX_OP_T, *m, *n, zscalar(alpha), a, *ia, *ja, desca, zscalar(beta), c,
-         *ic, *jc, descc);
-}
-
-void DMX_SCALAPACK_SYM(pztranc_)(const int *m, const int *n, const void *alpha, void *a,
-                                 const int *ia, const int *ja, int *desca, const void *beta,
-                                 void *c, const int *ic, const int *jc, int *descc)
-{
-    tran("PZTRANC", SP_Z, DMX_OP_C, *m, *n, zscalar(alpha), a, *ia, *ja, desca, zscalar(beta), c,
-         *ic, *jc, descc);
-}
+SP_DEFINE_ENTRIES(i, int, SP_I, "I", /* no p?tran for integers */)
+SP_DEFINE_ENTRIES(s, float, SP_S, "S", SP_DEFINE_TRAN(s, float, SP_S, "S", , "", DMX_OP_T))
+SP_DEFINE_ENTRIES(d, double, SP_D, "D", SP_DEFINE_TRAN(d, double, SP_D, "D", , "", DMX_OP_T))
+SP_DEFINE_ENTRIES(c, void, SP_C, "C",
+                  SP_DEFINE_TRAN(c, void, SP_C, "C", u, "U", DMX_OP_T)
+                      SP_DEFINE_TRAN(c, void, SP_C, "C", c, "C", DMX_OP_C))
+SP_DEFINE_ENTRIES(z, void, SP_Z, "Z",
+                  SP_DEFINE_TRAN(z, void, SP_Z, "Z", u, "U", DMX_OP_T)
+                      SP_DEFINE_TRAN(z, void, SP_Z, "Z", c, "C", DMX_OP_C))
 
 int DMX_SCALAPACK_SYM(dmx_scalapack_get_stats)(dmx_scalapack_stats *out)
 {
