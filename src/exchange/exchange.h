@@ -1,9 +1,9 @@
 /* Internal interface of the sparse data exchange (src/exchange/).
  *
- * Layers: exchange_common.c holds the public entry points, argument checks, the cached
- * communicator duplicate, the result object and the receive/send helpers every protocol
- * shares; exchange_select.c holds AUTO's rule, the DMX_EXCHANGE override and the protocol
- * names; one file per protocol (exchange_nbx.c, exchange_pex.c, exchange_pcx.c,
+ * Layers: exchange_common.c holds the public entry points, argument checks and the cached
+ * communicator duplicate; exchange_result.c the result object and the receive/send helpers
+ * every protocol shares; exchange_select.c AUTO's rule, the DMX_EXCHANGE override and the
+ * protocol names; one file per protocol (exchange_nbx.c, exchange_pex.c, exchange_pcx.c,
  * exchange_rsx.c) implements it as a start function and a nonblocking progress function over
  * the request below.
  *
@@ -166,6 +166,10 @@ void *dmxi_xchg_push(dmx_exchange_request *r, int source, int64_t bytes);
 
 /* ceil(log2(n)) for n >= 1: the message estimate for tree or dissemination collectives. */
 int dmxi_xchg_log2(int n);
+
+/* Free a result's storage (exchange_result.c); the order of entries: by source, then seq. */
+void dmxi_xchg_result_free(dmx_exchange_result *res);
+int dmxi_xchg_entry_cmp(const void *a, const void *b);
 
 /* Count temporary bytes in the result's statistics. */
 void dmxi_xchg_temp(dmx_exchange_request *r, int64_t bytes);
