@@ -38,43 +38,6 @@
 #define SP_DEFAULT_CACHE 16
 #define SP_MAX_PIECES 2
 
-/* ---- key --------------------------------------------------------------------------------------
- * Per side (source, target): whether this process is in the side's grid, its coordinates, the
- * descriptor and the 1-based submatrix origin. A process outside the grid leaves all zeros, so
- * whatever its descriptor holds besides CTXT = -1 does not matter (as in ScaLAPACK). */
-enum side_field {
-    F_IN,
-    F_NPROW,
-    F_NPCOL,
-    F_MYROW,
-    F_MYCOL,
-    F_DTYPE,
-    F_M,
-    F_N,
-    F_MB,
-    F_NB,
-    F_RSRC,
-    F_CSRC,
-    F_LLD,
-    F_I,
-    F_J,
-    SIDE_LEN
-};
-
-enum key_field {
-    K_ROUTINE,
-    K_TYPE,
-    K_OP,
-    K_M,
-    K_N,
-    K_UPPER,        /* p?trmr2d: upper trapezoid */
-    K_WITHDIAG,     /* p?trmr2d: the diagonal is copied */
-    K_CTXTMISMATCH, /* p?tran: A and C name different contexts on this process */
-    K_SRC,
-    K_DST = K_SRC + SIDE_LEN,
-    KEY_LEN = K_DST + SIDE_LEN
-};
-
 /* ---- cache ----------------------------------------------------------------------------------- */
 typedef struct sp_entry {
     struct sp_entry *next; /* list of a context, most recently used first */
@@ -158,7 +121,7 @@ static _Noreturn void mpi_fail(const char *name, int rc, const char *what, int l
                  dmx_last_error());                                                                \
     } while (0)
 
-static void *xcalloc(size_t n, size_t sz, const char *name)
+void *sp_xcalloc(size_t n, size_t sz, const char *name)
 {
     void *p = calloc(n > 0 ? n : 1, sz > 0 ? sz : 1);
     if (p == NULL)
@@ -194,7 +157,7 @@ static void teardown(void)
     int64_t n = 0;
     for (sp_context *c = g_sp.contexts; c != NULL; c = c->next)
         n += c->nentries;
-    sp_entry **all = xcalloc((size_t)n, sizeof *all, name);
+    sp_entry **all = sp_xcalloc((size_t)n, sizeof *all, name);
     int64_t k = 0;
     for (sp_context *c = g_sp.contexts; c != NULL; c = c->next) {
         for (sp_entry *e = c->entries; e != NULL; e = e->next)
@@ -266,216 +229,16 @@ static sp_context *find_context(int ictxt, const char *name)
     }
     /* Every process of the grid is here (ScaLAPACK requires all of ictxt to call), and each
      * creates the context at the same call, so the dup below is matched. */
-    sp_context *c = xcalloc(1, sizeof *c, name);
+    sp_context *c = sp_xcalloc(1, sizeof *c, name);
     SP_MPI(name, MPI_Comm_dup(gcomm, &c->comm));
     SP_MPI(name, MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
     SP_MPI(name, MPI_Comm_rank(c->comm, &c->rank));
     SP_MPI(name, MPI_Comm_size(c->comm, &c->size));
-    c->gkey = xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
+    c->gkey = sp_xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
     c->serial = g_sp.serial++;
     *tail = c;
     g_sp.stats.contexts++;
     return c;
-}
-
-/* ---- keys ------------------------------------------------------------------------------------ */
-/* Whether this process is in the BLACS grid ctxt, with its shape and coordinates. */
-static int grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
-{
-    *nprow = *npcol = *myrow = *mycol = -1;
-    if (ctxt < 0)
-        return 0;
-    Cblacs_gridinfo(ctxt, nprow, npcol, myrow, mycol);
-    return *nprow >= 1 && *npcol >= 1 && *myrow >= 0 && *mycol >= 0 && *myrow < *nprow &&
-           *mycol < *npcol;
-}
-
-static void fill_side(int *s, const int *desc, int i, int j)
-{
-    int nprow, npcol, myrow, mycol;
-    memset(s, 0, SIDE_LEN * sizeof *s);
-    if (desc == NULL || !grid_member(desc[1], &nprow, &npcol, &myrow, &mycol))
-        return;
-    s[F_IN] = 1;
-    s[F_NPROW] = nprow;
-    s[F_NPCOL] = npcol;
-    s[F_MYROW] = myrow;
-    s[F_MYCOL] = mycol;
-    s[F_DTYPE] = desc[0];
-    s[F_M] = desc[2];
-    s[F_N] = desc[3];
-    s[F_MB] = desc[4];
-    s[F_NB] = desc[5];
-    s[F_RSRC] = desc[6];
-    s[F_CSRC] = desc[7];
-    s[F_LLD] = desc[8];
-    s[F_I] = i;
-    s[F_J] = j;
-}
-
-static void build_key(const sp_call *c, int *key)
-{
-    memset(key, 0, KEY_LEN * sizeof *key);
-    key[K_ROUTINE] = (int)c->routine;
-    key[K_TYPE] = (int)c->type;
-    key[K_OP] = (int)c->op;
-    key[K_M] = c->m;
-    key[K_N] = c->n;
-    if (c->routine == SP_TRMR2D) {
-        /* ScaLAPACK: uplo 'U' is upper, anything else lower; for upper, diag 'N' copies the
-         * diagonal and anything else does not; for lower, diag 'U' leaves it out and anything
-         * else copies it. */
-        int upper = toupper((unsigned char)c->uplo) == 'U';
-        int d = toupper((unsigned char)c->diag);
-        key[K_UPPER] = upper;
-        key[K_WITHDIAG] = upper ? d == 'N' : d != 'U';
-    }
-    if (c->routine == SP_TRAN && c->descsrc != NULL && c->descdst != NULL &&
-        c->descsrc[1] != c->descdst[1])
-        key[K_CTXTMISMATCH] = 1;
-    fill_side(key + K_SRC, c->descsrc, c->isrc, c->jsrc);
-    fill_side(key + K_DST, c->descdst, c->idst, c->jdst);
-}
-
-/* ---- validation of a gathered key ------------------------------------------------------------ */
-typedef struct sp_side {
-    int nprow, npcol, m, n, mb, nb, rsrc, csrc;
-    int i0, j0;     /* 0-based origin of the submatrix */
-    int rows, cols; /* its size */
-    int *grid_ranks;
-} sp_side;
-
-static const char *const side_field_name[SIDE_LEN] = {
-    "", "NPROW", "NPCOL", "", "", "DTYPE", "M", "N", "MB", "NB", "RSRC", "CSRC", "", "I", "J"};
-
-/* Decode one side of the gathered key; returns 0, or 1 with a message. Deterministic: every
- * process reaches the same verdict. rows x cols is the submatrix size on this side. */
-static int decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
-                       sp_side *s, char *msg, size_t len)
-{
-    const int *ref = NULL;
-    for (int r = 0; r < size && ref == NULL; r++)
-        if (gkey[(size_t)r * KEY_LEN + off + F_IN])
-            ref = gkey + (size_t)r * KEY_LEN + off;
-    if (ref == NULL) {
-        snprintf(msg, len, "no process of the context is in the grid of %s (CTXT_%s = -1 on all)",
-                 mat, mat);
-        return 1;
-    }
-    s->nprow = ref[F_NPROW];
-    s->npcol = ref[F_NPCOL];
-    if ((int64_t)s->nprow * s->npcol > size) {
-        snprintf(msg, len, "the %d x %d grid of %s has more processes than the context (%d)",
-                 s->nprow, s->npcol, mat, size);
-        return 1;
-    }
-    s->grid_ranks = xcalloc((size_t)s->nprow * (size_t)s->npcol, sizeof(int), "dmx_scalapack");
-    for (int k = 0; k < s->nprow * s->npcol; k++)
-        s->grid_ranks[k] = -1;
-    for (int r = 0; r < size; r++) {
-        const int *f = gkey + (size_t)r * KEY_LEN + off;
-        if (!f[F_IN])
-            continue;
-        for (int q = F_NPROW; q < SIDE_LEN; q++) {
-            if (q == F_MYROW || q == F_MYCOL || q == F_LLD || f[q] == ref[q])
-                continue;
-            snprintf(msg, len, "processes disagree on %s of %s (%d and %d)", side_field_name[q],
-                     mat, ref[q], f[q]);
-            return 1;
-        }
-        int slot = f[F_MYROW] * s->npcol + f[F_MYCOL];
-        if (s->grid_ranks[slot] != -1) {
-            snprintf(msg, len, "two processes are at (%d, %d) of the grid of %s", f[F_MYROW],
-                     f[F_MYCOL], mat);
-            return 1;
-        }
-        s->grid_ranks[slot] = r;
-    }
-    for (int k = 0; k < s->nprow * s->npcol; k++) {
-        if (s->grid_ranks[k] < 0) {
-            snprintf(msg, len, "process (%d, %d) of the grid of %s is not in the context",
-                     k / s->npcol, k % s->npcol, mat);
-            return 1;
-        }
-    }
-    if (ref[F_DTYPE] != 1) {
-        snprintf(msg, len, "DTYPE_%s = %d; only 1 (BLOCK_CYCLIC_2D) is supported", mat,
-                 ref[F_DTYPE]);
-        return 1;
-    }
-    s->m = ref[F_M];
-    s->n = ref[F_N];
-    s->mb = ref[F_MB];
-    s->nb = ref[F_NB];
-    s->rsrc = ref[F_RSRC];
-    s->csrc = ref[F_CSRC];
-    if (s->m < 0 || s->n < 0 || s->mb < 1 || s->nb < 1) {
-        snprintf(msg, len, "bad descriptor of %s: M=%d N=%d MB=%d NB=%d", mat, s->m, s->n, s->mb,
-                 s->nb);
-        return 1;
-    }
-    if (s->rsrc < 0 || s->rsrc >= s->nprow || s->csrc < 0 || s->csrc >= s->npcol) {
-        snprintf(msg, len, "bad first process coordinates of %s: RSRC=%d CSRC=%d on a %d x %d grid",
-                 mat, s->rsrc, s->csrc, s->nprow, s->npcol);
-        return 1;
-    }
-    int i = ref[F_I], j = ref[F_J];
-    if (i < 1 || j < 1 || (int64_t)i - 1 + rows > s->m || (int64_t)j - 1 + cols > s->n) {
-        snprintf(msg, len, "bad submatrix of %s: I=%d J=%d, %d x %d in a %d x %d matrix", mat, i, j,
-                 rows, cols, s->m, s->n);
-        return 1;
-    }
-    s->i0 = i - 1;
-    s->j0 = j - 1;
-    s->rows = rows;
-    s->cols = cols;
-    return 0;
-}
-
-/* ---- pieces of a call ------------------------------------------------------------------------ */
-/* A rectangle of the target submatrix (and the matching one of the source) with a trapezoid mask
- * in its own coordinates. */
-typedef struct sp_piece {
-    int r0, c0, rows, cols;
-    char uplo, diag;
-} sp_piece;
-
-/* ScaLAPACK's trapezoid (REDIST pxtrmr2d): for 'U' with m > n the top m - n rows are copied
- * whole and the bottom n x n square is upper triangular; for 'L' with n > m the left n - m
- * columns are copied whole and the right m x m square is lower triangular. Otherwise it is the
- * usual trapezoid anchored at the top-left corner. */
-static int make_pieces(const int *key, sp_piece *p)
-{
-    int m = key[K_M], n = key[K_N];
-    sp_piece all = {0, 0, m, n, 0, 0};
-    if (key[K_ROUTINE] != SP_TRMR2D) {
-        p[0] = all;
-        return 1;
-    }
-    char diag = key[K_WITHDIAG] ? 'N' : 'U';
-    int np = 0;
-    if (key[K_UPPER]) {
-        if (m > n) {
-            sp_piece band = {0, 0, m - n, n, 0, 0};
-            p[np++] = band;
-            sp_piece tri = {m - n, 0, n, n, 'U', diag};
-            p[np++] = tri;
-        } else {
-            sp_piece tri = {0, 0, m, n, 'U', diag};
-            p[np++] = tri;
-        }
-    } else {
-        if (n > m) {
-            sp_piece band = {0, 0, m, n - m, 0, 0};
-            p[np++] = band;
-            sp_piece tri = {0, n - m, m, m, 'L', diag};
-            p[np++] = tri;
-        } else {
-            sp_piece tri = {0, 0, m, n, 'L', diag};
-            p[np++] = tri;
-        }
-    }
-    return np;
 }
 
 static dmx_dtype dtype_of(int type)
@@ -521,10 +284,10 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     const int m = gkey[K_M], n = gkey[K_N];
     sp_side src = {0}, dst = {0};
     if (!bad)
-        bad = decode_side(gkey, size, K_SRC, sname, tran ? n : m, tran ? m : n, &src, msg,
-                          sizeof msg);
+        bad = sp_decode_side(gkey, size, K_SRC, sname, tran ? n : m, tran ? m : n, &src, msg,
+                             sizeof msg);
     if (!bad)
-        bad = decode_side(gkey, size, K_DST, dname, m, n, &dst, msg, sizeof msg);
+        bad = sp_decode_side(gkey, size, K_DST, dname, m, n, &dst, msg, sizeof msg);
     if (bad) {
         free(src.grid_ranks);
         free(dst.grid_ranks);
@@ -532,7 +295,7 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     }
 
     const int *mine = gkey + (size_t)ctx->rank * KEY_LEN;
-    sp_entry *e = xcalloc(1, sizeof *e, c->name);
+    sp_entry *e = sp_xcalloc(1, sizeof *e, c->name);
     e->src_in = mine[K_SRC + F_IN];
     e->dst_in = mine[K_DST + F_IN];
     memcpy(e->key, mine, sizeof e->key);
@@ -555,7 +318,7 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
 
     sp_piece pieces[SP_MAX_PIECES];
     dmx_transform tr[SP_MAX_PIECES];
-    e->npieces = make_pieces(gkey, pieces);
+    e->npieces = sp_make_pieces(gkey, pieces);
     for (int k = 0; k < e->npieces; k++) {
         const sp_piece *p = &pieces[k];
         if (tran)
@@ -631,12 +394,12 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
         fail(MPI_COMM_WORLD, 1, c->name, "a descriptor is NULL");
 
     int nprow, npcol, myrow, mycol;
-    if (!grid_member(c->ictxt, &nprow, &npcol, &myrow, &mycol)) {
+    if (!sp_grid_member(c->ictxt, &nprow, &npcol, &myrow, &mycol)) {
         /* ScaLAPACK requires every process of either grid to be in ictxt; a process in neither
          * has nothing to do. */
         int srow, scol, sr, sc;
-        if (grid_member(c->descsrc[1], &srow, &scol, &sr, &sc) ||
-            grid_member(c->descdst[1], &srow, &scol, &sr, &sc))
+        if (sp_grid_member(c->descsrc[1], &srow, &scol, &sr, &sc) ||
+            sp_grid_member(c->descdst[1], &srow, &scol, &sr, &sc))
             fail(MPI_COMM_WORLD, 1, c->name,
                  "this process is in the grid of A or B but not in the context %d", c->ictxt);
         return;
@@ -645,7 +408,7 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     sp_context *ctx = find_context(c->ictxt, c->name);
 
     int key[KEY_LEN];
-    build_key(c, key);
+    sp_build_key(c, key);
     g_sp.stats.calls++;
 
     /* Hit test without gathering anything: a cached entry matches when every process's own key
@@ -659,7 +422,7 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
         if (ctx->match_cap < ctx->nentries) {
             free(ctx->match);
             ctx->match_cap = (int)ctx->nentries;
-            ctx->match = xcalloc((size_t)ctx->match_cap, sizeof(int), c->name);
+            ctx->match = sp_xcalloc((size_t)ctx->match_cap, sizeof(int), c->name);
         }
         int k = 0;
         for (sp_entry *x = ctx->entries; x != NULL; x = x->next)

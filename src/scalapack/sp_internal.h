@@ -49,4 +49,77 @@ void DMXSP_INTERNAL(run)(const sp_call *call);
 /* Counters behind dmx_scalapack_get_stats(). */
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out);
 
+/* ---- between sp_engine.c (cache, contexts, entries, errors) and sp_key.c (keys, their
+ * validation, the pieces of a call) ---- */
+
+/* ---- key --------------------------------------------------------------------------------------
+ * Per side (source, target): whether this process is in the side's grid, its coordinates, the
+ * descriptor and the 1-based submatrix origin. A process outside the grid leaves all zeros, so
+ * whatever its descriptor holds besides CTXT = -1 does not matter (as in ScaLAPACK). */
+enum side_field {
+    F_IN,
+    F_NPROW,
+    F_NPCOL,
+    F_MYROW,
+    F_MYCOL,
+    F_DTYPE,
+    F_M,
+    F_N,
+    F_MB,
+    F_NB,
+    F_RSRC,
+    F_CSRC,
+    F_LLD,
+    F_I,
+    F_J,
+    SIDE_LEN
+};
+
+enum key_field {
+    K_ROUTINE,
+    K_TYPE,
+    K_OP,
+    K_M,
+    K_N,
+    K_UPPER,        /* p?trmr2d: upper trapezoid */
+    K_WITHDIAG,     /* p?trmr2d: the diagonal is copied */
+    K_CTXTMISMATCH, /* p?tran: A and C name different contexts on this process */
+    K_SRC,
+    K_DST = K_SRC + SIDE_LEN,
+    KEY_LEN = K_DST + SIDE_LEN
+};
+
+typedef struct sp_side {
+    int nprow, npcol, m, n, mb, nb, rsrc, csrc;
+    int i0, j0;     /* 0-based origin of the submatrix */
+    int rows, cols; /* its size */
+    int *grid_ranks;
+} sp_side;
+
+/* A rectangle of the target submatrix (and the matching one of the source) with a trapezoid mask
+ * in its own coordinates. */
+typedef struct sp_piece {
+    int r0, c0, rows, cols;
+    char uplo, diag;
+} sp_piece;
+
+/* Internal names carry the build's prefix (see DMXSP_INTERNAL). */
+#define sp_grid_member DMXSP_INTERNAL(grid_member)
+#define sp_build_key DMXSP_INTERNAL(build_key)
+#define sp_decode_side DMXSP_INTERNAL(decode_side)
+#define sp_make_pieces DMXSP_INTERNAL(make_pieces)
+#define sp_xcalloc DMXSP_INTERNAL(xcalloc)
+
+/* Is this process in grid ctxt? Its shape and coordinates (sp_key.c). */
+int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+/* This process's key of a call (KEY_LEN integers, sp_key.c). */
+void sp_build_key(const sp_call *c, int *key);
+/* Decode one side of the gathered key; returns 0, or 1 with a message (sp_key.c). */
+int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
+                   sp_side *s, char *msg, size_t len);
+/* The pieces of a call from its key; returns their number (sp_key.c). */
+int sp_make_pieces(const int *key, sp_piece *p);
+/* calloc that aborts the program when memory runs out (sp_engine.c). */
+void *sp_xcalloc(size_t n, size_t sz, const char *name);
+
 #endif /* DMX_SP_INTERNAL_H */
