@@ -22,8 +22,8 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield */
 
-#include "exec/kernels.h"
-#include "exec/engine.h"
+#include "kernels.h"
+#include "engine.h"
 
 #include <sched.h>
 #include <stdio.h>

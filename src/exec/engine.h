@@ -3,7 +3,7 @@
 #ifndef DMXI_ENGINE_H
 #define DMXI_ENGINE_H
 
-#include "exec/exec.h"
+#include "exec.h"
 
 /* A rank that writes at least this many bytes of A per execution writes them with
  * non-temporal stores (more than its share of a typical last-level cache). */

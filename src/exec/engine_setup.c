@@ -9,7 +9,7 @@
  * nodes (each package 16-byte aligned), one request per message chunk, and the rings of shm.c;
  * the total is reported in e->buffer_bytes.
  */
-#include "exec/engine.h"
+#include "engine.h"
 
 void dmxi_exec_init(dmxi_exec *e)
 {

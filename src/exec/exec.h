@@ -17,7 +17,7 @@
 #ifndef DMXI_EXEC_H
 #define DMXI_EXEC_H
 
-#include "layout/layout.h"
+#include "layout.h"
 
 /* One transform as the engine applies it. */
 typedef struct dmxi_xform {

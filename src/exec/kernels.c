@@ -29,7 +29,7 @@
  * stamped out once per dtype; complex elements are handled as interleaved (re, im) pairs of the
  * real type.
  */
-#include "exec/kernels.h"
+#include "kernels.h"
 
 #include <stdint.h>
 #include <string.h>

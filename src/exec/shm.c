@@ -25,7 +25,7 @@
  * nslots = DMXI_RING_SLOTS (4); compare the whole package a private buffer would hold.
  * DMX_SHM=0, or a window that cannot be made, keeps every peer on messages.
  */
-#include "exec/engine.h"
+#include "engine.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * views, clones and destruction. Custom and local-only layouts (and their collective
  * validation) are in layout_custom.c, the queries the planner and the public getters use in
  * layout_query.c. */
-#include "layout/layout_impl.h"
+#include "layout_impl.h"
 
 #include <string.h>
 

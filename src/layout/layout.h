@@ -93,6 +93,6 @@ static inline char *dmxi_layout_addr(const dmx_layout *L, const dmxi_mem *mem, s
     return b + (size_t)mem->off * esize;
 }
 
-#include "layout/window.h"
+#include "window.h"
 
 #endif

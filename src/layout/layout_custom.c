@@ -1,6 +1,6 @@
 /* Layouts from explicit grids (dmx_layout_create_custom) and from local rectangles only
  * (dmx_layout_create_local), with the validation every rank agrees on. */
-#include "layout/layout_impl.h"
+#include "layout_impl.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #ifndef DMXI_LAYOUT_IMPL_H
 #define DMXI_LAYOUT_IMPL_H
 
-#include "layout/layout.h"
+#include "layout.h"
 
 /* Drop one reference to d; frees it with the last. */
 void dmxi_desc_release(dmxi_desc *d);

@@ -1,6 +1,6 @@
 /* Layout queries: block starts and lookups in window coordinates, owners, local blocks and
  * element memory (used by the planner), and the public getters. Local. */
-#include "layout/layout_impl.h"
+#include "layout_impl.h"
 
 int64_t dmxi_layout_row_start(const dmx_layout *L, int64_t k)
 {

@@ -44,7 +44,7 @@
  * Nothing is sized by the number of ranks and no loop runs over ranks or pairs of ranks (error
  * messages alone look a rank up in the layout's rank map).
  */
-#include "plan/directory.h"
+#include "directory.h"
 
 #include <math.h>
 #include <string.h>

@@ -4,9 +4,9 @@
 #ifndef DMXI_PLAN_DIRECTORY_H
 #define DMXI_PLAN_DIRECTORY_H
 
-#include "plan/plan.h"
+#include "plan.h"
 
-#include "exchange/exchange.h"
+#include "exchange.h"
 
 /* ---- the directory's partition of A's index space ------------------------------------------ */
 

@@ -6,7 +6,7 @@
  * (else a gap: DMX_ERR_LAYOUT).
  * Cost for N rectangles and K intersections in the region: O((N + K) log N) time, about 90
  * bytes per rectangle. Local (no communication). */
-#include "plan/directory.h"
+#include "directory.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
  * (the block searches are O(log) per block); no table over all ranks and no loop over all pairs
  * of ranks; no communication. Memory: the appended piece lists (about 64 bytes per rectangle).
  */
-#include "plan/plan.h"
+#include "plan.h"
 
 typedef dmxi_piece_list piece_list;
 typedef dmxi_local_list local_list;

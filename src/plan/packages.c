@@ -9,7 +9,7 @@
  * communication. Memory: the cut list replaces the uncut one (about 64 bytes per piece) and one
  * dmxi_peer (about 140 bytes) per peer.
  */
-#include "plan/plan.h"
+#include "plan.h"
 
 #include <string.h>
 

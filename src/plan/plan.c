@@ -9,7 +9,7 @@
  * this rank exchanges with other nodes, and a ring of at most 4 chunks per peer on this node);
  * the engine's part is dmx_plan_info.buffer_bytes. Local rectangles use no buffer.
  */
-#include "plan/plan.h"
+#include "plan.h"
 
 typedef dmxi_piece_list piece_list;
 typedef dmxi_local_list local_list;

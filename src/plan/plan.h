@@ -9,7 +9,7 @@
 #ifndef DMXI_PLAN_H
 #define DMXI_PLAN_H
 
-#include "exec/exec.h"
+#include "exec.h"
 
 struct dmx_plan {
     MPI_Comm comm; /* private duplicate */

@@ -7,7 +7,7 @@
  * (dmxi_agree_same); the rank map is one group translation of P ranks (O(P) memory, only when
  * a layout's communicator orders the processes differently).
  */
-#include "plan/plan.h"
+#include "plan.h"
 
 #include <string.h>
 

@@ -14,7 +14,7 @@
  * General grids: the grid overlay (seed section 5) of merged row and column splits; each pair
  * of row and column segments is one overlay block with one source and one target owner.
  */
-#include "relabel/cyclic_volume.h"
+#include "cyclic_volume.h"
 
 #include <string.h>
 

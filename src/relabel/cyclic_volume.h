@@ -9,7 +9,7 @@
 #define DMXI_RELABEL_CYCLIC_VOLUME_H
 
 #include "dmxi.h"
-#include "relabel/lap.h"
+#include "lap.h"
 
 #include <stdint.h>
 

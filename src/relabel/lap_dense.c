@@ -15,7 +15,7 @@
  * gains the optimum is exact up to rounding of the potentials (exact for integer gains below
  * 2^50); the result is deterministic for a given binary and input.
  */
-#include "relabel/lap.h"
+#include "lap.h"
 
 #include <math.h>
 

@@ -48,7 +48,7 @@
  * only by strictly shorter ones (the start row's dummy is found first, so equal-gain moves are
  * never made in phase 1); fixed row and edge orders everywhere.
  */
-#include "relabel/lap.h"
+#include "lap.h"
 
 #include <string.h>
 

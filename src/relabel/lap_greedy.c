@@ -10,7 +10,7 @@
  * (max gain - gain), skipping the digits above the largest key: O(nnz) per digit, at most four
  * digits (gains <= 2^60), typically two. Memory O(n + nnz).
  */
-#include "relabel/lap.h"
+#include "lap.h"
 
 #include <string.h>
 

@@ -10,8 +10,8 @@
  *    remark 2). Other costs: cost(j, y) = sum_i w(i, y, S_ij) is dense; the dense exact solver
  *    maximizes -cost.
  */
-#include "relabel/lap.h"
-#include "plan/plan.h"
+#include "lap.h"
+#include "plan.h"
 
 #include <string.h>
 
