@@ -16,7 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 
-#include "dmx_scalapack.h"
+#include "dmx/scalapack.h"
 #include "sp_test.h"
 
 #include <string.h>

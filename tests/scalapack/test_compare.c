@@ -18,7 +18,7 @@
  *
  * Usage: test_compare [ncases] [seed]
  */
-#include "dmx_scalapack.h"
+#include "dmx/scalapack.h"
 #include "sp_test.h"
 
 #include <math.h>

@@ -9,7 +9,7 @@
  * Usage: test_loop [ncalls]
  */
 #define _GNU_SOURCE
-#include "dmx_scalapack.h"
+#include "dmx/scalapack.h"
 #include "sp_test.h"
 
 #include <complex.h>
