@@ -16,7 +16,7 @@
  * P-1 for an all-to-all or a reduce-scatter (Open MPI's libnbc scatters the reduced vector
  * from one root), ceil(log2 P) for an allreduce, barrier or fence. messages = p2p + coll.
  * Output: a table, or with --json one JSON line per measurement. */
-#include "dmx_tool.h"
+#include "bench.h"
 
 #include "dmx.h"
 

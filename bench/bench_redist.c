@@ -8,7 +8,7 @@
  * warm-up included, is verified element by element against a closed formula of the global
  * indices. The report is the median (and minimum) over the repetitions. See bench/README.md. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include "dmx_tool.h"
+#include "bench.h"
 
 #include "alltoallv_redist.h"
 #include "dmx.h"

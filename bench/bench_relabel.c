@@ -14,7 +14,7 @@
  *   bs32to50_RtoC       (P = 1e3 only, or with --dense-overlap) 32 -> 50 blocks: every role
  *                       overlaps most processes, a dense, tie-heavy assignment problem
  */
-#include "dmx_tool.h"
+#include "bench.h"
 
 #include "plan/cyclic_volume.h"
 #include "plan/lap.h"
