@@ -89,7 +89,7 @@ static void add_gridinit(const char *order, int pr, int pc)
 static void add_gridmap(dmxt_rng *rng, int pr, int pc)
 {
     grid *g = &grids[ngrids];
-    int perm[MAXP], map[MAXP];
+    int perm[MAXP] = {0}, map[MAXP]; /* zeroed: cppcheck cannot see that pr*pc <= np */
     memset(g, 0, sizeof *g);
     for (int r = 0; r < np; r++)
         perm[r] = r;
@@ -432,7 +432,7 @@ int main(int argc, char **argv)
             participate = ga->ctxt >= 0;
         } else {
             const grid *u = &grids[spt_int(&g, 0, ngrids - 1)];
-            int cand[MAXGRIDS], ncand = 0;
+            int cand[MAXGRIDS] = {0}, ncand = 0; /* u is its own subset: ncand >= 1 */
             for (int q = 0; q < ngrids; q++)
                 if (subset(&grids[q], u))
                     cand[ncand++] = q;
