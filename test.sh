@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install dependencies, build with warnings as errors, run the whole test suite (including the
-# 6- and 8-rank tests labelled "large"), then build and run it again under AddressSanitizer +
-# UndefinedBehaviorSanitizer. Exits non-zero if anything fails.
+# Install dependencies, check formatting and run cppcheck (scripts/lint.sh), build with warnings
+# as errors, run the whole test suite (including the 6- and 8-rank tests labelled "large"), then
+# build and run it again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero if
+# anything fails.
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/deps.sh
+bash scripts/lint.sh
 . scripts/env.sh
 jobs=$(nproc)
 

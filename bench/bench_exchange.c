@@ -16,7 +16,8 @@
  * P-1 for an all-to-all or a reduce-scatter (Open MPI's libnbc scatters the reduced vector
  * from one root), ceil(log2 P) for an allreduce, barrier or fence. messages = p2p + coll.
  * Output: a table, or with --json one JSON line per measurement. */
-#include "dmx_tool.h"
+#include "bench.h"
+#include "bench_util.h"
 
 #include "dmx.h"
 
@@ -45,25 +46,6 @@ static void usage(FILE *f)
                "  --warmup N           untimed exchanges first (default 3)\n"
                "  --protocols a,b,...  from nbx,pex,pcx,rsx,auto (default all five)\n"
                "  --seed S             pattern seed (default 1)\n");
-}
-
-/* Parse a comma-separated list of nonnegative integers. Returns the count or -1. */
-static int parse_sizes(const char *s, int64_t *out, int max)
-{
-    int n = 0;
-    while (*s) {
-        char *end = NULL;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 0 || n == max)
-            return -1;
-        out[n++] = v;
-        s = end;
-        if (*s == ',')
-            s++;
-        else if (*s)
-            return -1;
-    }
-    return n;
 }
 
 static int parse_protocols(const char *s, dmx_exchange_protocol *out, int max)
@@ -108,7 +90,7 @@ static int parse_args(int argc, char **argv, opts *o)
             o->seed = strtoull(v, NULL, 10);
             i++;
         } else if (v && strcmp(a, "--bytes") == 0) {
-            o->nsizes = parse_sizes(v, o->sizes, MAX_SIZES);
+            o->nsizes = bench_parse_list(v, o->sizes, MAX_SIZES);
             i++;
         } else if (v && strcmp(a, "--protocols") == 0) {
             o->nprotos = parse_protocols(v, o->protos, MAX_PROTOS);
@@ -123,14 +105,6 @@ static int parse_args(int argc, char **argv, opts *o)
         if (o->sizes[i] > INT32_MAX)
             return 2;
     return 0;
-}
-
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
 }
 
 /* dest[r*k + i]: the i-th neighbor of rank r; k distinct ranks other than r. */
@@ -149,7 +123,7 @@ static int *make_pattern(int P, int k, uint64_t seed)
         for (int i = 0; i < P - 1; i++)
             perm[i] = i < r ? i : i + 1;
         for (int i = 0; i < k; i++) {
-            int j = i + (int)(next_random(&s) % (uint64_t)(P - 1 - i));
+            int j = i + (int)(bench_random_next(&s) % (uint64_t)(P - 1 - i));
             int t = perm[i];
             perm[i] = perm[j];
             perm[j] = t;
@@ -158,12 +132,6 @@ static int *make_pattern(int P, int k, uint64_t seed)
     }
     free(perm);
     return dest;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int dmx_cmd_bench_exchange(int argc, char **argv)
@@ -239,8 +207,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
                     dmx_exchange_result_get_info(res, &info);
                 }
                 dmx_exchange_result_destroy(&res);
-                double tmax = 0;
-                MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                double tmax = bench_max_over_ranks(MPI_COMM_WORLD, t);
                 if (rep >= 0)
                     times[rep] = tmax;
             }
@@ -253,9 +220,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
                 rc = 1;
                 break;
             }
-            qsort(times, (size_t)o.reps, sizeof *times, cmp_double);
-            double tmed =
-                o.reps % 2 ? times[o.reps / 2] : 0.5 * (times[o.reps / 2 - 1] + times[o.reps / 2]);
+            double tmed = bench_median(times, o.reps);
             double mine[2] = {(double)info.p2p_messages, (double)info.coll_messages}, sum[2];
             MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             if (rank != 0)

@@ -14,7 +14,8 @@
  *   bs32to50_RtoC       (P = 1e3 only, or with --dense-overlap) 32 -> 50 blocks: every role
  *                       overlaps most processes, a dense, tie-heavy assignment problem
  */
-#include "dmx_tool.h"
+#include "bench.h"
+#include "bench_util.h"
 
 #include "relabel/cyclic_volume.h"
 #include "relabel/lap.h"
@@ -23,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct bench_size {
     int p, prow, pcol;
@@ -43,25 +43,6 @@ static const bench_case cases[] = {{"bs32to64_RtoC", 32, 64, 0, 0, 0},
                                    {"grid_swap_64_RtoC", 64, 64, 1, 0, 0},
                                    {"opT_bs32to64_RtoC", 32, 64, 0, 1, 0},
                                    {"bs32to50_RtoC", 32, 50, 0, 0, 1}};
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 static void usage(FILE *f)
 {
@@ -97,9 +78,9 @@ static dmx_status run_case(const bench_size *sz, const bench_case *bc, int reps,
     to.pcol = bc->swap_grid ? sz->prow : sz->pcol;
     from.order = 'R';
     to.order = 'C';
-    double t0 = now();
+    double t0 = bench_wall_now();
     DMXI_TRY(dmxi_cyclic_volume(&from, &to, bc->transpose, &v));
-    out->t_volume = now() - t0;
+    out->t_volume = bench_wall_now() - t0;
     out->nnz = v.nnz;
     dmxi_lap_sparse g = dmxi_cyclic_volume_gains(&v);
     s0 = dmxi_malloc(v.p, sizeof *s0);
@@ -110,22 +91,22 @@ static dmx_status run_case(const bench_size *sz, const bench_case *bc, int reps,
 
     DMXI_TRY(dmxi_lap_exact(&g, s0, NULL)); /* warm-up, and the reference sigma */
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_wall_now();
         DMXI_TRY(dmxi_lap_exact(&g, s1, NULL));
-        t[r] = now() - t0;
+        t[r] = bench_wall_now() - t0;
         DMXI_CHECK(memcmp(s0, s1, (size_t)v.p * sizeof *s0) == 0, DMX_ERR_INTERNAL,
                    "exact solver returned different sigmas for the same input");
     }
-    out->t_exact = median(t, reps);
+    out->t_exact = bench_median(t, reps);
     DMXI_TRY(dmxi_cyclic_volume_remote(&v, s0, &out->vol_exact));
 
     DMXI_TRY(dmxi_lap_greedy(&g, s1, NULL));
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_wall_now();
         DMXI_TRY(dmxi_lap_greedy(&g, s1, NULL));
-        t[r] = now() - t0;
+        t[r] = bench_wall_now() - t0;
     }
-    out->t_greedy = median(t, reps);
+    out->t_greedy = bench_median(t, reps);
     DMXI_TRY(dmxi_cyclic_volume_remote(&v, s1, &out->vol_greedy));
     DMXI_CHECK(out->vol_exact <= out->vol_greedy && out->vol_exact <= out->vol_id, DMX_ERR_INTERNAL,
                "exact relabeling worse than greedy or identity");

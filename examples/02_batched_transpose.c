@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     }
 
     /* Targets: n x m in P row bands, one row-major block per rank with a padded ld. */
-    int64_t rowsplits[5], colsplits[2] = {0, m};
+    int64_t rowsplits[5] = {0}, colsplits[2] = {0, m};
     int owners[4];
     for (int r = 0; r <= P; r++)
         rowsplits[r] = n * r / P;

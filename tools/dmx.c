@@ -1,32 +1,76 @@
-/* The dmx command-line program: benchmarks and the offline relabeling planner. */
+/* The dmx command-line program: benchmarks and the offline relabeling planner.
+ *
+ * Every subcommand is one row of the table below: its words, its argument synopsis, a one-line
+ * help, the function that runs it and whether it runs under mpirun. Usage is printed from the
+ * table, so adding a subcommand is adding a row (and declaring its function in bench/bench.h or
+ * tools/dmx_tool.h). The function gets argv starting at the subcommand's last word. */
+#include "bench.h"
 #include "dmx_tool.h"
 
 #include <stdio.h>
 #include <string.h>
 
+typedef struct subcommand {
+    const char *name; /* one or more words, separated by single spaces: "bench redist" */
+    const char *args; /* argument synopsis shown in the usage */
+    const char *help; /* one line */
+    int (*run)(int argc, char **argv);
+    int needs_mpirun; /* 1: run as "mpirun -n P dmx ..."; 0: one process, no mpirun */
+} subcommand;
+
+static const subcommand commands[] = {
+    {"bench redist", "[--json] [options]", "redistribution benchmark", dmx_cmd_bench_redist, 1},
+    {"bench exchange", "[--json] [options]", "sparse exchange benchmark", dmx_cmd_bench_exchange,
+     1},
+    {"bench relabel", "[--json] [options]", "relabeling solver benchmark", dmx_cmd_bench_relabel,
+     0},
+    {"plan", "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]",
+     "offline relabeling planner", dmx_cmd_plan, 0},
+};
+enum { NCOMMANDS = (int)(sizeof commands / sizeof commands[0]), HELP_COLUMN = 51 };
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage:\n"
-               "  mpirun -n 4 dmx bench redist [--json] [options]  redistribution benchmark\n"
-               "  mpirun -n P dmx bench exchange [--json] [options] sparse exchange benchmark\n"
-               "  dmx bench relabel [--json] [options]             relabeling solver benchmark\n"
-               "  dmx plan --size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]\n"
-               "                                                   offline relabeling planner\n"
-               "Run a subcommand with --help for its options.\n");
+    fprintf(f, "usage:\n");
+    for (int c = 0; c < NCOMMANDS; c++) {
+        char line[256];
+        snprintf(line, sizeof line, "  %sdmx %s %s", commands[c].needs_mpirun ? "mpirun -n P " : "",
+                 commands[c].name, commands[c].args);
+        int len = (int)strlen(line);
+        if (len <= HELP_COLUMN)
+            fprintf(f, "%-*s %s\n", HELP_COLUMN, line, commands[c].help);
+        else
+            fprintf(f, "%s\n%-*s %s\n", line, HELP_COLUMN, "", commands[c].help);
+    }
+    fprintf(f, "Run a subcommand with --help for its options.\n");
+}
+
+/* Number of words of @p name that argv[1..] spells, or 0 if it does not match. */
+static int matches(const char *name, int argc, char **argv)
+{
+    int word = 1;
+    const char *p = name;
+    while (*p) {
+        const char *end = strchr(p, ' ');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (word >= argc || strlen(argv[word]) != len || strncmp(argv[word], p, len) != 0)
+            return 0;
+        word++;
+        p += len;
+        if (*p == ' ')
+            p++;
+    }
+    return word - 1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && strcmp(argv[1], "bench") == 0) {
-        if (strcmp(argv[2], "redist") == 0)
-            return dmx_cmd_bench_redist(argc - 2, argv + 2);
-        if (strcmp(argv[2], "exchange") == 0)
-            return dmx_cmd_bench_exchange(argc - 2, argv + 2);
-        if (strcmp(argv[2], "relabel") == 0)
-            return dmx_cmd_bench_relabel(argc - 2, argv + 2);
-    } else if (argc >= 2 && strcmp(argv[1], "plan") == 0) {
-        return dmx_cmd_plan(argc - 1, argv + 1);
-    } else if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    for (int c = 0; c < NCOMMANDS; c++) {
+        int words = matches(commands[c].name, argc, argv);
+        if (words > 0)
+            return commands[c].run(argc - words, argv + words);
+    }
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
     }

@@ -9,103 +9,22 @@
  * identity labeling, with the exact relabeling (dmxi_lap_exact) and with the greedy one
  * (dmxi_lap_greedy), the reductions and the solve times. --fig3 reproduces Figure 3 of the
  * COSTA paper (section 7.2). The custom layout file format is documented in docs/relabel.md
- * and in usage() below.
+ * and in plan_usage() (plan_text.c).
  */
 #include "dmx_tool.h"
+#include "plan_tool.h"
 
 #include "relabel/cyclic_volume.h"
 #include "relabel/lap.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage:\n"
-            "  dmx plan --size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]\n"
-            "  dmx plan --custom-from FILE --custom-to FILE [options]\n"
-            "  dmx plan --fig3 [--csv FILE] [--svg FILE] [--json]\n"
-            "Layouts: block-cyclic with MB x NB blocks on a PR x PC process grid whose ranks are\n"
-            "numbered row-major (ORD = R: rank = pr*PC + pc) or column-major (C: pr + pc*PR).\n"
-            "The target has size M x N, or N x M with --transpose (op = T). Either side can be a\n"
-            "custom grid layout read from a file (--custom-from / --custom-to; --size is then\n"
-            "optional). P = the larger rank count; extra ranks own nothing.\n"
-            "options:\n"
-            "  --transpose    target holds the transpose of the source\n"
-            "  --sigma        also print the relabeling: role (target rank) j -> process sigma[j]\n"
-            "  --json         print one JSON object instead of text\n"
-            "  --fig3         the COSTA Figure 3 sweep: 1e5 x 1e5, 10 x 10 grid, R -> C, target\n"
-            "                 blocks 1e4, source blocks 1 .. 1e4\n"
-            "  --csv FILE     (with --fig3) write the curve as CSV\n"
-            "  --svg FILE     (with --fig3) write the curve as an SVG line plot\n"
-            "custom layout file (whitespace separated, '#' starts a comment):\n"
-            "  size M N\n"
-            "  rowsplits 0 r1 ... M      (nrb + 1 increasing values)\n"
-            "  colsplits 0 c1 ... N      (ncb + 1 increasing values)\n"
-            "  procs P                   (optional; default 1 + the largest owner)\n"
-            "  owners                    followed by nrb * ncb ranks, block row by block row\n");
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double percent(int64_t before, int64_t after)
-{
-    return before > 0 ? 100.0 * (double)(before - after) / (double)before : 0.0;
-}
 
 /* ---- argument parsing --------------------------------------------------------------------- */
-
-static int parse_i64(const char *s, int64_t *out)
-{
-    errno = 0;
-    char *end = NULL;
-    long long v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
-/* Split a comma list into at most max fields (modifies buf). Returns the field count. */
-static int split_commas(char *buf, char **fields, int max)
-{
-    int k = 0;
-    char *p = buf;
-    while (k < max) {
-        fields[k++] = p;
-        char *c = strchr(p, ',');
-        if (!c)
-            return k;
-        *c = '\0';
-        p = c + 1;
-    }
-    return k + 1; /* too many */
-}
-
-static int parse_size(const char *arg, int64_t *m, int64_t *n)
-{
-    char buf[128];
-    char *f[3];
-    if (strlen(arg) >= sizeof buf)
-        return -1;
-    strcpy(buf, arg);
-    if (split_commas(buf, f, 2) != 2 || parse_i64(f[0], m) || parse_i64(f[1], n) || *m < 0 ||
-        *n < 0)
-        return -1;
-    return 0;
-}
 
 /* MB,NB,PR,PC,ORD */
 static int parse_bc(const char *arg, dmxi_bc_desc *d)
@@ -116,8 +35,8 @@ static int parse_bc(const char *arg, dmxi_bc_desc *d)
     if (strlen(arg) >= sizeof buf)
         return -1;
     strcpy(buf, arg);
-    if (split_commas(buf, f, 5) != 5 || parse_i64(f[0], &mb) || parse_i64(f[1], &nb) ||
-        parse_i64(f[2], &pr) || parse_i64(f[3], &pc))
+    if (plan_split_commas(buf, f, 5) != 5 || plan_parse_i64(f[0], &mb) ||
+        plan_parse_i64(f[1], &nb) || plan_parse_i64(f[2], &pr) || plan_parse_i64(f[3], &pc))
         return -1;
     if (mb < 1 || nb < 1 || pr < 1 || pc < 1 || pr > INT_MAX || pc > INT_MAX)
         return -1;
@@ -180,7 +99,7 @@ static int next_token(FILE *f, char *buf, size_t cap)
 static int is_number(const char *s)
 {
     int64_t v;
-    return parse_i64(s, &v) == 0;
+    return plan_parse_i64(s, &v) == 0;
 }
 
 /* Read integers until a non-number token (left in tok, *more = 1) or end of file. */
@@ -191,7 +110,7 @@ static int read_list(FILE *f, char *tok, size_t cap, int64_t **arr, int64_t *cou
     *more = 0;
     while (next_token(f, tok, cap)) {
         int64_t v;
-        if (parse_i64(tok, &v) != 0) {
+        if (plan_parse_i64(tok, &v) != 0) {
             *more = 1;
             break;
         }
@@ -325,12 +244,12 @@ static dmx_status solve(const dmxi_volume *v, plan_result *r)
     sg = dmxi_malloc(v->p, sizeof *sg);
     DMXI_CHECK(r->sigma_exact && sg, DMX_ERR_ALLOC, "out of memory");
     DMXI_TRY(dmxi_cyclic_volume_remote(v, NULL, &r->vol_identity));
-    double t0 = now();
+    double t0 = plan_now();
     DMXI_TRY(dmxi_lap_exact(&g, r->sigma_exact, NULL));
-    r->t_exact = now() - t0;
-    t0 = now();
+    r->t_exact = plan_now() - t0;
+    t0 = plan_now();
     DMXI_TRY(dmxi_lap_greedy(&g, sg, NULL));
-    r->t_greedy = now() - t0;
+    r->t_greedy = plan_now() - t0;
     DMXI_TRY(dmxi_cyclic_volume_remote(v, r->sigma_exact, &r->vol_exact));
     DMXI_TRY(dmxi_cyclic_volume_remote(v, sg, &r->vol_greedy));
     DMXI_CHECK(r->vol_exact <= r->vol_greedy && r->vol_exact <= r->vol_identity, DMX_ERR_INTERNAL,
@@ -346,9 +265,9 @@ static dmx_status plan_bc(const dmxi_bc_desc *from, const dmxi_bc_desc *to, int 
     dmx_status st = DMX_SUCCESS;
     dmxi_volume v;
     memset(&v, 0, sizeof v);
-    double t0 = now();
+    double t0 = plan_now();
     DMXI_TRY(dmxi_cyclic_volume(from, to, transpose, &v));
-    r->t_volume = now() - t0;
+    r->t_volume = plan_now() - t0;
     DMXI_TRY(solve(&v, r));
 cleanup:
     dmxi_cyclic_volume_free(&v);
@@ -359,35 +278,6 @@ static int fail(dmx_status st)
 {
     fprintf(stderr, "dmx plan: %s: %s\n", dmx_status_string(st), dmx_last_error());
     return 1;
-}
-
-/* A JSON string literal (quotes, backslashes and control characters escaped). */
-static void json_string(FILE *out, const char *str)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
-
-static void print_sigma(FILE *out, const int *sigma, int p, int json)
-{
-    if (json) {
-        fprintf(out, ",\"sigma\":[");
-        for (int j = 0; j < p; j++)
-            fprintf(out, "%s%d", j ? "," : "", sigma[j]);
-        fprintf(out, "]");
-        return;
-    }
-    fprintf(out, "sigma (target rank j is played by process sigma[j]):\n");
-    for (int j = 0; j < p; j++)
-        fprintf(out, "%d%s", sigma[j], (j + 1) % 20 == 0 || j + 1 == p ? "\n" : " ");
 }
 
 /* ---- Figure 3 ----------------------------------------------------------------------------- */
@@ -401,125 +291,6 @@ static const int64_t fig3_blocks[] = {1,    2,    3,    4,    5,    7,    10,   
                                       500,  700,  1000, 1500, 2000, 2500, 3000, 4000, 5000,
                                       6000, 7000, 8000, 9000, 9500, 9800, 9900, 10000};
 #define FIG3_NPOINTS ((int)(sizeof fig3_blocks / sizeof fig3_blocks[0]))
-
-typedef struct fig3_point {
-    int64_t block;
-    int64_t vol_identity, vol_exact, vol_greedy;
-    double red_exact, red_greedy, t_exact, t_greedy;
-} fig3_point;
-
-static void svg_text(FILE *f, double x, double y, const char *anchor, int size, const char *s)
-{
-    fprintf(f,
-            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-family=\"sans-serif\" "
-            "font-size=\"%d\">%s</text>\n",
-            x, y, anchor, size, s);
-}
-
-static int write_svg(const char *path, const fig3_point *pt, int np)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "dmx plan: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    const double W = 720, H = 460, L = 80, R = 30, T = 62, B = 58;
-    const double pw = W - L - R, ph = H - T - B;
-    const double xmin = 0.0, xmax = 4.0; /* log10 of the block size */
-#define SX(b) (L + pw * (log10((double)(b)) - xmin) / (xmax - xmin))
-#define SY(p) (T + ph * (1.0 - (p) / 100.0))
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"460\" "
-               "viewBox=\"0 0 720 460\">\n"
-               "<rect x=\"0\" y=\"0\" width=\"720\" height=\"460\" fill=\"white\"/>\n");
-    svg_text(f, W / 2, 24, "middle", 15,
-             "Communication-volume reduction by process relabeling (COSTA Fig. 3)");
-    svg_text(f, W / 2, 44, "middle", 11,
-             "1e5 x 1e5 matrix, 10 x 10 grid, row-major -> column-major ranks, final blocks 1e4");
-    /* grid lines and tick labels */
-    char lab[64];
-    for (int e = 0; e <= 4; e++) {
-        double x = SX(pow(10.0, e));
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cccccc\"/>\n",
-                x, T, x, T + ph);
-        for (int k = 2; k <= 9 && e < 4; k++) {
-            double xm = SX(k * pow(10.0, e));
-            fprintf(f,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/>\n",
-                    xm, T, xm, T + ph);
-        }
-        snprintf(lab, sizeof lab, "%.0f", pow(10.0, e));
-        svg_text(f, x, T + ph + 20, "middle", 12, lab);
-    }
-    for (int p = 0; p <= 100; p += 20) {
-        double y = SY(p);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cccccc\"/>\n",
-                L, y, L + pw, y);
-        snprintf(lab, sizeof lab, "%d", p);
-        svg_text(f, L - 8, y + 4, "end", 12, lab);
-    }
-    fprintf(f,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-            "stroke=\"black\"/>\n",
-            L, T, pw, ph);
-    svg_text(f, L + pw / 2, H - 16, "middle", 13,
-             "initial block size (log scale); final block size 10000");
-    fprintf(f,
-            "<text x=\"22\" y=\"%.1f\" text-anchor=\"middle\" font-family=\"sans-serif\" "
-            "font-size=\"13\" transform=\"rotate(-90 22 %.1f)\">volume reduction (%%)</text>\n",
-            T + ph / 2, T + ph / 2);
-    /* the two curves */
-    const char *color[2] = {"#1f77b4", "#d62728"};
-    for (int c = 0; c < 2; c++) {
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"",
-                color[c], c ? "1.5" : "3", c ? " stroke-dasharray=\"6 4\"" : "");
-        for (int k = 0; k < np; k++)
-            fprintf(f, "%s%.1f,%.1f", k ? " " : "", SX(pt[k].block),
-                    SY(c ? pt[k].red_greedy : pt[k].red_exact));
-        fprintf(f, "\"/>\n");
-        for (int k = 0; k < np; k++) {
-            double x = SX(pt[k].block), y = SY(c ? pt[k].red_greedy : pt[k].red_exact);
-            if (c == 0)
-                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x, y,
-                        color[c]);
-            else
-                fprintf(f,
-                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"none\" "
-                        "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-                        x - 3, y - 3, color[c]);
-        }
-    }
-    /* legend, top left inside the plot */
-    double lx = L + 16, ly = T + 20;
-    fprintf(f,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"230\" height=\"50\" fill=\"white\" "
-            "stroke=\"#999999\"/>\n",
-            lx - 8, ly - 14);
-    fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-            "stroke-width=\"3\"/>\n",
-            lx, ly, lx + 30, ly, color[0]);
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", lx + 15, ly, color[0]);
-    svg_text(f, lx + 40, ly + 4, "start", 12, "exact (optimal relabeling)");
-    ly += 22;
-    fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-            "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-            lx, ly, lx + 30, ly, color[1]);
-    fprintf(f,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"none\" stroke=\"%s\" "
-            "stroke-width=\"1.5\"/>\n",
-            lx + 12, ly - 3, color[1]);
-    svg_text(f, lx + 40, ly + 4, "start", 12, "greedy");
-    fprintf(f, "</svg>\n");
-#undef SX
-#undef SY
-    if (fclose(f) != 0) {
-        fprintf(stderr, "dmx plan: error writing %s\n", path);
-        return -1;
-    }
-    return 0;
-}
 
 static int run_fig3(const char *csv, const char *svg, int json)
 {
@@ -545,8 +316,8 @@ static int run_fig3(const char *csv, const char *svg, int json)
         pt[k].vol_identity = r.vol_identity;
         pt[k].vol_exact = r.vol_exact;
         pt[k].vol_greedy = r.vol_greedy;
-        pt[k].red_exact = percent(r.vol_identity, r.vol_exact);
-        pt[k].red_greedy = percent(r.vol_identity, r.vol_greedy);
+        pt[k].red_exact = plan_percent(r.vol_identity, r.vol_exact);
+        pt[k].red_greedy = plan_percent(r.vol_identity, r.vol_greedy);
         pt[k].t_exact = r.t_exact;
         pt[k].t_greedy = r.t_greedy;
         if (json)
@@ -586,7 +357,7 @@ static int run_fig3(const char *csv, const char *svg, int json)
             return 1;
         }
     }
-    if (svg && write_svg(svg, pt, FIG3_NPOINTS) != 0)
+    if (svg && plan_write_svg(svg, pt, FIG3_NPOINTS) != 0)
         return 1;
     return 0;
 }
@@ -611,7 +382,7 @@ int dmx_cmd_plan(int argc, char **argv)
         const char *a = argv[k];
         const char *val = k + 1 < argc ? argv[k + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
+            plan_usage(stdout);
             return 0;
         } else if (strcmp(a, "--transpose") == 0) {
             transpose = 1;
@@ -622,7 +393,7 @@ int dmx_cmd_plan(int argc, char **argv)
         } else if (strcmp(a, "--fig3") == 0) {
             fig3 = 1;
         } else if (val && strcmp(a, "--size") == 0) {
-            if (parse_size(val, &m, &n) != 0) {
+            if (plan_parse_size(val, &m, &n) != 0) {
                 fprintf(stderr, "dmx plan: --size needs M,N (got '%s')\n", val);
                 return 2;
             }
@@ -653,7 +424,7 @@ int dmx_cmd_plan(int argc, char **argv)
             k++;
         } else {
             fprintf(stderr, "dmx plan: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
+            plan_usage(stderr);
             return 2;
         }
     }
@@ -663,7 +434,7 @@ int dmx_cmd_plan(int argc, char **argv)
         (have_to && custom_to)) {
         fprintf(stderr, "dmx plan: give one source (--from or --custom-from) and one target "
                         "(--to or --custom-to)\n");
-        usage(stderr);
+        plan_usage(stderr);
         return 2;
     }
 
@@ -756,9 +527,9 @@ int dmx_cmd_plan(int argc, char **argv)
         }
         m = gs.m;
         n = gs.n;
-        double t0 = now();
+        double t0 = plan_now();
         st = dmxi_cyclic_volume_grid(&gs, &gt, transpose, p, &v);
-        r.t_volume = now() - t0;
+        r.t_volume = plan_now() - t0;
         if (st == DMX_SUCCESS)
             st = solve(&v, &r);
         if (st != DMX_SUCCESS) {
@@ -769,19 +540,19 @@ int dmx_cmd_plan(int argc, char **argv)
 
     if (json) {
         printf("{\"m\":%lld,\"n\":%lld,\"from\":", (long long)m, (long long)n);
-        json_string(stdout, dfrom);
+        plan_json_string(stdout, dfrom);
         printf(",\"to\":");
-        json_string(stdout, dto);
+        plan_json_string(stdout, dto);
         printf(",\"transpose\":%s,\"p\":%d,\"nnz\":%lld,\"volume_total\":%lld,"
                "\"volume_identity\":%lld,\"volume_exact\":%lld,\"volume_greedy\":%lld,"
                "\"reduction_exact\":%.4f,\"reduction_greedy\":%.4f,\"t_volume\":%.6f,"
                "\"t_exact\":%.6f,\"t_greedy\":%.6f",
                transpose ? "true" : "false", r.p, (long long)r.nnz, (long long)r.total,
                (long long)r.vol_identity, (long long)r.vol_exact, (long long)r.vol_greedy,
-               percent(r.vol_identity, r.vol_exact), percent(r.vol_identity, r.vol_greedy),
-               r.t_volume, r.t_exact, r.t_greedy);
+               plan_percent(r.vol_identity, r.vol_exact),
+               plan_percent(r.vol_identity, r.vol_greedy), r.t_volume, r.t_exact, r.t_greedy);
         if (want_sigma)
-            print_sigma(stdout, r.sigma_exact, r.p, 1);
+            plan_print_sigma(stdout, r.sigma_exact, r.p, 1);
         printf("}\n");
     } else {
         printf("dmx plan: %lld x %lld%s, from %s to %s\n", (long long)m, (long long)n,
@@ -791,11 +562,11 @@ int dmx_cmd_plan(int argc, char **argv)
         printf("  total volume            %lld elements\n", (long long)r.total);
         printf("  remote, identity        %lld elements\n", (long long)r.vol_identity);
         printf("  remote, exact           %lld elements  reduction %7.3f %%  solve %.6f s\n",
-               (long long)r.vol_exact, percent(r.vol_identity, r.vol_exact), r.t_exact);
+               (long long)r.vol_exact, plan_percent(r.vol_identity, r.vol_exact), r.t_exact);
         printf("  remote, greedy          %lld elements  reduction %7.3f %%  solve %.6f s\n",
-               (long long)r.vol_greedy, percent(r.vol_identity, r.vol_greedy), r.t_greedy);
+               (long long)r.vol_greedy, plan_percent(r.vol_identity, r.vol_greedy), r.t_greedy);
         if (want_sigma)
-            print_sigma(stdout, r.sigma_exact, r.p, 0);
+            plan_print_sigma(stdout, r.sigma_exact, r.p, 0);
     }
     rc = 0;
 done:

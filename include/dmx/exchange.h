@@ -1,7 +1,7 @@
 /**
- * @file exchange.h
+ * @file dmx/exchange.h
  * @brief Dynamic sparse data exchange: every rank sends payloads to ranks of its choosing and
- * learns only during the call who sent it what. Included by dmx.h.
+ * learns only during the call who sent it what. Included by dmx.h; compiles on its own.
  *
  * Four protocols after Hoefler, Siebert and Lumsdaine, "Scalable communication protocols for
  * dynamic sparse data exchange" (PPoPP 2010):
@@ -36,7 +36,10 @@
 #ifndef DMX_EXCHANGE_H
 #define DMX_EXCHANGE_H
 
-#include "dmx.h"
+#include "dmx/base.h"
+
+#include <mpi.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {

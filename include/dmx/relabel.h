@@ -1,6 +1,6 @@
 /**
  * @file dmx/relabel.h
- * @brief Communication-optimal process relabeling (included by dmx.h).
+ * @brief Communication-optimal process relabeling (included by dmx.h; compiles on its own).
  *
  * Moving B into a target layout, the ranks of the target are roles: any rank may play any role.
  * Relabeling picks the assignment sigma (role j played by rank sigma[j]) that minimizes the
@@ -19,6 +19,13 @@
  */
 #ifndef DMX_RELABEL_H
 #define DMX_RELABEL_H
+
+#include "dmx/base.h"
+#include "dmx/layout.h"
+#include "dmx/plan.h"
+
+#include <mpi.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,72 +12,6 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------- */
-/* RNG                                                                                      */
-/* ---------------------------------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-void dmxt_rng_seed(dmxt_rng *r, uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed ^ (stream * UINT64_C(0xD1B54A32D192ED03));
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-uint64_t dmxt_rng_next(dmxt_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-int64_t dmxt_rng_int(dmxt_rng *r, int64_t lo, int64_t hi)
-{
-    if (hi <= lo)
-        return lo;
-    uint64_t span = (uint64_t)(hi - lo) + 1;
-    return lo + (int64_t)(dmxt_rng_next(r) % span);
-}
-
-double dmxt_rng_unit(dmxt_rng *r)
-{
-    return (double)(dmxt_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-int dmxt_rng_chance(dmxt_rng *r, int percent)
-{
-    return dmxt_rng_int(r, 0, 99) < percent;
-}
-
-void dmxt_rng_shuffle(dmxt_rng *r, int *a, int n)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)dmxt_rng_int(r, 0, i);
-        int t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Formula and element access                                                               */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -168,38 +102,6 @@ void dmxt_append(char *buf, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + used, len - used, fmt, ap);
     va_end(ap);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* ScaLAPACK index arithmetic                                                               */
-/* ---------------------------------------------------------------------------------------- */
-
-int64_t dmxt_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
-{
-    int mydist = (nprocs + iproc - isrc) % nprocs;
-    int64_t nblocks = n / nb;
-    int64_t num = (nblocks / nprocs) * nb;
-    int64_t extra = nblocks % nprocs;
-    if (mydist < extra)
-        num += nb;
-    else if (mydist == extra)
-        num += n % nb;
-    return num;
-}
-
-int dmxt_indxg2p(int64_t g, int64_t nb, int isrc, int nprocs)
-{
-    return (int)((isrc + g / nb) % nprocs);
-}
-
-int64_t dmxt_indxg2l(int64_t g, int64_t nb, int nprocs)
-{
-    return (g / (nb * nprocs)) * nb + g % nb;
-}
-
-int64_t dmxt_indxl2g(int64_t l, int64_t nb, int iproc, int isrc, int nprocs)
-{
-    return (int64_t)nprocs * nb * (l / nb) + l % nb + ((nprocs + iproc - isrc) % nprocs) * nb;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1104,10 +1006,10 @@ int dmxt_case_end(dmxt_ctx *ctx, int64_t local_bad, const char *local_msg, const
     int64_t total = 0;
     MPI_Allreduce(&local_bad, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
     if (total == 0) {
-        ctx->passed++;
+        ctx->count.passed++;
         return 1;
     }
-    ctx->failed++;
+    ctx->count.failed++;
     enum { LEN = 400 };
     char mine[LEN];
     mine[0] = '\0';
@@ -1151,12 +1053,10 @@ int64_t dmxt_expect_status(dmxt_ctx *ctx, dmx_status got, dmx_status want, const
 int dmxt_finish(dmxt_ctx *ctx)
 {
     alarm(0);
-    if (ctx->rank == 0) {
-        printf("%lld passed, %lld failed\n", (long long)ctx->passed, (long long)ctx->failed);
-        fflush(stdout);
-    }
+    if (ctx->rank == 0)
+        dmxt_count_print(&ctx->count);
     MPI_Finalize();
-    return ctx->failed ? 1 : 0;
+    return dmxt_count_exit_code(&ctx->count);
 }
 
 void dmxt_fail(dmxt_checker *C, const char *fmt, ...)

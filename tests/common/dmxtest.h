@@ -1,8 +1,8 @@
 /* Shared helpers for dmx tests that check themselves (see STYLE.md, "Tests that check
  * themselves"):
- *  - a seeded RNG (seed from DMX_TEST_SEED or a fixed default, identical on every rank);
+ *  - everything in dmxt_util.h (the RNG, ScaLAPACK index arithmetic, the pass/fail counter),
+ *    with the seed from DMX_TEST_SEED or a fixed default, identical on every rank;
  *  - a closed formula for global element (i, j) of matrix id k that every rank can evaluate;
- *  - ScaLAPACK index arithmetic (numroc, indxg2p, ...) written independently of dmx;
  *  - test matrices: a test-side description of a block-cyclic, mapped or custom layout, the
  *    memory this rank owns (with padding filled with a sentinel), and the dmx layout over it;
  *  - a serial reference for A = alpha*op(B) + beta*A and checkers for a rank's own blocks;
@@ -14,29 +14,11 @@
 #define DMXTEST_H
 
 #include "dmx.h"
+#include "dmxt_util.h"
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* ---------------------------------------------------------------------------------------- */
-/* Random numbers (xoshiro256**), identical on every rank for the same seed and stream.      */
-/* ---------------------------------------------------------------------------------------- */
-
-typedef struct dmxt_rng {
-    uint64_t s[4];
-} dmxt_rng;
-
-void dmxt_rng_seed(dmxt_rng *r, uint64_t seed, uint64_t stream);
-uint64_t dmxt_rng_next(dmxt_rng *r);
-/* Uniform integer in [lo, hi] (lo <= hi). */
-int64_t dmxt_rng_int(dmxt_rng *r, int64_t lo, int64_t hi);
-/* Uniform double in [0, 1). */
-double dmxt_rng_unit(dmxt_rng *r);
-/* 1 with probability percent/100. */
-int dmxt_rng_chance(dmxt_rng *r, int percent);
-/* Shuffle n ints. */
-void dmxt_rng_shuffle(dmxt_rng *r, int *a, int n);
 
 /* ---------------------------------------------------------------------------------------- */
 /* The formula.                                                                             */
@@ -61,20 +43,6 @@ void dmxt_set(dmx_dtype dtype, void *data, int64_t pos, double re, double im);
 
 const char *dmxt_dtype_name(dmx_dtype t);
 const char *dmxt_op_name(dmx_op op);
-
-/* ---------------------------------------------------------------------------------------- */
-/* ScaLAPACK index arithmetic, 0-based indices and process coordinates.                     */
-/* ---------------------------------------------------------------------------------------- */
-
-/* Number of the n rows (or columns) dealt in nb-blocks over nprocs processes starting at isrc
- * that process iproc owns. */
-int64_t dmxt_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
-/* Process owning global index g. */
-int dmxt_indxg2p(int64_t g, int64_t nb, int isrc, int nprocs);
-/* Local index of global index g on its owner. */
-int64_t dmxt_indxg2l(int64_t g, int64_t nb, int nprocs);
-/* Global index of local index l on process iproc. */
-int64_t dmxt_indxl2g(int64_t l, int64_t nb, int iproc, int isrc, int nprocs);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Test matrices.                                                                           */
@@ -219,7 +187,7 @@ typedef struct dmxt_ctx {
     MPI_Comm comm; /* MPI_COMM_WORLD */
     int rank, size;
     uint64_t seed;
-    int64_t passed, failed;
+    dmxt_count count; /* cases, summed over ranks (each case counts once) */
     const char *name;
 } dmxt_ctx;
 

@@ -487,6 +487,7 @@ static void run_local_layout(dmxt_ctx *ctx, const lcase *c, int bad_rank, dmxt_c
                 if (M.owners[t] == other) {
                     foreign = calloc(64, sizeof(float));
                     blocks[0].row0 = r[0];
+                    /* cppcheck-suppress objectIndex ; M.rects is a heap array, r points into it */
                     blocks[0].col0 = r[1];
                     blocks[0].data = foreign;
                     blocks[0].ld = 1;

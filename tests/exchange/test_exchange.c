@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "dmx.h"
+#include "dmxt_util.h"
 #include "exchange/exchange.h"
 
 #include <mpi.h>
@@ -34,30 +35,14 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------ */
-/* RNG and the payload formula                                                                  */
+/* The payload formula (random patterns come from dmxt_rng, tests/common/dmxt_util.h)          */
 /* ------------------------------------------------------------------------------------------ */
-
-typedef struct rng {
-    uint64_t s;
-} rng;
 
 static uint64_t mix64(uint64_t z)
 {
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
-}
-
-static uint64_t rng_next(rng *r)
-{
-    r->s += UINT64_C(0x9E3779B97F4A7C15);
-    return mix64(r->s);
-}
-
-/* Uniform in [lo, hi]. */
-static int64_t rng_int(rng *r, int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
 static uint64_t entry_key(int src, int dst, int round, int j)
@@ -137,16 +122,16 @@ static void pat_add(pattern *pt, int src, int dest, int64_t bytes)
 }
 
 /* Some destination other than src (P > 1). */
-static int other_rank(rng *r, int src, int P)
+static int other_rank(dmxt_rng *r, int src, int P)
 {
-    int d = (int)rng_int(r, 0, P - 2);
+    int d = (int)dmxt_rng_int(r, 0, P - 2);
     return d >= src ? d + 1 : d;
 }
 
-static void make_pattern(pattern *pt, int kind, int P, rng *r)
+static void make_pattern(pattern *pt, int kind, int P, dmxt_rng *r)
 {
     pt->n = 0;
-    int root = (int)rng_int(r, 0, P - 1);
+    int root = (int)dmxt_rng_int(r, 0, P - 1);
     for (int s = 0; s < P; s++) {
         switch (kind) {
         case PAT_RANDOM_K: {
@@ -161,28 +146,28 @@ static void make_pattern(pattern *pt, int kind, int P, rng *r)
                         dup |= chosen[q] == d;
                 } while (dup);
                 chosen[i] = d;
-                pat_add(pt, s, d, rng_int(r, 1, 300));
+                pat_add(pt, s, d, dmxt_rng_int(r, 1, 300));
             }
             break;
         }
         case PAT_EMPTY: break;
         case PAT_SELF: {
-            int n = (int)rng_int(r, 1, 3);
+            int n = (int)dmxt_rng_int(r, 1, 3);
             for (int i = 0; i < n; i++)
-                pat_add(pt, s, s, rng_int(r, 0, 100));
+                pat_add(pt, s, s, dmxt_rng_int(r, 0, 100));
             break;
         }
-        case PAT_TO_ONE: pat_add(pt, s, root, rng_int(r, 1, 64)); break;
+        case PAT_TO_ONE: pat_add(pt, s, root, dmxt_rng_int(r, 1, 64)); break;
         case PAT_ALL: {
-            int start = (int)rng_int(r, 0, P - 1);
+            int start = (int)dmxt_rng_int(r, 0, P - 1);
             for (int i = 0; i < P; i++)
-                pat_add(pt, s, (start + i) % P, rng_int(r, 0, 50));
+                pat_add(pt, s, (start + i) % P, dmxt_rng_int(r, 0, 50));
             break;
         }
         case PAT_ZERO: {
-            int n = (int)rng_int(r, 0, 3);
+            int n = (int)dmxt_rng_int(r, 0, 3);
             for (int i = 0; i < n; i++)
-                pat_add(pt, s, (int)rng_int(r, 0, P - 1), 0);
+                pat_add(pt, s, (int)dmxt_rng_int(r, 0, P - 1), 0);
             break;
         }
         case PAT_LARGE:
@@ -191,26 +176,26 @@ static void make_pattern(pattern *pt, int kind, int P, rng *r)
             if (s < 2)
                 pat_add(pt, s, (s + 1) % P, (INT64_C(1) << 20) - 3 * s);
             pat_add(pt, s, s, 4096);
-            pat_add(pt, s, (int)rng_int(r, 0, P - 1), rng_int(r, 10000, 70000));
+            pat_add(pt, s, (int)dmxt_rng_int(r, 0, P - 1), dmxt_rng_int(r, 10000, 70000));
             break;
         case PAT_MULTI: {
-            int a = (int)rng_int(r, 0, P - 1), b = (int)rng_int(r, 0, P - 1);
-            int n = (int)rng_int(r, 2, 5);
+            int a = (int)dmxt_rng_int(r, 0, P - 1), b = (int)dmxt_rng_int(r, 0, P - 1);
+            int n = (int)dmxt_rng_int(r, 2, 5);
             for (int i = 0; i < n; i++)
-                pat_add(pt, s, rng_int(r, 0, 1) ? a : b, rng_int(r, 0, 200));
+                pat_add(pt, s, dmxt_rng_int(r, 0, 1) ? a : b, dmxt_rng_int(r, 0, 200));
             break;
         }
         case PAT_MIXED: {
-            int n = (int)rng_int(r, 0, 6);
+            int n = (int)dmxt_rng_int(r, 0, 6);
             for (int i = 0; i < n; i++) {
-                int64_t c = rng_int(r, 0, 9), bytes;
+                int64_t c = dmxt_rng_int(r, 0, 9), bytes;
                 if (c < 7)
-                    bytes = rng_int(r, 0, 64);
+                    bytes = dmxt_rng_int(r, 0, 64);
                 else if (c < 9)
                     bytes = 0;
                 else
-                    bytes = rng_int(r, 1000, 20000);
-                pat_add(pt, s, (int)rng_int(r, 0, P - 1), bytes);
+                    bytes = dmxt_rng_int(r, 1000, 20000);
+                pat_add(pt, s, (int)dmxt_rng_int(r, 0, P - 1), bytes);
             }
             break;
         }
@@ -223,7 +208,7 @@ static void make_pattern(pattern *pt, int kind, int P, rng *r)
 /* ------------------------------------------------------------------------------------------ */
 
 static int world_rank, world_size;
-static int64_t npassed, nfailed;
+static dmxt_count results; /* cases, each summed over ranks */
 static char current[256];
 static int global_round; /* payload formula's round; advances identically on every rank */
 
@@ -260,10 +245,10 @@ static void case_end(int64_t bad, const char *msg, const char *desc)
     int64_t total = 0;
     MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (total == 0) {
-        npassed++;
+        results.passed++;
         return;
     }
-    nfailed++;
+    results.failed++;
     /* gather the first message of every rank that has one */
     char line[256] = "";
     if (bad)
@@ -485,7 +470,7 @@ enum { NPROTO = 5 };
 /* ------------------------------------------------------------------------------------------ */
 
 /* Every protocol x pattern, blocking; and split-phase for a subset. */
-static void test_patterns(rng *r)
+static void test_patterns(dmxt_rng *r)
 {
     pattern pt = {0};
     for (int p = 0; p < NPROTO; p++) {
@@ -511,18 +496,18 @@ static void test_patterns(rng *r)
 /* Back-to-back rounds with a different pattern and protocol each: a fast rank starting the
  * next round must not have its messages taken by a slow rank still in this one. One rank
  * (changing) dawdles before each round to stretch the skew. */
-static void test_rounds(rng *r, int nrounds, int nbx_only, const char *name)
+static void test_rounds(dmxt_rng *r, int nrounds, int nbx_only, const char *name)
 {
     pattern pt = {0};
     int64_t bad = 0;
     char msg[256] = "";
     for (int i = 0; i < nrounds; i++) {
-        int k = (int)rng_int(r, 0, NPAT - 1);
+        int k = (int)dmxt_rng_int(r, 0, NPAT - 1);
         if (k == PAT_LARGE)
             k = PAT_MIXED;
         dmx_exchange_protocol p =
-            nbx_only ? DMX_EXCHANGE_NBX : all_protos[rng_int(r, 0, NPROTO - 1)];
-        int slow = (int)rng_int(r, 0, world_size - 1);
+            nbx_only ? DMX_EXCHANGE_NBX : all_protos[dmxt_rng_int(r, 0, NPROTO - 1)];
+        int slow = (int)dmxt_rng_int(r, 0, world_size - 1);
         make_pattern(&pt, k, world_size, r);
         snprintf(current, sizeof current, "%s round %d (%s %s)", name, i,
                  dmx_exchange_protocol_name(p), pat_name[k]);
@@ -546,7 +531,7 @@ static void test_rounds(rng *r, int nrounds, int nbx_only, const char *name)
  * Open MPI 4.1's osc/rdma names a window's shared-memory segment after the communicator's
  * context id, which disjoint communicators from one split share, so two halves creating their
  * windows at the same moment on one node collide (open-mpi/ompi#7393, fixed in 5.0). */
-static void test_subcomm(rng *r)
+static void test_subcomm(dmxt_rng *r)
 {
     MPI_Comm sub;
     int half = world_rank % 2;
@@ -573,7 +558,7 @@ static void test_subcomm(rng *r)
 }
 
 /* The internal entry point on a caller's duplicate with alternating tags. */
-static void test_internal(rng *r)
+static void test_internal(dmxt_rng *r)
 {
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -606,7 +591,7 @@ static int64_t expect_status(dmx_status got, dmx_status want, char *msg, size_t 
 
 /* Errors on some ranks: every rank must return the same status, no result, and the next
  * exchange must see nothing left over. */
-static void test_errors(rng *r)
+static void test_errors(dmxt_rng *r)
 {
     static unsigned char big[16];
     pattern pt = {0};
@@ -674,7 +659,7 @@ static void test_errors(rng *r)
 }
 
 /* Misuse and small API checks. */
-static void test_api(rng *r)
+static void test_api(dmxt_rng *r)
 {
     char msg[256] = "";
     int64_t bad = 0;
@@ -738,7 +723,7 @@ static void test_api(rng *r)
 }
 
 /* DMX_EXCHANGE overrides AUTO (and only AUTO); bad or differing values fail on every rank. */
-static void test_env(rng *r)
+static void test_env(dmxt_rng *r)
 {
     pattern pt = {0};
     for (int p = 1; p < NPROTO; p++) {
@@ -805,7 +790,8 @@ int main(int argc, char **argv)
     alarm(timeout);
     if (world_rank == 0)
         printf("test_exchange: %d ranks, seed %llu\n", world_size, (unsigned long long)seed);
-    rng r = {seed};
+    dmxt_rng r;
+    dmxt_rng_seed(&r, seed, 0);
 
     test_api(&r);
     test_patterns(&r);
@@ -817,10 +803,9 @@ int main(int argc, char **argv)
     test_env(&r);
 
     if (world_rank == 0) {
-        printf("%lld passed, %lld failed\n", (long long)npassed, (long long)nfailed);
-        fflush(stdout);
+        dmxt_count_print(&results);
     }
     alarm(0);
     MPI_Finalize();
-    return nfailed ? 1 : 0;
+    return dmxt_count_exit_code(&results);
 }

@@ -7,7 +7,8 @@ build=$1 src=$2 mpiexec=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-for f in include/dmx.h include/dmx/relabel.h include/dmx/exchange.h bin/dmx; do
+for f in include/dmx.h include/dmx/base.h include/dmx/layout.h include/dmx/plan.h \
+    include/dmx/relabel.h include/dmx/exchange.h include/dmx/scalapack.h bin/dmx; do
     [ -e "$work/prefix/$f" ] || { echo "missing $f"; exit 1; }
 done
 lib=$(dirname "$(find "$work/prefix" -name dmxConfig.cmake)")/../..

@@ -14,6 +14,7 @@
  */
 #define _DEFAULT_SOURCE /* mmap flags, clock_gettime */
 
+#include "dmxt_util.h"
 #include "exec/kernels.h"
 
 #include <math.h>
@@ -30,7 +31,9 @@
 #include <sys/mman.h>
 #endif
 
-static int64_t n_passed, n_failed;
+/* This test's checks, and its random sizes and scalars from the tests' one generator. */
+static dmxt_count results;
+static dmxt_rng rng;
 
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
@@ -40,22 +43,6 @@ static int64_t n_passed, n_failed;
     } while (0)
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-static uint64_t rng_state = UINT64_C(0x9E3779B97F4A7C15);
-
-static uint64_t rng_next(void)
-{
-    /* xorshift64* */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
-}
-
-static double rng_unit(void)
-{
-    return (double)(rng_next() >> 11) / 9007199254740992.0;
-}
 
 static const char *dtype_name(dmx_dtype t)
 {
@@ -295,9 +282,9 @@ done:
 static void count(int ok)
 {
     if (ok)
-        n_passed++;
+        results.passed++;
     else
-        n_failed++;
+        results.failed++; /* the reason was printed by FAIL */
 }
 
 /* dtype x op x orders x alpha x beta, each at fixed edge sizes and a few random ones. */
@@ -317,8 +304,8 @@ static void test_cross_product(void)
                 for (int dord = 0; dord < 2; dord++)
                     for (int a = 0; a < 5; a++)
                         for (int b = 0; b < 5; b++) {
-                            scal[3].re = 0.25 + 1.5 * rng_unit();
-                            scal[3].im = -0.25 - 1.5 * rng_unit();
+                            scal[3].re = 0.25 + 1.5 * dmxt_rng_unit(&rng);
+                            scal[3].im = -0.25 - 1.5 * dmxt_rng_unit(&rng);
                             kcase c = {.dtype = (dmx_dtype)t,
                                        .op = (dmx_op)op,
                                        .so = (dmx_order)so,
@@ -330,11 +317,11 @@ static void test_cross_product(void)
                                     c.rows = fixed[k][0];
                                     c.cols = fixed[k][1];
                                 } else {
-                                    c.rows = sizes[rng_next() % (uint64_t)nsizes];
-                                    c.cols = sizes[rng_next() % (uint64_t)nsizes];
+                                    c.rows = sizes[dmxt_rng_next(&rng) % (uint64_t)nsizes];
+                                    c.cols = sizes[dmxt_rng_next(&rng) % (uint64_t)nsizes];
                                 }
-                                c.spad = pads[rng_next() % 5];
-                                c.dpad = pads[rng_next() % 5];
+                                c.spad = pads[dmxt_rng_next(&rng) % 5];
+                                c.dpad = pads[dmxt_rng_next(&rng) % 5];
                                 double ar, ai;
                                 effective(c.dtype, c.alpha, &ar, &ai);
                                 c.null_src = ar == 0 && ai == 0 && (k & 1);
@@ -715,6 +702,7 @@ static int bench(int64_t n, int reps, int64_t pad)
 
 int main(int argc, char **argv)
 {
+    dmxt_rng_seed(&rng, UINT64_C(0x9E3779B97F4A7C15), 0);
     if (argc > 1 && strcmp(argv[1], "--bench") == 0)
         return bench(argc > 2 ? atoll(argv[2]) : 4096, argc > 3 ? atoi(argv[3]) : 10,
                      argc > 4 ? atoll(argv[4]) : 0);
@@ -727,6 +715,6 @@ int main(int argc, char **argv)
     test_bit_patterns();
     test_huge_ld();
     test_threads();
-    printf("%lld passed, %lld failed\n", (long long)n_passed, (long long)n_failed);
-    return n_failed == 0 ? 0 : 1;
+    dmxt_count_print(&results);
+    return dmxt_count_exit_code(&results);
 }

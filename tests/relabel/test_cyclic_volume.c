@@ -18,8 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define HARNESS_SEED 0x9E3779B97F4A7C15u
-#include "harness.h"
+#include "dmxt_util.h"
+
+/* This test's checks, and its random instances from the tests' one generator (own seed). */
+static dmxt_count results;
+static dmxt_rng rng;
 
 /* Owner of element (r, c) of a block-cyclic layout, straight from the definition. */
 static int owner(const dmxi_bc_desc *d, int64_t r, int64_t c)
@@ -78,15 +81,15 @@ static void random_bc(dmxi_bc_desc *d, int64_t m, int64_t n)
     memset(d, 0, sizeof *d);
     d->m = m;
     d->n = n;
-    d->mb = rnd_range(1, 9);
-    d->nb = rnd_range(1, 9);
-    if (rnd() % 8 == 0)
-        d->mb = m + rnd_range(1, 5); /* one block larger than the matrix */
-    d->prow = (int)rnd_range(1, 4);
-    d->pcol = (int)rnd_range(1, 4);
-    d->order = rnd() % 2 ? 'R' : 'C';
-    d->rsrc = (int)rnd_range(0, d->prow - 1);
-    d->csrc = (int)rnd_range(0, d->pcol - 1);
+    d->mb = dmxt_rng_int(&rng, 1, 9);
+    d->nb = dmxt_rng_int(&rng, 1, 9);
+    if (dmxt_rng_next(&rng) % 8 == 0)
+        d->mb = m + dmxt_rng_int(&rng, 1, 5); /* one block larger than the matrix */
+    d->prow = (int)dmxt_rng_int(&rng, 1, 4);
+    d->pcol = (int)dmxt_rng_int(&rng, 1, 4);
+    d->order = dmxt_rng_next(&rng) % 2 ? 'R' : 'C';
+    d->rsrc = (int)dmxt_rng_int(&rng, 0, d->prow - 1);
+    d->csrc = (int)dmxt_rng_int(&rng, 0, d->pcol - 1);
 }
 
 static int grid_size(const dmxi_bc_desc *d)
@@ -103,12 +106,12 @@ static void check_pair(const dmxi_bc_desc *s, const dmxi_bc_desc *t, int transpo
     memset(&v, 0, sizeof v);
     memset(&w, 0, sizeof w);
     dmx_status st = dmxi_cyclic_volume(s, t, transpose, &v);
-    EXPECT(st == DMX_SUCCESS, "cyclic_volume failed: %s", dmx_last_error());
+    DMXT_EXPECT(&results, st == DMX_SUCCESS, "cyclic_volume failed: %s", dmx_last_error());
     if (st != DMX_SUCCESS)
         return;
     int64_t *dense = brute_volume(s, t, transpose, p);
-    EXPECT(
-        same_volume(&v, dense, p) && v.total == s->m * s->n,
+    DMXT_EXPECT(
+        &results, same_volume(&v, dense, p) && v.total == s->m * s->n,
         "volumes differ: %lldx%lld op=%c src %lldx%lld/%dx%d%c(%d,%d) dst %lldx%lld/%dx%d%c(%d,%d)",
         (long long)s->m, (long long)s->n, transpose ? 'T' : 'N', (long long)s->mb, (long long)s->nb,
         s->prow, s->pcol, s->order, s->rsrc, s->csrc, (long long)t->mb, (long long)t->nb, t->prow,
@@ -123,15 +126,15 @@ static void check_pair(const dmxi_bc_desc *s, const dmxi_bc_desc *t, int transpo
         st = dmxi_cyclic_volume_bc_to_grid(t, &gt, &rs[1], &cs[1], &own[1]);
     if (st == DMX_SUCCESS)
         st = dmxi_cyclic_volume_grid(&gs, &gt, transpose, p, &w);
-    EXPECT(st == DMX_SUCCESS && same_csr(&v, &w), "grid overlay differs from block-cyclic (%s)",
-           dmx_last_error());
+    DMXT_EXPECT(&results, st == DMX_SUCCESS && same_csr(&v, &w),
+                "grid overlay differs from block-cyclic (%s)", dmx_last_error());
 
     /* remote volumes: identity and a random permutation */
     int *sigma = malloc((size_t)p * sizeof *sigma);
     for (int j = 0; j < p; j++)
         sigma[j] = j;
     for (int j = p - 1; j > 0; j--) {
-        int z = (int)rnd_range(0, j), tmp = sigma[j];
+        int z = (int)dmxt_rng_int(&rng, 0, j), tmp = sigma[j];
         sigma[j] = sigma[z];
         sigma[z] = tmp;
     }
@@ -140,13 +143,16 @@ static void check_pair(const dmxi_bc_desc *s, const dmxi_bc_desc *t, int transpo
         local_id += dense[(int64_t)j * p + j];
         local_sig += dense[(int64_t)j * p + sigma[j]];
     }
-    EXPECT(dmxi_cyclic_volume_remote(&v, NULL, &rid) == DMX_SUCCESS && rid == v.total - local_id,
-           "identity remote volume %lld, expected %lld", (long long)rid,
-           (long long)(v.total - local_id));
-    EXPECT(dmxi_cyclic_volume_remote(&v, sigma, &rsig) == DMX_SUCCESS &&
-               rsig == v.total - local_sig,
-           "relabeled remote volume %lld, expected %lld", (long long)rsig,
-           (long long)(v.total - local_sig));
+    DMXT_EXPECT(&results,
+                dmxi_cyclic_volume_remote(&v, NULL, &rid) == DMX_SUCCESS &&
+                    rid == v.total - local_id,
+                "identity remote volume %lld, expected %lld", (long long)rid,
+                (long long)(v.total - local_id));
+    DMXT_EXPECT(&results,
+                dmxi_cyclic_volume_remote(&v, sigma, &rsig) == DMX_SUCCESS &&
+                    rsig == v.total - local_sig,
+                "relabeled remote volume %lld, expected %lld", (long long)rsig,
+                (long long)(v.total - local_sig));
 
     /* exact == dense solver on the full gain matrix; exact <= greedy, identity */
     dmxi_lap_sparse g = dmxi_cyclic_volume_gains(&v);
@@ -157,16 +163,18 @@ static void check_pair(const dmxi_bc_desc *s, const dmxi_bc_desc *t, int transpo
         dg[k] = (double)dense[k];
     int64_t te = 0, tg = 0, re = 0, rg = 0;
     double td = 0;
-    EXPECT(dmxi_lap_exact(&g, se, &te) == DMX_SUCCESS &&
-               dmxi_lap_greedy(&g, sg, &tg) == DMX_SUCCESS &&
-               dmxi_lap_dense(p, dg, sd, &td) == DMX_SUCCESS,
-           "solvers failed on a volume matrix");
-    EXPECT(td == (double)te, "exact gain %lld, dense %.0f", (long long)te, td);
-    EXPECT(dmxi_cyclic_volume_remote(&v, se, &re) == DMX_SUCCESS &&
-               dmxi_cyclic_volume_remote(&v, sg, &rg) == DMX_SUCCESS && re == v.total - te &&
-               re <= rg && re <= rid,
-           "exact remote %lld, greedy %lld, identity %lld", (long long)re, (long long)rg,
-           (long long)rid);
+    DMXT_EXPECT(&results,
+                dmxi_lap_exact(&g, se, &te) == DMX_SUCCESS &&
+                    dmxi_lap_greedy(&g, sg, &tg) == DMX_SUCCESS &&
+                    dmxi_lap_dense(p, dg, sd, &td) == DMX_SUCCESS,
+                "solvers failed on a volume matrix");
+    DMXT_EXPECT(&results, td == (double)te, "exact gain %lld, dense %.0f", (long long)te, td);
+    DMXT_EXPECT(&results,
+                dmxi_cyclic_volume_remote(&v, se, &re) == DMX_SUCCESS &&
+                    dmxi_cyclic_volume_remote(&v, sg, &rg) == DMX_SUCCESS && re == v.total - te &&
+                    re <= rg && re <= rid,
+                "exact remote %lld, greedy %lld, identity %lld", (long long)re, (long long)rg,
+                (long long)rid);
 
     free(se);
     free(sg);
@@ -187,7 +195,7 @@ static void test_random_layouts(void)
 {
     int count = 0;
     for (int r = 0; r < 400; r++) {
-        int64_t m = rnd_range(0, 40), n = rnd_range(0, 40);
+        int64_t m = dmxt_rng_int(&rng, 0, 40), n = dmxt_rng_int(&rng, 0, 40);
         if (r % 20 == 0)
             m = 0;
         int transpose = r % 3 == 0;
@@ -200,7 +208,7 @@ static void test_random_layouts(void)
     /* long, thin matrices: owner pattern period (lcm of mb*prow) far below the length */
     for (int r = 0; r < 30; r++) {
         int transpose = r % 2;
-        int64_t m = rnd_range(20000, 60000), n = rnd_range(1, 3);
+        int64_t m = dmxt_rng_int(&rng, 20000, 60000), n = dmxt_rng_int(&rng, 1, 3);
         dmxi_bc_desc s, t;
         random_bc(&s, m, n);
         random_bc(&t, transpose ? n : m, transpose ? m : n);
@@ -254,49 +262,52 @@ static void test_known_cases(void)
     dmxi_bc_desc s = bc(100, 1000, 10, 7, 1, 8, 'R'), t = s;
     t.csrc = 1;
     red = exact_reduction(&s, &t, 0, &id, &after);
-    EXPECT(id == 100 * 1000 && after == 0 && red == 100.0,
-           "cyclic shift: identity %lld, after %lld", (long long)id, (long long)after);
+    DMXT_EXPECT(&results, id == 100 * 1000 && after == 0 && red == 100.0,
+                "cyclic shift: identity %lld, after %lld", (long long)id, (long long)after);
 
     /* the same shift on a 2D grid with column-major ranks and a row offset */
     s = bc(333, 222, 4, 5, 3, 5, 'C');
     t = s;
     t.rsrc = 2;
     red = exact_reduction(&s, &t, 0, &id, &after);
-    EXPECT(id > 0 && after == 0 && red == 100.0, "row shift: after %lld", (long long)after);
+    DMXT_EXPECT(&results, id > 0 && after == 0 && red == 100.0, "row shift: after %lld",
+                (long long)after);
 
     /* row- vs column-major rank grid, equal blocks: a pure relabeling */
     s = bc(1000, 900, 16, 16, 4, 6, 'R');
     t = bc(1000, 900, 16, 16, 4, 6, 'C');
     red = exact_reduction(&s, &t, 0, &id, &after);
-    EXPECT(id > 0 && after == 0 && red == 100.0, "R vs C: identity %lld, after %lld", (long long)id,
-           (long long)after);
+    DMXT_EXPECT(&results, id > 0 && after == 0 && red == 100.0, "R vs C: identity %lld, after %lld",
+                (long long)id, (long long)after);
 
     /* transpose on a square grid: R -> C keeps the rank (no communication at all), R -> R is a
      * relabeling */
     s = bc(640, 480, 32, 32, 5, 5, 'R');
     t = bc(480, 640, 32, 32, 5, 5, 'C');
     exact_reduction(&s, &t, 1, &id, &after);
-    EXPECT(id == 0 && after == 0, "transpose R -> C: identity %lld", (long long)id);
+    DMXT_EXPECT(&results, id == 0 && after == 0, "transpose R -> C: identity %lld", (long long)id);
     t.order = 'R';
     red = exact_reduction(&s, &t, 1, &id, &after);
-    EXPECT(id > 0 && after == 0 && red == 100.0, "transpose R -> R: after %lld", (long long)after);
+    DMXT_EXPECT(&results, id > 0 && after == 0 && red == 100.0, "transpose R -> R: after %lld",
+                (long long)after);
 
     /* unequal grid sizes: 2 x 3 R -> 3 x 4 C with equal blocks; extra target ranks */
     s = bc(120, 120, 10, 10, 2, 3, 'R');
     t = bc(120, 120, 10, 10, 3, 4, 'C');
     red = exact_reduction(&s, &t, 0, &id, &after);
-    EXPECT(red >= 0 && after <= id, "unequal grids: %lld -> %lld", (long long)id, (long long)after);
+    DMXT_EXPECT(&results, red >= 0 && after <= id, "unequal grids: %lld -> %lld", (long long)id,
+                (long long)after);
 
     /* Figure 3 end points: 1e5 x 1e5, 10 x 10, R -> C, final block 1e4 */
     t = bc(100000, 100000, 10000, 10000, 10, 10, 'C');
     s = bc(100000, 100000, 10000, 10000, 10, 10, 'R');
     red = exact_reduction(&s, &t, 0, &id, &after);
-    EXPECT(id == 9000000000 && after == 0 && red == 100.0,
-           "fig3 equal blocks: identity %lld, after %lld", (long long)id, (long long)after);
+    DMXT_EXPECT(&results, id == 9000000000 && after == 0 && red == 100.0,
+                "fig3 equal blocks: identity %lld, after %lld", (long long)id, (long long)after);
     s = bc(100000, 100000, 1, 1, 10, 10, 'R');
     red = exact_reduction(&s, &t, 0, &id, &after);
-    EXPECT(id == 9900000000 && after == id && red == 0.0, "fig3 block 1: identity %lld, after %lld",
-           (long long)id, (long long)after);
+    DMXT_EXPECT(&results, id == 9900000000 && after == id && red == 0.0,
+                "fig3 block 1: identity %lld, after %lld", (long long)id, (long long)after);
 }
 
 /* Tie-heavy structured pairs (uniform overlaps: block size 1 against odd blocks, transposed,
@@ -319,7 +330,7 @@ static void test_structured_ties(void)
             dmxi_volume v;
             memset(&v, 0, sizeof v);
             if (dmxi_cyclic_volume(&s, &t, transpose, &v) != DMX_SUCCESS) {
-                EXPECT(0, "structured volume failed: %s", dmx_last_error());
+                DMXT_EXPECT(&results, 0, "structured volume failed: %s", dmx_last_error());
                 continue;
             }
             int p = v.p;
@@ -330,14 +341,14 @@ static void test_structured_ties(void)
                     dg[(int64_t)j * p + v.col[e]] = (double)v.vol[e];
             int *sig = malloc((size_t)p * sizeof *sig);
             double td = 0;
-            EXPECT(dmxi_lap_dense(p, dg, sig, &td) == DMX_SUCCESS, "dense failed");
+            DMXT_EXPECT(&results, dmxi_lap_dense(p, dg, sig, &td) == DMX_SUCCESS, "dense failed");
             for (int lim = -1; lim <= DMXI_LAP_SCAN_LIMIT;
                  lim += lim < 2 ? 1 : DMXI_LAP_SCAN_LIMIT - 2) {
                 int64_t te = -1;
                 dmx_status st = dmxi_lap_exact_tuned(&g, lim, sig, &te);
-                EXPECT(st == DMX_SUCCESS && (double)te == td,
-                       "structured %zu op=%c P=%d limit %d: exact %lld, dense %.0f", c,
-                       transpose ? 'T' : 'N', p, lim, (long long)te, td);
+                DMXT_EXPECT(&results, st == DMX_SUCCESS && (double)te == td,
+                            "structured %zu op=%c P=%d limit %d: exact %lld, dense %.0f", c,
+                            transpose ? 'T' : 'N', p, lim, (long long)te, td);
             }
             free(dg);
             free(sig);
@@ -351,35 +362,41 @@ static void test_errors(void)
     dmxi_volume v;
     memset(&v, 0, sizeof v);
     dmxi_bc_desc s = bc(10, 20, 2, 2, 2, 2, 'R'), t = bc(10, 20, 2, 2, 2, 2, 'C');
-    EXPECT(dmxi_cyclic_volume(&s, &t, 1, &v) == DMX_ERR_LAYOUT, "size mismatch not caught");
+    DMXT_EXPECT(&results, dmxi_cyclic_volume(&s, &t, 1, &v) == DMX_ERR_LAYOUT,
+                "size mismatch not caught");
     t.order = 'X';
-    EXPECT(dmxi_cyclic_volume(&s, &t, 0, &v) == DMX_ERR_ARG, "bad order not caught");
+    DMXT_EXPECT(&results, dmxi_cyclic_volume(&s, &t, 0, &v) == DMX_ERR_ARG, "bad order not caught");
     t = s;
     t.mb = 0;
-    EXPECT(dmxi_cyclic_volume(&s, &t, 0, &v) == DMX_ERR_ARG, "zero block not caught");
+    DMXT_EXPECT(&results, dmxi_cyclic_volume(&s, &t, 0, &v) == DMX_ERR_ARG,
+                "zero block not caught");
     t = s;
     t.rsrc = 2;
-    EXPECT(dmxi_cyclic_volume(&s, &t, 0, &v) == DMX_ERR_ARG, "bad rsrc not caught");
-    EXPECT(v.rowptr == NULL && v.nnz == 0, "failed call left output behind");
+    DMXT_EXPECT(&results, dmxi_cyclic_volume(&s, &t, 0, &v) == DMX_ERR_ARG, "bad rsrc not caught");
+    DMXT_EXPECT(&results, v.rowptr == NULL && v.nnz == 0, "failed call left output behind");
 
     int64_t rsp[3] = {0, 4, 10}, csp[2] = {0, 20};
     int own[2] = {0, 5};
     dmxi_grid_desc g = {10, 20, 2, 1, rsp, csp, own};
-    EXPECT(dmxi_cyclic_volume_grid(&g, &g, 0, 4, &v) == DMX_ERR_LAYOUT, "owner >= p not caught");
-    EXPECT(dmxi_cyclic_volume_grid(&g, &g, 0, 6, &v) == DMX_SUCCESS && v.total == 200 && v.nnz == 2,
-           "grid volume");
+    DMXT_EXPECT(&results, dmxi_cyclic_volume_grid(&g, &g, 0, 4, &v) == DMX_ERR_LAYOUT,
+                "owner >= p not caught");
+    DMXT_EXPECT(&results,
+                dmxi_cyclic_volume_grid(&g, &g, 0, 6, &v) == DMX_SUCCESS && v.total == 200 &&
+                    v.nnz == 2,
+                "grid volume");
     dmxi_cyclic_volume_free(&v);
     rsp[1] = 10;
-    EXPECT(dmxi_cyclic_volume_grid(&g, &g, 0, 6, &v) == DMX_ERR_LAYOUT,
-           "non-increasing splits not caught");
+    DMXT_EXPECT(&results, dmxi_cyclic_volume_grid(&g, &g, 0, 6, &v) == DMX_ERR_LAYOUT,
+                "non-increasing splits not caught");
 }
 
 int main(void)
 {
+    dmxt_rng_seed(&rng, 0x9E3779B97F4A7C15, 0);
     test_errors();
     test_known_cases();
     test_random_layouts();
     test_structured_ties();
-    printf("%d passed, %d failed\n", npass, nfail);
-    return nfail == 0 ? 0 : 1;
+    dmxt_count_print(&results);
+    return dmxt_count_exit_code(&results);
 }

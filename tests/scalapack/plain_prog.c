@@ -55,6 +55,7 @@ static void make(dist *d, const char *order, const dist *on, int pr, int pc, int
         Cblacs_get(0, 0, &d->ctxt);
         Cblacs_gridinit(&d->ctxt, order, pr, pc);
     } else {
+        /* cppcheck-suppress nullPointer ; callers pass on whenever order is NULL */
         d->ctxt = on->ctxt;
     }
     Cblacs_gridinfo(d->ctxt, &d->nprow, &d->npcol, &d->myrow, &d->mycol);

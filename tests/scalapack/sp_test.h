@@ -1,7 +1,10 @@
 /* Helpers shared by the ScaLAPACK compatibility tests: BLACS and ScaLAPACK prototypes (Debian's
- * libscalapack-openmpi ships no C header), descriptors, a seeded generator. */
+ * libscalapack-openmpi ships no C header), descriptors, random draws and numroc from the common
+ * test harness (tests/common/dmxt_util.h). */
 #ifndef DMX_SP_TEST_H
 #define DMX_SP_TEST_H
+
+#include "dmxt_util.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -37,50 +40,24 @@ void Cblacs_barrier(int ctxt, const char *scope);
 /* ---- descriptors ----------------------------------------------------------------------------- */
 enum { SPT_DTYPE, SPT_CTXT, SPT_M, SPT_N, SPT_MB, SPT_NB, SPT_RSRC, SPT_CSRC, SPT_LLD };
 
-/* Rows (or columns) of an n-long dimension in nb-blocks that process coordinate p of np owns when
- * the first block sits on src (ScaLAPACK's NUMROC). */
-static inline int spt_numroc(int n, int nb, int p, int src, int np)
+/* Random draws for the cases, from the tests' one generator (tests/common/dmxt_util.h). */
+static inline dmxt_rng spt_seed(uint64_t seed, uint64_t ncase, uint64_t stream)
 {
-    int dist = (p - src + np) % np;
-    int nblocks = n / nb;
-    int loc = (nblocks / np) * nb;
-    int extra = nblocks % np;
-    if (dist < extra)
-        loc += nb;
-    else if (dist == extra)
-        loc += n % nb;
-    return loc;
-}
-
-/* ---- generator (splitmix64) ------------------------------------------------------------------ */
-typedef struct spt_rng {
-    uint64_t s;
-} spt_rng;
-
-static inline uint64_t spt_next(spt_rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
+    dmxt_rng r;
+    dmxt_rng_seed(&r, seed, ncase * UINT64_C(0x100000001B3) ^ (stream << 40));
+    return r;
 }
 
 /* Uniform integer in [lo, hi]. */
-static inline int spt_int(spt_rng *r, int lo, int hi)
+static inline int spt_int(dmxt_rng *r, int lo, int hi)
 {
-    return lo + (int)(spt_next(r) % (uint64_t)(hi - lo + 1));
+    return (int)dmxt_rng_int(r, lo, hi);
 }
 
-static inline double spt_unit(spt_rng *r)
+/* Uniform double in [-1, 1). */
+static inline double spt_unit(dmxt_rng *r)
 {
-    return (double)(spt_next(r) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-}
-
-static inline spt_rng spt_seed(uint64_t a, uint64_t b, uint64_t c)
-{
-    spt_rng r = {a * UINT64_C(0x100000001B3) ^ (b << 20) ^ (c << 40) ^ UINT64_C(0x5EED)};
-    spt_next(&r);
-    return r;
+    return dmxt_rng_unit(r) * 2.0 - 1.0;
 }
 
 #define SPT_CHECK_MPI(call)                                                                        \

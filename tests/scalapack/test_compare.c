@@ -18,7 +18,7 @@
  *
  * Usage: test_compare [ncases] [seed]
  */
-#include "dmx_scalapack.h"
+#include "dmx/scalapack.h"
 #include "sp_test.h"
 
 #include <math.h>
@@ -86,10 +86,10 @@ static void add_gridinit(const char *order, int pr, int pc)
     grid_finish(g);
 }
 
-static void add_gridmap(spt_rng *rng, int pr, int pc)
+static void add_gridmap(dmxt_rng *rng, int pr, int pc)
 {
     grid *g = &grids[ngrids];
-    int perm[MAXP], map[MAXP];
+    int perm[MAXP] = {0}, map[MAXP]; /* zeroed: cppcheck cannot see that pr*pc <= np */
     memset(g, 0, sizeof *g);
     for (int r = 0; r < np; r++)
         perm[r] = r;
@@ -129,7 +129,7 @@ typedef struct mat {
     size_t nelem;
 } mat;
 
-static int pick_block(spt_rng *g, int extent)
+static int pick_block(dmxt_rng *g, int extent)
 {
     static const int small[] = {1, 2, 3, 4, 5, 7, 8};
     int k = spt_int(g, 0, 9);
@@ -142,7 +142,7 @@ static int pick_block(spt_rng *g, int extent)
 
 /* Draw a descriptor for a rows x cols submatrix on grid gr (shared draws from g, garbage for
  * processes outside the grid from mine). */
-static void gen_mat(spt_rng *g, spt_rng *mine, const grid *gr, int rows, int cols, mat *a)
+static void gen_mat(dmxt_rng *g, dmxt_rng *mine, const grid *gr, int rows, int cols, mat *a)
 {
     a->i = spt_int(g, 0, 2) == 0 ? 1 : spt_int(g, 1, 6);
     a->j = spt_int(g, 0, 2) == 0 ? 1 : spt_int(g, 1, 6);
@@ -153,8 +153,8 @@ static void gen_mat(spt_rng *g, spt_rng *mine, const grid *gr, int rows, int col
     int pad = spt_int(g, 0, 3);
     a->in = gr->ctxt >= 0;
     if (a->in) {
-        int locr = spt_numroc(M, mb, gr->myrow, rsrc, gr->nprow);
-        int locc = spt_numroc(N, nb, gr->mycol, csrc, gr->npcol);
+        int locr = (int)dmxt_numroc(M, mb, gr->myrow, rsrc, gr->nprow);
+        int locc = (int)dmxt_numroc(N, nb, gr->mycol, csrc, gr->npcol);
         int lld = (locr > 1 ? locr : 1) + pad;
         int d[9] = {1, gr->ctxt, M, N, mb, nb, rsrc, csrc, lld};
         memcpy(a->desc, d, sizeof d);
@@ -167,11 +167,11 @@ static void gen_mat(spt_rng *g, spt_rng *mine, const grid *gr, int rows, int col
     }
 }
 
-static void fill(spt_rng *r, int type, void *buf, size_t nelem, int nan, int odd_bits)
+static void fill(dmxt_rng *r, int type, void *buf, size_t nelem, int nan, int odd_bits)
 {
     for (size_t k = 0; k < nelem; k++) {
         switch (type) {
-        case T_I: ((uint32_t *)buf)[k] = (uint32_t)spt_next(r); break;
+        case T_I: ((uint32_t *)buf)[k] = (uint32_t)dmxt_rng_next(r); break;
         case T_S: ((float *)buf)[k] = nan ? NAN : (float)spt_unit(r); break;
         case T_D: ((double *)buf)[k] = nan ? NAN : spt_unit(r); break;
         case T_C:
@@ -360,7 +360,7 @@ static void show(const call *c, const void *b0, const void *x, const void *y, lo
     }
 }
 
-static void pick_scalar(spt_rng *g, int cplx, double *s, int allow_zero)
+static void pick_scalar(dmxt_rng *g, int cplx, double *s, int allow_zero)
 {
     int k = spt_int(g, 0, 5);
     s[1] = 0.0;
@@ -389,7 +389,7 @@ int main(int argc, char **argv)
     }
 
     /* the grid pool */
-    spt_rng pool = spt_seed(seed, 0xB1AC5, 0);
+    dmxt_rng pool = spt_seed(seed, 0xB1AC5, 0);
     for (int pr = 1; pr <= np; pr++) {
         for (int pc = 1; pc <= np; pc++) {
             if (pr * pc > np || ((pr > 3 || pc > 3) && pr != 1 && pc != 1))
@@ -405,8 +405,8 @@ int main(int argc, char **argv)
     long failures = 0, checks = 0;
     int printed = 0;
     for (int ncase = 0; ncase < ncases; ncase++) {
-        spt_rng g = spt_seed(seed, (uint64_t)ncase + 1, 0);
-        spt_rng mine = spt_seed(seed, (uint64_t)ncase + 1, 1000 + (uint64_t)me);
+        dmxt_rng g = spt_seed(seed, (uint64_t)ncase + 1, 0);
+        dmxt_rng mine = spt_seed(seed, (uint64_t)ncase + 1, 1000 + (uint64_t)me);
         call c;
         memset(&c, 0, sizeof c);
         int k = spt_int(&g, 0, 99);
@@ -432,7 +432,7 @@ int main(int argc, char **argv)
             participate = ga->ctxt >= 0;
         } else {
             const grid *u = &grids[spt_int(&g, 0, ngrids - 1)];
-            int cand[MAXGRIDS], ncand = 0;
+            int cand[MAXGRIDS] = {0}, ncand = 0; /* u is its own subset: ncand >= 1 */
             for (int q = 0; q < ngrids; q++)
                 if (subset(&grids[q], u))
                     cand[ncand++] = q;
@@ -501,7 +501,8 @@ int main(int argc, char **argv)
                "%lld contexts\n",
                (long long)st.calls, (long long)st.hits, (long long)st.misses,
                (long long)st.evictions, (long long)st.entries, (long long)st.contexts);
-        printf("%ld passed, %ld failed\n", sum[1] - sum[0], sum[0]);
+        dmxt_count total = {sum[1] - sum[0], sum[0]};
+        dmxt_count_print(&total);
     }
     for (int q = 0; q < ngrids; q++)
         if (grids[q].ctxt >= 0)

@@ -14,18 +14,24 @@
  * align: byte alignment of the local arrays (default 64, as posix_memalign or MKL's allocator
  * give; 0 = plain malloc, which gives 16).
  */
-#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+#include "alltoallv_redist.h"
+#include "bench_scalapack.h"
+#include "bench_util.h"
+#include "dmx/scalapack.h"
 
-#include "dmx_scalapack.h"
-#include "sp_test.h"
-
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void pdgemr2d_(const int *m, const int *n, double *a, const int *ia, const int *ja, int *desca,
-               double *b, const int *ib, const int *jb, int *descb, const int *ictxt);
-void pdtran_(const int *m, const int *n, const double *alpha, double *a, const int *ia,
-             const int *ja, int *desca, const double *beta, double *c, const int *ic, const int *jc,
-             int *descc);
+#define CHECK_MPI(call)                                                                            \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, rc_);            \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                          \
+        }                                                                                          \
+    } while (0)
 
 typedef struct bmat {
     int desc[9];
@@ -37,18 +43,13 @@ static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int my
                       int align)
 {
     int in = ctxt >= 0;
-    int locr = in ? spt_numroc(m, nb, myrow, 0, pr) : 0;
-    int locc = in ? spt_numroc(n, nb, mycol, 0, pc) : 0;
+    int locr = in ? (int)bench_bc_numroc(m, nb, myrow, pr) : 0;
+    int locc = in ? (int)bench_bc_numroc(n, nb, mycol, pc) : 0;
     int lld = locr > 1 ? locr : 1;
     int d[9] = {1, in ? ctxt : -1, m, n, nb, nb, 0, 0, lld};
     memcpy(x->desc, d, sizeof d);
     x->nelem = (size_t)lld * (size_t)(locc > 1 ? locc : 1);
-    if (align > 0) {
-        void *p = NULL;
-        x->data = posix_memalign(&p, (size_t)align, x->nelem * sizeof(double)) == 0 ? p : NULL;
-    } else {
-        x->data = malloc(x->nelem * sizeof(double));
-    }
+    x->data = bench_alloc_aligned(x->nelem * sizeof(double), align);
     if (!x->data) {
         fprintf(stderr, "bench_sp_gemr2d: out of memory (or alignment %d invalid)\n", align);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -57,24 +58,24 @@ static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int my
         x->data[k] = (double)(k % 1013);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 enum { OP_GEMR2D, OP_TRAN };
 
 static void call(int op, int dmx, int n, bmat *a, bmat *b, int ictxt)
 {
     const int one = 1;
     const double alpha = 1.0, beta = 0.0;
-    if (op == OP_GEMR2D)
-        (dmx ? dmxsp_test_pdgemr2d_ : pdgemr2d_)(&n, &n, a->data, &one, &one, a->desc, b->data,
-                                                 &one, &one, b->desc, &ictxt);
-    else if (a->desc[1] >= 0) /* processes outside the grid do not call the PBLAS */
-        (dmx ? dmxsp_test_pdtran_ : pdtran_)(&n, &n, &alpha, a->data, &one, &one, a->desc, &beta,
-                                             b->data, &one, &one, b->desc);
+    if (op == OP_GEMR2D && dmx)
+        dmxsp_test_pdgemr2d_(&n, &n, a->data, &one, &one, a->desc, b->data, &one, &one, b->desc,
+                             &ictxt);
+    else if (op == OP_GEMR2D)
+        pdgemr2d_(&n, &n, a->data, &one, &one, a->desc, b->data, &one, &one, b->desc, &ictxt);
+    else if (a->desc[1] < 0) /* processes outside the grid do not call the PBLAS */
+        return;
+    else if (dmx)
+        dmxsp_test_pdtran_(&n, &n, &alpha, a->data, &one, &one, a->desc, &beta, b->data, &one, &one,
+                           b->desc);
+    else
+        pdtran_(&n, &n, &alpha, a->data, &one, &one, a->desc, &beta, b->data, &one, &one, b->desc);
 }
 
 static double time_it(int op, int dmx, int n, bmat *a, bmat *b, int ictxt, int reps)
@@ -82,22 +83,19 @@ static double time_it(int op, int dmx, int n, bmat *a, bmat *b, int ictxt, int r
     double *t = malloc((size_t)reps * sizeof(double));
     call(op, dmx, n, a, b, ictxt); /* warm-up */
     for (int r = 0; r < reps; r++) {
-        SPT_CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         double t0 = MPI_Wtime();
         call(op, dmx, n, a, b, ictxt);
-        double dt = MPI_Wtime() - t0, mx = 0.0;
-        SPT_CHECK_MPI(MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-        t[r] = mx;
+        t[r] = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0);
     }
-    qsort(t, (size_t)reps, sizeof(double), cmp_double);
-    double med = t[reps / 2];
+    double med = bench_median(t, reps);
     free(t);
     return med;
 }
 
 int main(int argc, char **argv)
 {
-    SPT_CHECK_MPI(MPI_Init(&argc, &argv));
+    CHECK_MPI(MPI_Init(&argc, &argv));
     int me, np;
     Cblacs_pinfo(&me, &np);
     int n = argc > 1 ? atoi(argv[1]) : 4096;
@@ -138,6 +136,6 @@ int main(int argc, char **argv)
     if (ctxt >= 0)
         Cblacs_gridexit(ctxt);
     Cblacs_gridexit(all);
-    SPT_CHECK_MPI(MPI_Finalize());
+    CHECK_MPI(MPI_Finalize());
     return 0;
 }

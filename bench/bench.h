@@ -1,0 +1,13 @@
+/* Entry points of the benchmarks, run by the dmx program (tools/dmx.c lists them in its table of
+ * subcommands). Each gets argv starting at its own name and returns the process exit code. */
+#ifndef DMX_BENCH_H
+#define DMX_BENCH_H
+
+/* dmx bench redist [options]   (under mpirun) bench/bench_redist.c */
+int dmx_cmd_bench_redist(int argc, char **argv);
+/* dmx bench exchange [options] (under mpirun) bench/bench_exchange.c */
+int dmx_cmd_bench_exchange(int argc, char **argv);
+/* dmx bench relabel [options]  (one process)  bench/bench_relabel.c */
+int dmx_cmd_bench_relabel(int argc, char **argv);
+
+#endif

@@ -1,0 +1,63 @@
+/* Helpers every benchmark shares: clocks, the maximum of a time over ranks, medians, option
+ * parsing, JSON string output and aligned allocation. Not part of the library.
+ *
+ * The timing rule of every dmx benchmark: MPI_Barrier, t0 = MPI_Wtime(), the operation,
+ * MPI_Wtime() - t0, then the maximum over ranks (bench_max_over_ranks); implementations that are
+ * compared run interleaved in each repetition, and the report is the median over repetitions
+ * (bench_median). */
+#ifndef DMX_BENCH_UTIL_H
+#define DMX_BENCH_UTIL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- clocks and reductions ----------------------------------------------------------------- */
+
+/* Wall-clock seconds from timespec_get (for timing without MPI). */
+double bench_wall_now(void);
+
+/* CPU seconds of this process (all its threads); 0 if the clock is unavailable. */
+double bench_cpu_now(void);
+
+/* Maximum of t over the ranks of comm (MPI_Allreduce). Collective. */
+double bench_max_over_ranks(MPI_Comm comm, double t);
+
+/* Sorts v[0..n) (n >= 1) in place and returns its median (mean of the middle two if n is even). */
+double bench_median(double *v, int n);
+
+/* ---- option parsing ------------------------------------------------------------------------ */
+
+/* A whole decimal integer >= lo. Returns 0, or -1 if s is not one. */
+int bench_parse_i64(const char *s, int64_t lo, int64_t *out);
+
+/* As bench_parse_i64 for an int in [lo, 10^9]. */
+int bench_parse_int(const char *s, int lo, int *out);
+
+/* "A<sep>B" with both parts integers >= 1; sep 'x' also accepts 'X'. Returns 0 or -1. */
+int bench_parse_pair(const char *s, char sep, int64_t *a, int64_t *b);
+
+/* A comma-separated list of at most max integers >= 0. Returns the count, or -1. */
+int bench_parse_list(const char *s, int64_t *out, int max);
+
+/* Before MPI_Init: is this the first process of the job (or a lone process)? Lets --help print
+ * once without starting MPI. */
+int bench_first_process(void);
+
+/* ---- output and memory --------------------------------------------------------------------- */
+
+/* Write str as a JSON string literal (quotes included): escapes '"' and '\\', drops control
+ * characters. */
+void bench_json_string(FILE *out, const char *str);
+
+/* bytes of memory aligned to align bytes (a power of two >= sizeof(void *)), or from plain
+ * malloc if align is 0; free it with free(). NULL if out of memory or align is invalid. */
+void *bench_alloc_aligned(size_t bytes, int align);
+
+/* ---- pseudo-random numbers ----------------------------------------------------------------- */
+
+/* splitmix64: advances *state and returns the next 64 random bits. */
+uint64_t bench_random_next(uint64_t *state);
+
+#endif /* DMX_BENCH_UTIL_H */

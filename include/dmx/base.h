@@ -1,0 +1,99 @@
+/**
+ * @file dmx/base.h
+ * @brief dmx base types: status codes, element types, operations, scalars, errors, version.
+ *
+ * Conventions used throughout the dmx headers:
+ *  - Every call returns a ::dmx_status; outputs come last.
+ *  - "Collective on comm" means every rank of the communicator must make the call with
+ *    arguments that describe the same global object; if any rank finds an error, every rank
+ *    returns the same (non-zero) status and nothing is created.
+ *  - "Local" calls involve no communication.
+ *  - Arrays passed in are copied unless the documentation says "borrowed".
+ *  - Destroy functions are NULL-safe and set the handle to NULL.
+ *  - Indices are 0-based; sizes and counts are int64_t.
+ */
+#ifndef DMX_BASE_H
+#define DMX_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(DMX_BUILDING_LIBRARY) && defined(__GNUC__)
+#define DMX_API __attribute__((visibility("default")))
+#else
+#define DMX_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of these headers; dmx_version() reports the library's. tests/headers checks that
+ * both equal the project version in CMakeLists.txt. */
+#define DMX_VERSION_MAJOR 0
+#define DMX_VERSION_MINOR 1
+#define DMX_VERSION_PATCH 0
+#define DMX_VERSION_STRING "0.1.0"
+
+/** Status codes. Values are pinned and will not change. */
+typedef enum dmx_status {
+    DMX_SUCCESS = 0,
+    DMX_ERR_ARG = 1,         /**< an argument is out of range or inconsistent */
+    DMX_ERR_NULL = 2,        /**< a required pointer is NULL */
+    DMX_ERR_ALLOC = 3,       /**< memory allocation failed */
+    DMX_ERR_STATE = 4,       /**< call not allowed in the object's current state */
+    DMX_ERR_LAYOUT = 5,      /**< a layout description is invalid or layouts do not match */
+    DMX_ERR_OVERFLOW = 6,    /**< a size or count does not fit the type it must pass through */
+    DMX_ERR_MPI = 7,         /**< an MPI call failed */
+    DMX_ERR_UNSUPPORTED = 8, /**< valid request that dmx does not implement */
+    DMX_ERR_INTERNAL = 9     /**< a bug in dmx; please report it */
+} dmx_status;
+
+/** Element types. */
+typedef enum dmx_dtype {
+    DMX_FLOAT = 0,  /**< float */
+    DMX_DOUBLE = 1, /**< double */
+    DMX_CFLOAT = 2, /**< float _Complex (two floats, real first) */
+    DMX_CDOUBLE = 3 /**< double _Complex (two doubles, real first) */
+} dmx_dtype;
+
+/** The operation applied to B. */
+typedef enum dmx_op {
+    DMX_OP_N = 0, /**< op(B) = B */
+    DMX_OP_T = 1, /**< op(B) = B^T */
+    DMX_OP_C = 2  /**< op(B) = conj(B)^T; same as DMX_OP_T for real types */
+} dmx_op;
+
+/** Storage order of one local block. */
+typedef enum dmx_order {
+    DMX_COL_MAJOR = 0, /**< element (i,j) at data[i + j*ld] */
+    DMX_ROW_MAJOR = 1  /**< element (i,j) at data[i*ld + j] */
+} dmx_order;
+
+/** A scalar usable with every dtype: real types use re only; float types round. */
+typedef struct dmx_scalar {
+    double re;
+    double im;
+} dmx_scalar;
+
+/** Size in bytes of one element of @p t, 0 for an invalid type. Local. */
+DMX_API size_t dmx_dtype_size(dmx_dtype t);
+
+/** A fixed English name for @p st ("DMX_ERR_ARG", ...). Local. */
+DMX_API const char *dmx_status_string(dmx_status st);
+
+/** The calling thread's last error as "file:line: message", or "" if none. Local. */
+DMX_API const char *dmx_last_error(void);
+
+/**
+ * The version of the library that is running, as "MAJOR.MINOR.PATCH"; the numbers are also
+ * stored through @p major, @p minor, @p patch, each of which may be NULL. Compare with the
+ * DMX_VERSION_* macros to detect a header / library mismatch. Local.
+ */
+DMX_API const char *dmx_version(int *major, int *minor, int *patch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMX_BASE_H */
