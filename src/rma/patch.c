@@ -58,8 +58,10 @@ static dmx_status local_entries(dmx_patch *w, pentry **out, int64_t *nout, char 
     }
     qsort(rg, (size_t)nr, 2 * sizeof *rg, cmp_range);
     int64_t m = 0;
+    int one = L->d->cyclic; /* one local array: attach its whole span, gaps (lld padding)
+                               included, so the window holds one region (osc ucx allows few) */
     for (int64_t k = 0; k < nr; k++) {
-        if (m > 0 && rg[2 * k] <= rg[2 * m - 1]) {
+        if (m > 0 && (one || rg[2 * k] <= rg[2 * m - 1])) {
             if (rg[2 * k + 1] > rg[2 * m - 1])
                 rg[2 * m - 1] = rg[2 * k + 1];
         } else {
@@ -96,6 +98,8 @@ static void patch_release(dmx_patch *w)
         MPI_Comm_free(&w->node);
     if (w->comm != MPI_COMM_NULL)
         MPI_Comm_free(&w->comm);
+    dmxi_rma_touched_free(&w->call);
+    dmxi_rma_touched_free(&w->pending);
     free(w->ent);
     free(w->grid);
     free(w->reg);
@@ -117,7 +121,11 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype)
         DMXI_MPI(MPI_Type_contiguous(2, w->real_float ? MPI_FLOAT : MPI_DOUBLE, &w->etype));
         DMXI_MPI(MPI_Type_commit(&w->etype));
     }
-    st = local_entries(w, &mine, &nmine, &w->reg);
+    st = dmxi_rma_touched_init(&w->call, w->size);
+    if (st == DMX_SUCCESS)
+        st = dmxi_rma_touched_init(&w->pending, w->size);
+    if (st == DMX_SUCCESS)
+        st = local_entries(w, &mine, &nmine, &w->reg);
     /* every rank has checked its blocks: agree before the collective part */
     st = dmxi_agree(w->comm, st);
     DMXI_TRY(st);
@@ -155,12 +163,25 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype)
         DMXI_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, w->comm, &w->win));
         dmxi_rma_node_unlock(&lockfd);
         DMXI_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
-        for (int64_t k = 0; k < w->nreg; k++)
-            DMXI_MPI(MPI_Win_attach(w->win, w->reg[2 * k],
-                                    (MPI_Aint)(w->reg[2 * k + 1] - w->reg[2 * k])));
-        DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
-        /* attachments must be in place before anyone accesses */
-        DMXI_MPI(MPI_Barrier(w->comm));
+        /* attaching is local and may fail on some ranks only (too many regions): record the
+         * failure, then agree, so no rank leaves the collective sequence early */
+        int64_t nattached = 0;
+        for (int64_t k = 0; k < w->nreg && st == DMX_SUCCESS; k++) {
+            int rc = MPI_Win_attach(w->win, w->reg[2 * k],
+                                    (MPI_Aint)(w->reg[2 * k + 1] - w->reg[2 * k]));
+            if (rc != MPI_SUCCESS)
+                st = dmxi_mpi_error(rc, "MPI_Win_attach", __FILE__, __LINE__);
+            else
+                nattached++;
+        }
+        w->nreg = nattached; /* only these are detached at close */
+        if (st == DMX_SUCCESS) {
+            int rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win);
+            if (rc != MPI_SUCCESS)
+                st = dmxi_mpi_error(rc, "MPI_Win_lock_all", __FILE__, __LINE__);
+        }
+        /* also the barrier that puts every attachment in place before anyone accesses */
+        DMXI_TRY(dmxi_agree(w->comm, st));
     }
 cleanup:
     dmxi_rma_node_unlock(&lockfd);
@@ -210,7 +231,7 @@ dmx_status dmx_patch_close(dmx_patch **win)
     DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch pointer is NULL");
     if (*win) {
         if ((*win)->win != MPI_WIN_NULL)
-            DMXI_MPI(MPI_Win_flush_all((*win)->win));
+            DMXI_TRY(dmxi_rma_flush_touched(&(*win)->pending, (*win)->win, 0));
         DMXI_MPI(MPI_Barrier((*win)->comm)); /* nobody may still access memory we detach */
         patch_release(*win);
         *win = NULL;
@@ -224,7 +245,7 @@ dmx_status dmx_patch_quiet(dmx_patch *win)
     dmx_status st = DMX_SUCCESS;
     DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch window is NULL");
     if (win->win != MPI_WIN_NULL)
-        DMXI_MPI(MPI_Win_flush_all(win->win));
+        DMXI_TRY(dmxi_rma_flush_touched(&win->pending, win->win, 0));
 cleanup:
     return st;
 }

@@ -24,7 +24,8 @@ struct dmx_patch {
     MPI_Datatype etype;    /* one element: a real type, or a pair of reals (owned) */
     int64_t nent;
     pentry *ent;
-    int64_t *grid; /* nrb*ncb entry indices (grid layouts), else NULL */
+    int64_t *grid;                  /* nrb*ncb entry indices (grid layouts), else NULL */
+    dmxi_rma_touched call, pending; /* owners of this call / since the last quiet */
     int64_t nreg;
     char **reg; /* attached ranges: 2*nreg pointers (begin, end) */
 };

@@ -108,6 +108,9 @@ static dmx_status do_entry(dmx_patch *w, dmxi_rma_kind kind, const pentry *e, in
         return DMX_SUCCESS;
     }
     *remote = 1;
+    dmxi_rma_touch(&w->call, e->owner);
+    if (kind != DMXI_RMA_GET)
+        dmxi_rma_touch(&w->pending, e->owner);
     return remote_piece(w, kind, e->owner, &p);
 }
 
@@ -148,10 +151,8 @@ dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t
         for (int64_t k = 0; k < w->nent; k++)
             DMXI_TRY(do_entry(w, kind, &w->ent[k], i0, j0, m, n, buf, bs_r, bs_c, &remote));
     }
-    if (remote && kind == DMXI_RMA_GET)
-        DMXI_MPI(MPI_Win_flush_all(w->win));
-    else if (remote)
-        DMXI_MPI(MPI_Win_flush_local_all(w->win));
+    if (remote) /* get: the data is here; put/acc: buf may be reused */
+        DMXI_TRY(dmxi_rma_flush_touched(&w->call, w->win, kind != DMXI_RMA_GET));
 cleanup:
     return st;
 }

@@ -33,6 +33,26 @@ typedef struct dmxi_rma_type_entry {
     uint64_t used;   /* last use (for eviction) */
 } dmxi_rma_type_entry;
 
+/* Targets with operations issued since the last completion. Completion flushes each of them
+ * with MPI_Win_flush(_local): Open MPI 4.1's osc ucx MPI_Win_flush_all does not wait for
+ * gets, so the per-target form is what works everywhere. P flags + P ints per set. */
+typedef struct dmxi_rma_touched {
+    unsigned char *flag;
+    int *list;
+    int n;
+} dmxi_rma_touched;
+dmx_status dmxi_rma_touched_init(dmxi_rma_touched *t, int size);
+void dmxi_rma_touched_free(dmxi_rma_touched *t);
+static inline void dmxi_rma_touch(dmxi_rma_touched *t, int pe)
+{
+    if (!t->flag[pe]) {
+        t->flag[pe] = 1;
+        t->list[t->n++] = pe;
+    }
+}
+/* Flush every touched target (local completion only if local_only) and clear the set. */
+dmx_status dmxi_rma_flush_touched(dmxi_rma_touched *t, MPI_Win win, int local_only);
+
 struct dmx_rma_heap {
     MPI_Comm comm; /* duplicate of the user's */
     int rank, size;
@@ -46,7 +66,8 @@ struct dmx_rma_heap {
     MPI_Win shwin;
     char **peer; /* size entries: rank r's base as mapped here, NULL if not reachable */
     dmxi_rma_settings set;
-    int direct_pending; /* direct stores since the last quiet */
+    int direct_pending;       /* direct stores since the last quiet */
+    dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
     dmxi_rma_type_entry cache[DMXI_RMA_TYPE_CACHE];
     uint64_t clock;
 };

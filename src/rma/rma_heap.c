@@ -4,16 +4,19 @@
  * (MPI_Comm_split_type SHARED + MPI_Win_allocate_shared) so that node peers reach each other's
  * heaps by plain loads and stores, and opens the same memory to the whole communicator with
  * MPI_Win_create for the message path. With DMX_SHM=0, or a window model that is not unified,
- * the memory comes from MPI_Alloc_mem instead. MPI_Win_allocate is not used: on Open MPI 4.x
- * windows allocated at once on communicators split from one parent can share one backing file
- * (Open MPI issue 9492), so sizes and data leak between the halves.
+ * the memory comes from MPI_Alloc_mem instead. When the whole communicator is one node, the
+ * shared window is also the message-path window (no second window is created). MPI_Win_allocate is
+ * not used: on Open MPI 4.x windows allocated at once on communicators split from one parent can
+ * share one backing file (Open MPI issue 9492), so sizes and data leak between the halves.
  *
  * Epochs. MPI_Win_lock_all opens a passive-target epoch at creation that stays open until
- * free; quiet is MPI_Win_flush_all plus a full memory fence for direct stores; barrier adds
+ * free; quiet is MPI_Win_flush of every target written or read since the last quiet
+ * (not MPI_Win_flush_all, which osc ucx 4.1 does not complete gets with) plus a full memory
+ * fence for direct stores; barrier adds
  * MPI_Win_sync around an MPI_Barrier so loads after it see every store before it.
  *
  * Cost: creation is a handful of collectives over comm and the node (an allgather of P sizes,
- * window creation); quiet is one flush per target with outstanding operations.
+ * window creation); quiet is one flush per target with operations since the last one.
  * Memory per rank: the heap, P sizes and P peer pointers, 16 cached datatypes. */
 #include "rma.h"
 
@@ -60,16 +63,20 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
         MPI_Info_set(info, "alloc_shared_noncontig", "true");
         int rc = MPI_Win_allocate_shared(sz, 1, info, h->node, &p, &h->shwin);
         MPI_Info_free(&info);
-        DMXI_MPI(rc);
-        DMXI_MPI(MPI_Win_set_errhandler(h->shwin, MPI_ERRORS_RETURN));
-        int unified = window_is_unified(h->shwin);
+        /* a one-sided component without shared windows (--mca osc rdma, ucx, pt2pt) fails
+         * here on every rank: fall back to private memory */
+        int unified = rc == MPI_SUCCESS;
+        if (!unified)
+            h->shwin = MPI_WIN_NULL;
+        else
+            DMXI_MPI(MPI_Win_set_errhandler(h->shwin, MPI_ERRORS_RETURN));
+        if (unified)
+            unified = window_is_unified(h->shwin);
         DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, &unified, 1, MPI_INT, MPI_MIN, h->comm));
         if (unified) {
-            int nn = 0;
             h->base = p;
             h->kind = 2;
             DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, h->shwin));
-            DMXI_MPI(MPI_Comm_size(h->node, &nn));
             all = dmxi_malloc(h->size, sizeof(int));
             nodes = dmxi_malloc(h->size, sizeof(int));
             DMXI_CHECK(all && nodes, DMX_ERR_ALLOC, "out of memory");
@@ -87,10 +94,10 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
                 DMXI_MPI(MPI_Win_shared_query(h->shwin, nodes[r], &qsz, &du, &q));
                 h->peer[r] = q;
             }
-            (void)nn;
             goto cleanup;
         }
-        DMXI_MPI(MPI_Win_free(&h->shwin));
+        if (h->shwin != MPI_WIN_NULL)
+            DMXI_MPI(MPI_Win_free(&h->shwin));
     }
     {
         void *p = NULL;
@@ -117,7 +124,7 @@ static void heap_release(dmx_rma_heap *h)
     for (int i = 0; i < DMXI_RMA_TYPE_CACHE; i++)
         if (h->cache[i].type != MPI_DATATYPE_NULL)
             MPI_Type_free(&h->cache[i].type);
-    if (h->win != MPI_WIN_NULL) {
+    if (h->win != MPI_WIN_NULL && h->win != h->shwin) {
         MPI_Win_unlock_all(h->win);
         MPI_Win_free(&h->win);
     }
@@ -133,6 +140,7 @@ static void heap_release(dmx_rma_heap *h)
         MPI_Comm_free(&h->comm);
     free(h->sizes);
     free(h->peer);
+    dmxi_rma_touched_free(&h->pending);
     free(h);
 }
 
@@ -142,7 +150,7 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     dmx_status st = heap_validate_local(comm, bytes, base, attach, heap);
     dmx_rma_heap *h = NULL;
     int64_t mm[2] = {bytes, -bytes};
-    int lockfd = -1;
+    int lockfd = -1, nnode = 0;
     if (comm == MPI_COMM_NULL)
         return st; /* nobody to agree with */
     DMXI_TRY(dmxi_agree(comm, st));
@@ -167,6 +175,7 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     h->sizes = dmxi_malloc(h->size, sizeof(int64_t));
     h->peer = dmxi_calloc(h->size, sizeof(char *));
     DMXI_CHECK(h->sizes && h->peer, DMX_ERR_ALLOC, "out of memory (%d ranks)", h->size);
+    DMXI_TRY(dmxi_rma_touched_init(&h->pending, h->size));
     DMXI_MPI(MPI_Allgather(&bytes, 1, MPI_INT64_T, h->sizes, 1, MPI_INT64_T, h->comm));
     DMXI_MPI(MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &h->node));
     DMXI_MPI(MPI_Comm_set_errhandler(h->node, MPI_ERRORS_RETURN));
@@ -177,6 +186,13 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
         h->peer[h->rank] = base;
     } else {
         DMXI_TRY(heap_memory(h, bytes));
+    }
+    DMXI_MPI(MPI_Comm_size(h->node, &nnode));
+    if (h->kind == 2 && nnode == h->size) {
+        /* one node: the shared window serves the message path too (node ranks are comm ranks:
+         * the split keeps the order). This also works where MPI_Win_create does not (osc sm). */
+        h->win = h->shwin;
+        goto cleanup;
     }
     if (h->size == 1)
         goto cleanup; /* one rank: every transfer is a local copy, no window (Open MPI 4.1 has
@@ -221,7 +237,7 @@ dmx_status dmx_rma_free(dmx_rma_heap **heap)
     if (*heap) {
         dmx_rma_heap *h = *heap;
         if (h->win != MPI_WIN_NULL)
-            DMXI_MPI(MPI_Win_flush_all(h->win));
+            DMXI_TRY(dmxi_rma_flush_touched(&h->pending, h->win, 0));
         DMXI_MPI(MPI_Barrier(h->comm));
         heap_release(h);
         *heap = NULL;
@@ -250,7 +266,7 @@ dmx_status dmx_rma_quiet(dmx_rma_heap *heap)
     dmx_status st = DMX_SUCCESS;
     DMXI_CHECK(heap != NULL, DMX_ERR_NULL, "heap is NULL");
     if (heap->win != MPI_WIN_NULL)
-        DMXI_MPI(MPI_Win_flush_all(heap->win));
+        DMXI_TRY(dmxi_rma_flush_touched(&heap->pending, heap->win, 0));
     if (heap->direct_pending) {
         atomic_thread_fence(memory_order_seq_cst);
         heap->direct_pending = 0;

@@ -170,11 +170,47 @@ dmx_status dmx_aacc_nbi(dmx_rma_heap *heap, dmx_dtype dtype, void *dst, const vo
 
 /* ---- helpers shared by the paths ---------------------------------------------------------- */
 
+dmx_status dmxi_rma_touched_init(dmxi_rma_touched *t, int size)
+{
+    t->n = 0;
+    t->flag = dmxi_calloc(size, 1);
+    t->list = dmxi_malloc(size, sizeof(int));
+    if (!t->flag || !t->list)
+        return dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory (%d ranks)", size);
+    return DMX_SUCCESS;
+}
+
+void dmxi_rma_touched_free(dmxi_rma_touched *t)
+{
+    free(t->flag);
+    free(t->list);
+    t->flag = NULL;
+    t->list = NULL;
+    t->n = 0;
+}
+
+dmx_status dmxi_rma_flush_touched(dmxi_rma_touched *t, MPI_Win win, int local_only)
+{
+    dmx_status st = DMX_SUCCESS;
+    while (t->n > 0) {
+        int pe = t->list[t->n - 1];
+        if (local_only)
+            DMXI_MPI(MPI_Win_flush_local(pe, win));
+        else
+            DMXI_MPI(MPI_Win_flush(pe, win));
+        t->flag[pe] = 0;
+        t->n--;
+    }
+cleanup:
+    return st;
+}
+
 dmx_status dmxi_rma_issue(dmx_rma_heap *h, dmxi_rma_kind kind, void *local, int lcount,
                           MPI_Datatype ltype, int pe, MPI_Aint rdisp, int rcount,
                           MPI_Datatype rtype)
 {
     dmx_status st = DMX_SUCCESS;
+    dmxi_rma_touch(&h->pending, pe);
     if (kind == DMXI_RMA_PUT)
         DMXI_MPI(MPI_Put(local, lcount, ltype, pe, rdisp, rcount, rtype, h->win));
     else if (kind == DMXI_RMA_GET)
