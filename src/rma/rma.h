@@ -60,7 +60,7 @@ struct dmx_rma_heap {
     char *base;
     int64_t bytes;
     int64_t *sizes; /* heap bytes of every rank */
-    int kind;       /* 0 attached user memory, 1 MPI_Alloc_mem, 2 shared segment */
+    int kind; /* 0 attached user memory, 1 MPI_Alloc_mem, 2 shared segment, 3 MPI_Win_allocate */
     /* the node's shared segment (kind 2) */
     MPI_Comm node;
     MPI_Win shwin;

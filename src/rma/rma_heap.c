@@ -2,22 +2,24 @@
  *
  * Memory. dmx_rma_alloc places the heap in a shared-memory segment of the node
  * (MPI_Comm_split_type SHARED + MPI_Win_allocate_shared) so that node peers reach each other's
- * heaps by plain loads and stores, and opens the same memory to the whole communicator with
- * MPI_Win_create for the message path. With DMX_SHM=0, or a window model that is not unified,
- * the memory comes from MPI_Alloc_mem instead. When the whole communicator is one node, the
- * shared window is also the message-path window (no second window is created). MPI_Win_allocate is
- * not used: on Open MPI 4.x windows allocated at once on communicators split from one parent can
- * share one backing file (Open MPI issue 9492), so sizes and data leak between the halves.
+ * heaps by plain loads and stores; when the communicator spans several nodes, MPI_Win_create
+ * opens the same memory to all of it for the message path (on one node the shared window
+ * serves both). With DMX_SHM=0, or without shared windows (--mca osc rdma/ucx/pt2pt), the
+ * memory comes from MPI_Win_allocate (MPI_Alloc_mem on a single rank, which needs no window).
+ * On Open MPI 4.x windows created at the same time on communicators split from one parent can
+ * share one backing file (Open MPI issue 9492); every window here is created under a node lock
+ * (rma_winlock.c), so creations on one node never overlap.
  *
  * Epochs. MPI_Win_lock_all opens a passive-target epoch at creation that stays open until
- * free; quiet is MPI_Win_flush of every target written or read since the last quiet
- * (not MPI_Win_flush_all, which osc ucx 4.1 does not complete gets with) plus a full memory
- * fence for direct stores; barrier adds
- * MPI_Win_sync around an MPI_Barrier so loads after it see every store before it.
+ * free. Quiet is MPI_Win_flush of every target used since the last quiet (not
+ * MPI_Win_flush_all, with which osc ucx 4.1 does not complete gets) plus a full memory fence
+ * for direct stores; barrier adds MPI_Win_sync around an MPI_Barrier so loads after it see
+ * every store before it.
  *
  * Cost: creation is a handful of collectives over comm and the node (an allgather of P sizes,
  * window creation); quiet is one flush per target with operations since the last one.
- * Memory per rank: the heap, P sizes and P peer pointers, 16 cached datatypes. */
+ * Memory per rank: the heap, P sizes, P peer pointers, 2P for the touched targets, 16 cached
+ * datatypes. */
 #include "rma.h"
 
 #include <stdatomic.h>
@@ -101,10 +103,18 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
     }
     {
         void *p = NULL;
-        DMXI_MPI(MPI_Alloc_mem(sz > 0 ? sz : 1, MPI_INFO_NULL, &p));
+        if (h->size > 1) {
+            /* the window allocates: on one node Open MPI then maps the memory for its own
+             * shared-memory transport; safe from issue 9492 under the node lock */
+            DMXI_MPI(MPI_Win_allocate(sz, 1, MPI_INFO_NULL, h->comm, &p, &h->win));
+            h->kind = 3;
+        } else {
+            DMXI_MPI(MPI_Alloc_mem(sz > 0 ? sz : 1, MPI_INFO_NULL, &p));
+            h->kind = 1;
+        }
         h->base = p;
-        h->kind = 1;
-        memset(h->base, 0, (size_t)bytes);
+        if (bytes > 0)
+            memset(h->base, 0, (size_t)bytes);
         h->peer[h->rank] = h->base;
     }
 cleanup:
@@ -197,7 +207,8 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     if (h->size == 1)
         goto cleanup; /* one rank: every transfer is a local copy, no window (Open MPI 4.1 has
                          no one-sided component for MPI_Win_create on a single process) */
-    DMXI_MPI(MPI_Win_create(h->base, (MPI_Aint)bytes, 1, MPI_INFO_NULL, h->comm, &h->win));
+    if (h->kind != 3)
+        DMXI_MPI(MPI_Win_create(h->base, (MPI_Aint)bytes, 1, MPI_INFO_NULL, h->comm, &h->win));
     DMXI_MPI(MPI_Win_set_errhandler(h->win, MPI_ERRORS_RETURN));
     DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win));
     if (!window_is_unified(h->win)) {

@@ -357,7 +357,7 @@ static void heap_kind_cases(dmxt_ctx *ctx, int kind, const char *path, dmxt_rng 
 }
 
 /* Two halves of a split communicator with heaps of different sizes, used at the same time. */
-static void split_case(dmxt_ctx *ctx, dmxt_rng *g)
+static void split_case(dmxt_ctx *ctx, dmxt_rng *g, int shm)
 {
     dmxt_checker C = {ctx, 0, ""};
     MPI_Comm half;
@@ -365,7 +365,7 @@ static void split_case(dmxt_ctx *ctx, dmxt_rng *g)
     dmx_rma_heap *h = NULL;
     dmxt_set_current("split halves");
     setenv("DMX_RMA", "auto", 1);
-    setenv("DMX_SHM", "1", 1);
+    setenv("DMX_SHM", shm ? "1" : "0", 1); /* shared segment, or MPI_Win_allocate */
     MPI_Comm_split(ctx->comm, color, ctx->rank, &half);
     MPI_Comm_rank(half, &hr);
     MPI_Comm_size(half, &hp);
@@ -412,7 +412,8 @@ static void split_case(dmxt_ctx *ctx, dmxt_rng *g)
         st_check(&C, dmx_rma_free(&h), "free");
     }
     MPI_Comm_free(&half);
-    dmxt_case_end(ctx, C.bad, C.msg, "two split halves at once");
+    dmxt_case_end(ctx, C.bad, C.msg,
+                  shm ? "two split halves at once" : "two split halves at once, DMX_SHM=0");
 }
 
 int main(int argc, char **argv)
@@ -426,7 +427,8 @@ int main(int argc, char **argv)
     for (int kind = 0; kind < 3; kind++)
         for (int p = 0; p < 5; p++)
             heap_kind_cases(&ctx, kind, paths[p], &g, ncases);
-    split_case(&ctx, &g);
+    split_case(&ctx, &g, 1);
+    split_case(&ctx, &g, 0);
     { /* sizes differ between ranks: every rank fails alike, nothing is created */
         dmxt_checker C = {&ctx, 0, ""};
         dmx_rma_heap *h = (dmx_rma_heap *)&ctx; /* must be overwritten with NULL */
