@@ -16,7 +16,11 @@
  *   blocks' memory while others may access it (synchronise with dmx_patch_barrier).
  * Cost per call: k*(alpha + datatype setup) + n_elems*beta for k owner blocks met.
  * Memory per rank: 64 bytes per block of the whole matrix (the table) + 8 per grid block. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "patch.h"
+
+#include <unistd.h>
 
 #include <string.h>
 
@@ -102,8 +106,32 @@ static void patch_release(dmx_patch *w)
     dmxi_rma_touched_free(&w->pending);
     free(w->ent);
     free(w->grid);
+    free(w->pid);
     free(w->reg);
     free(w);
+}
+
+/* Process ids of the node peers for the direct path (patch_cma.c). Collective on w->comm. */
+static dmx_status node_peers(dmx_patch *w)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_rma_settings set;
+    int me[2] = {(int)getpid(), 0}, nr = 0, *all = NULL;
+    DMXI_TRY(dmxi_rma_read_settings(&set));
+    DMXI_MPI(MPI_Comm_rank(w->node, &nr));
+    me[1] = nr == 0 ? w->rank : -1; /* node id: the comm rank of the node's first rank */
+    DMXI_MPI(MPI_Bcast(&me[1], 1, MPI_INT, 0, w->node));
+    all = dmxi_malloc(2 * (int64_t)w->size, sizeof(int));
+    w->pid = dmxi_calloc(w->size, sizeof(int));
+    DMXI_CHECK(all && w->pid, DMX_ERR_ALLOC, "out of memory (%d ranks)", w->size);
+    DMXI_MPI(MPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, w->comm));
+    for (int r = 0; r < w->size; r++)
+        if (r != w->rank && all[2 * r + 1] == me[1])
+            w->pid[r] = all[2 * r];
+    w->cma = set.shm;
+cleanup:
+    free(all);
+    return st;
 }
 
 /* Everything after the agreed start of dmx_patch_open; collective on w->comm. */
@@ -159,6 +187,7 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype)
     }
     if (w->size > 1) { /* one rank needs no window (see rma_heap.c) */
         DMXI_MPI(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w->node));
+        DMXI_TRY(node_peers(w));
         DMXI_TRY(dmxi_rma_node_lock(w->comm, w->node, &lockfd));
         DMXI_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, w->comm, &w->win));
         dmxi_rma_node_unlock(&lockfd);

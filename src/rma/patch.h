@@ -26,9 +26,24 @@ struct dmx_patch {
     pentry *ent;
     int64_t *grid;                  /* nrb*ncb entry indices (grid layouts), else NULL */
     dmxi_rma_touched call, pending; /* owners of this call / since the last quiet */
+    int cma;  /* direct path to node peers usable (DMX_SHM not 0, not failed yet) */
+    int *pid; /* size entries: process id of node peers, 0 for others and this rank */
     int64_t nreg;
     char **reg; /* attached ranges: 2*nreg pointers (begin, end) */
 };
+
+/* The part of a patch inside one owner block. */
+typedef struct dmxi_patch_piece {
+    char *local;    /* buf element of the piece's (0,0) */
+    MPI_Aint rdisp; /* remote address of the piece's (0,0) (dynamic window displacement) */
+    char *raddr;    /* the same as a pointer in the owner's address space */
+    int64_t rows, cols;
+    int64_t rs_r, rs_c; /* remote strides (elements) along rows and columns */
+    int64_t ls_r, ls_c; /* buf strides */
+} dmxi_patch_piece;
+
+/* Direct path to a node peer's memory (patch_cma.c): 1 if done, 0 to use MPI. */
+int dmxi_patch_cma(dmx_patch *w, dmxi_rma_kind kind, int owner, const dmxi_patch_piece *p);
 
 dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t j0, int64_t m,
                            int64_t n, char *buf, int64_t ld, dmx_op op);

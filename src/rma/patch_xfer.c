@@ -5,19 +5,21 @@
 
 #include <string.h>
 
-typedef struct piece {
-    char *local;    /* buf element of the piece's (0,0) */
-    MPI_Aint rdisp; /* remote address of the piece's (0,0) */
-    char *raddr;    /* the same as a local pointer (own blocks) */
-    int64_t rows, cols;
-    int64_t rs_r, rs_c; /* remote strides (elements) along rows and columns */
-    int64_t ls_r, ls_c; /* buf strides */
-} piece;
-
 /* Direct copy or sum of a piece of one of this rank's blocks. */
-static void local_piece(const dmx_patch *w, dmxi_rma_kind kind, const piece *p)
+static void local_piece(const dmx_patch *w, dmxi_rma_kind kind, const dmxi_patch_piece *p)
 {
     size_t es = w->esize;
+    if (kind != DMXI_RMA_ACC && p->rs_r == 1 && p->ls_r == 1) { /* columns are runs */
+        for (int64_t c = 0; c < p->cols; c++) {
+            char *rem = p->raddr + (size_t)(c * p->rs_c) * es;
+            char *loc = p->local + (size_t)(c * p->ls_c) * es;
+            if (kind == DMXI_RMA_GET)
+                memcpy(loc, rem, (size_t)p->rows * es);
+            else
+                memcpy(rem, loc, (size_t)p->rows * es);
+        }
+        return;
+    }
     for (int64_t c = 0; c < p->cols; c++)
         for (int64_t r = 0; r < p->rows; r++) {
             char *rem = p->raddr + (size_t)(r * p->rs_r + c * p->rs_c) * es;
@@ -56,7 +58,8 @@ cleanup:
     return st;
 }
 
-static dmx_status remote_piece(dmx_patch *w, dmxi_rma_kind kind, int owner, const piece *p)
+static dmx_status remote_piece(dmx_patch *w, dmxi_rma_kind kind, int owner,
+                               const dmxi_patch_piece *p)
 {
     dmx_status st = DMX_SUCCESS;
     MPI_Datatype lt = MPI_DATATYPE_NULL, rt = MPI_DATATYPE_NULL;
@@ -90,7 +93,7 @@ static dmx_status do_entry(dmx_patch *w, dmxi_rma_kind kind, const pentry *e, in
     int64_t ca = e->c0 > j0 ? e->c0 : j0, cb = e->c0 + e->cols < j0 + n ? e->c0 + e->cols : j0 + n;
     if (ra >= rb || ca >= cb)
         return DMX_SUCCESS;
-    piece p;
+    dmxi_patch_piece p;
     int colmaj = e->order == DMX_COL_MAJOR;
     int64_t roff =
         colmaj ? (ra - e->r0) + (ca - e->c0) * e->ld : (ra - e->r0) * e->ld + (ca - e->c0);
@@ -107,6 +110,8 @@ static dmx_status do_entry(dmx_patch *w, dmxi_rma_kind kind, const pentry *e, in
         local_piece(w, kind, &p);
         return DMX_SUCCESS;
     }
+    if (dmxi_patch_cma(w, kind, e->owner, &p))
+        return DMX_SUCCESS;
     *remote = 1;
     dmxi_rma_touch(&w->call, e->owner);
     if (kind != DMXI_RMA_GET)
@@ -140,13 +145,27 @@ dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t
         const dmx_layout *L = w->L;
         int64_t bi0 = dmxi_layout_row_block(L, i0), bi1 = dmxi_layout_row_block(L, i0 + m - 1);
         int64_t bj0 = dmxi_layout_col_block(L, j0), bj1 = dmxi_layout_col_block(L, j0 + n - 1);
-        for (int64_t bj = bj0; bj <= bj1; bj++)
+        for (int64_t bj = bj0; bj <= bj1; bj++) {
+            pentry cur;
             for (int64_t bi = bi0; bi <= bi1; bi++) {
                 int64_t k = w->grid[bi * L->ncb + bj];
                 DMXI_CHECK(k >= 0, DMX_ERR_INTERNAL, "block (%lld, %lld) has no owner entry",
                            (long long)bi, (long long)bj);
-                DMXI_TRY(do_entry(w, kind, &w->ent[k], i0, j0, m, n, buf, bs_r, bs_c, &remote));
+                const pentry *e = &w->ent[k];
+                /* blocks stacked in the owner's memory (one column-major local array with one
+                 * process row) form one taller block: fewer, longer runs */
+                if (bi > bi0 && e->owner == cur.owner && e->order == DMX_COL_MAJOR &&
+                    cur.order == DMX_COL_MAJOR && e->ld == cur.ld && e->c0 == cur.c0 &&
+                    e->cols == cur.cols && e->addr == cur.addr + cur.rows * (int64_t)w->esize) {
+                    cur.rows += e->rows;
+                    continue;
+                }
+                if (bi > bi0)
+                    DMXI_TRY(do_entry(w, kind, &cur, i0, j0, m, n, buf, bs_r, bs_c, &remote));
+                cur = *e;
             }
+            DMXI_TRY(do_entry(w, kind, &cur, i0, j0, m, n, buf, bs_r, bs_c, &remote));
+        }
     } else {
         for (int64_t k = 0; k < w->nent; k++)
             DMXI_TRY(do_entry(w, kind, &w->ent[k], i0, j0, m, n, buf, bs_r, bs_c, &remote));

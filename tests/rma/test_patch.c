@@ -9,7 +9,8 @@
  *    buffers; every rank checks all elements it owns, then the patches are restored and the
  *    whole memory (padding included) must hold matrix id 1 again;
  *  - accumulate: every rank adds matrix id 0 into one common patch (exact integer sums);
- *  - a patch outside the matrix or a bad ld: DMX_ERR_ARG, nothing moved anywhere.
+ *  - a patch outside the matrix or a bad ld: DMX_ERR_ARG, nothing moved anywhere;
+ * each with DMX_SHM=1 (node peers' blocks copied directly) and DMX_SHM=0 (MPI only).
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -255,38 +256,42 @@ int main(int argc, char **argv)
     dmxt_rng g;
     dmxt_rng_seed(&g, ctx.seed, 23);
     const char *kinds[] = {"block-cyclic", "mapped", "custom", "local"};
-    for (int kind = 0; kind < DMXT_NKINDS; kind++)
-        for (int ti = 0; ti < 4; ti++)
-            for (int rep = 0; rep < 3; rep++) {
-                dmxt_checker C = {&ctx, 0, ""};
-                dmxt_matrix A;
-                int64_t m = dmxt_rng_int(&g, 1, 40), n = dmxt_rng_int(&g, 1, 40);
-                dmxt_matrix_random(&A, ctx.comm, types[ti], m, n, kind, &g);
-                char desc[700];
-                snprintf(desc, sizeof desc, "%s %s %s", kinds[kind], dmxt_dtype_name(types[ti]),
-                         A.desc);
-                dmxt_set_current(desc);
-                dmx_patch *w = NULL;
-                dmx_status st = dmxt_matrix_create(&A);
-                if (st == DMX_SUCCESS)
-                    st = dmx_patch_open(A.layout, types[ti], &w);
-                if (st != DMX_SUCCESS) {
-                    dmxt_fail(&C, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
-                } else {
-                    dmxt_fill(&A, 1);
-                    dmx_patch_barrier(w);
-                    get_cases(&ctx, &A, w, &g, &C);
-                    dmx_patch_barrier(w); /* all gets done before anyone puts */
-                    put_acc_cases(&ctx, &A, w, &g, &C);
-                    dmxt_fill(&A, 1);
-                    dmx_patch_barrier(w);
-                    invalid_cases(&ctx, &A, w, &C);
+    /* DMX_SHM=1: node peers' blocks are read and written directly (patch_cma.c); DMX_SHM=0:
+     * everything goes through MPI */
+    for (int shm = 1; shm >= 0; shm--)
+        for (int kind = 0; kind < DMXT_NKINDS; kind++)
+            for (int ti = 0; ti < 4; ti++)
+                for (int rep = 0; rep < 2; rep++) {
+                    setenv("DMX_SHM", shm ? "1" : "0", 1);
+                    dmxt_checker C = {&ctx, 0, ""};
+                    dmxt_matrix A;
+                    int64_t m = dmxt_rng_int(&g, 1, 40), n = dmxt_rng_int(&g, 1, 40);
+                    dmxt_matrix_random(&A, ctx.comm, types[ti], m, n, kind, &g);
+                    char desc[700];
+                    snprintf(desc, sizeof desc, "DMX_SHM=%d %s %s %s", shm, kinds[kind],
+                             dmxt_dtype_name(types[ti]), A.desc);
+                    dmxt_set_current(desc);
+                    dmx_patch *w = NULL;
+                    dmx_status st = dmxt_matrix_create(&A);
+                    if (st == DMX_SUCCESS)
+                        st = dmx_patch_open(A.layout, types[ti], &w);
+                    if (st != DMX_SUCCESS) {
+                        dmxt_fail(&C, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
+                    } else {
+                        dmxt_fill(&A, 1);
+                        dmx_patch_barrier(w);
+                        get_cases(&ctx, &A, w, &g, &C);
+                        dmx_patch_barrier(w); /* all gets done before anyone puts */
+                        put_acc_cases(&ctx, &A, w, &g, &C);
+                        dmxt_fill(&A, 1);
+                        dmx_patch_barrier(w);
+                        invalid_cases(&ctx, &A, w, &C);
+                    }
+                    st = dmx_patch_close(&w);
+                    if (st != DMX_SUCCESS || w)
+                        dmxt_fail(&C, "dmx_patch_close: %s", dmx_status_string(st));
+                    dmxt_matrix_free(&A);
+                    dmxt_case_end(&ctx, C.bad, C.msg, desc);
                 }
-                st = dmx_patch_close(&w);
-                if (st != DMX_SUCCESS || w)
-                    dmxt_fail(&C, "dmx_patch_close: %s", dmx_status_string(st));
-                dmxt_matrix_free(&A);
-                dmxt_case_end(&ctx, C.bad, C.msg, desc);
-            }
     return dmxt_finish(&ctx);
 }
