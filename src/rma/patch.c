@@ -112,12 +112,10 @@ static void patch_release(dmx_patch *w)
 }
 
 /* Process ids of the node peers for the direct path (patch_cma.c). Collective on w->comm. */
-static dmx_status node_peers(dmx_patch *w)
+static dmx_status node_peers(dmx_patch *w, int shm)
 {
     dmx_status st = DMX_SUCCESS;
-    dmxi_rma_settings set;
     int me[2] = {(int)getpid(), 0}, nr = 0, *all = NULL;
-    DMXI_TRY(dmxi_rma_read_settings(&set));
     DMXI_MPI(MPI_Comm_rank(w->node, &nr));
     me[1] = nr == 0 ? w->rank : -1; /* node id: the comm rank of the node's first rank */
     DMXI_MPI(MPI_Bcast(&me[1], 1, MPI_INT, 0, w->node));
@@ -128,14 +126,14 @@ static dmx_status node_peers(dmx_patch *w)
     for (int r = 0; r < w->size; r++)
         if (r != w->rank && all[2 * r + 1] == me[1])
             w->pid[r] = all[2 * r];
-    w->cma = set.shm;
+    w->cma = shm;
 cleanup:
     free(all);
     return st;
 }
 
 /* Everything after the agreed start of dmx_patch_open; collective on w->comm. */
-static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype)
+static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype, int shm)
 {
     dmx_status st = DMX_SUCCESS;
     pentry *mine = NULL;
@@ -187,7 +185,7 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype)
     }
     if (w->size > 1) { /* one rank needs no window (see rma_heap.c) */
         DMXI_MPI(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w->node));
-        DMXI_TRY(node_peers(w));
+        DMXI_TRY(node_peers(w, shm));
         DMXI_TRY(dmxi_rma_node_lock(w->comm, w->node, &lockfd));
         DMXI_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, w->comm, &w->win));
         dmxi_rma_node_unlock(&lockfd);
@@ -224,6 +222,7 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
 {
     dmx_status st = DMX_SUCCESS;
     dmx_patch *w = NULL;
+    dmxi_rma_settings set = {1, DMXI_RMA_AUTO};
     DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch output pointer is NULL");
     *win = NULL;
     DMXI_CHECK(layout != NULL, DMX_ERR_NULL, "layout is NULL");
@@ -231,6 +230,8 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
         dmx_status loc = dmx_dtype_size(dtype) != 0 ? DMX_SUCCESS
                                                     : dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__,
                                                                  "invalid dtype %d", (int)dtype);
+        if (loc == DMX_SUCCESS) /* a bad DMX_RMA fails here, before any collective */
+            loc = dmxi_rma_read_settings(&set);
         DMXI_TRY(dmxi_agree(layout->d->comm, loc));
     }
     w = calloc(1, sizeof *w);
@@ -244,7 +245,7 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
     DMXI_MPI(MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN));
     DMXI_MPI(MPI_Comm_rank(w->comm, &w->rank));
     DMXI_MPI(MPI_Comm_size(w->comm, &w->size));
-    st = patch_build(w, dtype);
+    st = patch_build(w, dtype, set.shm);
     st = dmxi_agree(w->comm, st);
 cleanup:
     if (st != DMX_SUCCESS)

@@ -157,7 +157,10 @@ static void heap_release(dmx_rma_heap *h)
 static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int attach,
                               dmx_rma_heap **heap)
 {
+    dmxi_rma_settings set;
     dmx_status st = heap_validate_local(comm, bytes, base, attach, heap);
+    if (st == DMX_SUCCESS)
+        st = dmxi_rma_read_settings(&set); /* a bad DMX_RMA fails before any collective */
     dmx_rma_heap *h = NULL;
     int64_t mm[2] = {bytes, -bytes};
     int lockfd = -1, nnode = 0;
@@ -181,7 +184,7 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     DMXI_MPI(MPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN));
     DMXI_MPI(MPI_Comm_rank(h->comm, &h->rank));
     DMXI_MPI(MPI_Comm_size(h->comm, &h->size));
-    DMXI_TRY(dmxi_rma_read_settings(&h->set));
+    h->set = set;
     h->sizes = dmxi_malloc(h->size, sizeof(int64_t));
     h->peer = dmxi_calloc(h->size, sizeof(char *));
     DMXI_CHECK(h->sizes && h->peer, DMX_ERR_ALLOC, "out of memory (%d ranks)", h->size);

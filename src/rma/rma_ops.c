@@ -6,6 +6,7 @@
  * a named error and has written nothing anywhere. */
 #include "rma.h"
 
+#include <stdint.h>
 #include <string.h>
 
 MPI_Datatype dmxi_rma_mpi_type(dmx_dtype t)
@@ -75,6 +76,9 @@ static dmx_status rma_op(dmx_rma_heap *h, dmxi_rma_kind kind, int nbi, dmx_dtype
     x.esize = elem_size(dtype);
     x.mtype = dmxi_rma_mpi_type(dtype);
     if (dtype == DMX_CFLOAT || dtype == DMX_CDOUBLE) {
+        DMXI_CHECK(blockelems <= INT64_MAX / 2 && dst_stride <= INT64_MAX / 2 &&
+                       src_stride <= INT64_MAX / 2,
+                   DMX_ERR_OVERFLOW, "complex counts or strides overflow 64 bits as reals");
         /* complex elements travel as pairs of reals: Open MPI 4.1's one-sided accumulate sums
          * MPI_C_*_COMPLEX wrongly, and a pair of real sums is the same arithmetic (atomic per
          * component) */
@@ -99,10 +103,13 @@ static dmx_status rma_op(dmx_rma_heap *h, dmxi_rma_kind kind, int nbi, dmx_dtype
         x.rstride = dst_stride;
     }
     /* the remote range must lie in the target's heap */
-    DMXI_CHECK(h->base != NULL && sym >= h->base && sym < h->base + h->bytes, DMX_ERR_ARG,
-               "remote address %p is not inside this rank's heap [%p, +%lld)", (const void *)sym,
-               (void *)h->base, (long long)h->bytes);
-    off = (int64_t)(sym - h->base);
+    {
+        uintptr_t a = (uintptr_t)sym, b0 = (uintptr_t)h->base;
+        DMXI_CHECK(h->base != NULL && a >= b0 && a - b0 < (uint64_t)h->bytes, DMX_ERR_ARG,
+                   "remote address %p is not inside this rank's heap [%p, +%lld)",
+                   (const void *)sym, (void *)h->base, (long long)h->bytes);
+        off = (int64_t)(a - b0);
+    }
     DMXI_TRY(extent(x.rstride, blockelems, blockcount, &ext));
     DMXI_TRY(dmxi_mul64(ext, (int64_t)x.esize, &bytes));
     DMXI_CHECK(bytes <= h->sizes[pe] - off, DMX_ERR_ARG,

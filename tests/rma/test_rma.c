@@ -10,8 +10,9 @@
  * and raw bytes, with random strides, block sizes and counts (0, one block, one element,
  * source blocks longer than the source stride); blocking and _nbi + quiet; put -> quiet -> get
  * ordering; accumulate from every rank into one target (exact integer sums); invalid input on
- * one rank (nothing may change anywhere); sizes that differ between ranks for dmx_rma_alloc; two
- * halves of a split communicator using heaps of different sizes at the same time.
+ * one rank (nothing may change anywhere); sizes that differ between ranks for dmx_rma_alloc, or
+ * an invalid DMX_RMA on one rank (every rank fails alike); two halves of a split communicator
+ * using heaps of different sizes at the same time.
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (see dmxtest.h); DMX_RMA_TEST_CASES
  * random transfers per configuration (default 24). */
@@ -440,6 +441,18 @@ int main(int argc, char **argv)
         st = dmx_rma_free(&h);
         st_check(&C, st, "free(NULL heap)");
         dmxt_case_end(&ctx, C.bad, C.msg, "alloc with different sizes / negative size");
+    }
+    { /* an invalid DMX_RMA on one rank only: every rank fails alike, nobody hangs */
+        dmxt_checker C = {&ctx, 0, ""};
+        dmx_rma_heap *h = NULL;
+        setenv("DMX_RMA", ctx.rank == ctx.size - 1 ? "bogus" : "auto", 1);
+        dmx_status st = dmx_rma_alloc(ctx.comm, 64, &h);
+        C.bad += dmxt_expect_status(&ctx, st, DMX_ERR_ARG, "alloc with DMX_RMA=bogus on one rank",
+                                    C.msg, sizeof C.msg);
+        if (h)
+            dmxt_fail(&C, "failed alloc left a handle");
+        dmx_rma_free(&h);
+        dmxt_case_end(&ctx, C.bad, C.msg, "invalid DMX_RMA on one rank");
     }
     unsetenv("DMX_RMA");
     unsetenv("DMX_SHM");
