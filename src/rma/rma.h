@@ -60,11 +60,14 @@ struct dmx_rma_heap {
     char *base;
     int64_t bytes;
     int64_t *sizes; /* heap bytes of every rank */
-    int kind; /* 0 attached user memory, 1 MPI_Alloc_mem, 2 shared segment, 3 MPI_Win_allocate */
+    int kind;       /* 0 attached user memory, 1 MPI_Alloc_mem, 2 shared window, 3 MPI_Win_allocate,
+                      4 POSIX shared memory */
     /* the node's shared segment (kind 2) */
     MPI_Comm node;
     MPI_Win shwin;
     char **peer; /* size entries: rank r's base as mapped here, NULL if not reachable */
+    char *seg;   /* the node segment from POSIX shared memory (kind 4), and its length */
+    int64_t seglen;
     dmxi_rma_settings set;
     int direct_pending;       /* direct stores since the last quiet */
     dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
@@ -115,6 +118,11 @@ dmx_status dmxi_rma_complete(dmx_rma_heap *h, const dmxi_rma_xfer *x);
  * windows on comm, release it after. Collective on comm; node is comm split by shared memory. */
 dmx_status dmxi_rma_node_lock(MPI_Comm comm, MPI_Comm node, int *fd);
 void dmxi_rma_node_unlock(int *fd);
+
+/* The node segment from POSIX shared memory when MPI has no shared windows (rma_posixshm.c):
+ * *ok = 1 and kind 4 on success on every rank, else *ok = 0 everywhere. Collective on comm. */
+dmx_status dmxi_rma_posix_segment(dmx_rma_heap *h, int64_t bytes, int *ok);
+void dmxi_rma_posix_unmap(dmx_rma_heap *h);
 
 /* Predefined MPI type of one element of dtype (MPI_BYTE for DMX_RMA_BYTE). */
 MPI_Datatype dmxi_rma_mpi_type(dmx_dtype t);

@@ -4,8 +4,10 @@
  * (MPI_Comm_split_type SHARED + MPI_Win_allocate_shared) so that node peers reach each other's
  * heaps by plain loads and stores; when the communicator spans several nodes, MPI_Win_create
  * opens the same memory to all of it for the message path (on one node the shared window
- * serves both). With DMX_SHM=0, or without shared windows (--mca osc rdma/ucx/pt2pt), the
- * memory comes from MPI_Win_allocate (MPI_Alloc_mem on a single rank, which needs no window).
+ * serves both). Without MPI shared windows (--mca osc rdma/ucx/pt2pt) the node segment comes
+ * from POSIX shared memory (rma_posixshm.c) and MPI_Win_create opens it. With DMX_SHM=0, or
+ * if that fails too, the memory comes from MPI_Win_allocate (MPI_Alloc_mem on a single rank,
+ * which needs no window).
  * On Open MPI 4.x windows created at the same time on communicators split from one parent can
  * share one backing file (Open MPI issue 9492); every window here is created under a node lock
  * (rma_winlock.c), so creations on one node never overlap.
@@ -100,6 +102,10 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
         }
         if (h->shwin != MPI_WIN_NULL)
             DMXI_MPI(MPI_Win_free(&h->shwin));
+        int ok = 0;
+        DMXI_TRY(dmxi_rma_posix_segment(h, bytes, &ok));
+        if (ok)
+            goto cleanup;
     }
     {
         void *p = NULL;
@@ -144,6 +150,7 @@ static void heap_release(dmx_rma_heap *h)
     }
     if (h->kind == 1 && h->base)
         MPI_Free_mem(h->base);
+    dmxi_rma_posix_unmap(h);
     if (h->node != MPI_COMM_NULL)
         MPI_Comm_free(&h->node);
     if (h->comm != MPI_COMM_NULL)
