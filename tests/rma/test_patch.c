@@ -10,7 +10,8 @@
  *    whole memory (padding included) must hold matrix id 1 again;
  *  - accumulate: every rank adds matrix id 0 into one common patch (exact integer sums);
  *  - a patch outside the matrix or a bad ld: DMX_ERR_ARG, nothing moved anywhere;
- * each with DMX_SHM=1 (node peers' blocks copied directly) and DMX_SHM=0 (MPI only).
+ * each with DMX_SHM=1 (node peers' blocks copied directly) and DMX_SHM=0 (MPI only);
+ * views of block-cyclic and custom matrices (patch coordinates relative to the view).
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -249,6 +250,66 @@ static void invalid_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_chec
         dmxt_fail(C, "invalid puts changed the matrix: %s", msg);
 }
 
+/* A view (dmx_layout_create_view) of a block-cyclic or custom matrix: patches are in the view's
+ * coordinates and must read the parent's elements shifted by the view's origin. */
+static void view_case(dmxt_ctx *ctx, dmxt_rng *g, int kind)
+{
+    dmxt_checker C = {ctx, 0, ""};
+    dmxt_matrix A;
+    int64_t m = dmxt_rng_int(g, 2, 40), n = dmxt_rng_int(g, 2, 40);
+    dmxt_matrix_random(&A, ctx->comm, DMX_DOUBLE, m, n, kind, g);
+    int64_t vi = dmxt_rng_int(g, 0, m - 1), vj = dmxt_rng_int(g, 0, n - 1);
+    int64_t vm = dmxt_rng_int(g, 1, m - vi), vn = dmxt_rng_int(g, 1, n - vj);
+    char desc[700];
+    snprintf(desc, sizeof desc, "view (%lld,%lld) %lldx%lld of %s", (long long)vi, (long long)vj,
+             (long long)vm, (long long)vn, A.desc);
+    dmxt_set_current(desc);
+    dmx_layout *V = NULL;
+    dmx_patch *w = NULL;
+    dmx_status st = dmxt_matrix_create(&A);
+    if (st == DMX_SUCCESS)
+        st = dmx_layout_create_view(A.layout, vi, vj, vm, vn, &V);
+    if (st == DMX_SUCCESS)
+        st = dmx_patch_open(V, DMX_DOUBLE, &w);
+    if (st != DMX_SUCCESS) {
+        dmxt_fail(&C, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
+    } else {
+        dmxt_fill(&A, 1);
+        dmx_patch_barrier(w);
+        for (int c = 0; c < 8; c++) {
+            patch p = random_patch(g, vm, vn);
+            int64_t ld = buf_ld(&p, g);
+            double *buf = calloc((size_t)buf_elems(&p, ld), sizeof(double));
+            st = dmx_patch_get(w, p.i0, p.j0, p.m, p.n, buf, ld, p.op);
+            if (st != DMX_SUCCESS)
+                dmxt_fail(&C, "dmx_patch_get: %s (%s)", dmx_status_string(st), dmx_last_error());
+            for (int64_t cc = 0; cc < p.n; cc++)
+                for (int64_t r = 0; r < p.m; r++) {
+                    double wre, wim;
+                    dmxt_formula(1, vi + p.i0 + r, vj + p.j0 + cc, &wre, &wim);
+                    if (buf[bpos(&p, ld, r, cc)] != wre) {
+                        dmxt_fail(&C, "view get (%lld,%lld): element (%lld,%lld) is %g, want %g",
+                                  (long long)p.i0, (long long)p.j0, (long long)r, (long long)cc,
+                                  buf[bpos(&p, ld, r, cc)], wre);
+                        cc = p.n;
+                        break;
+                    }
+                }
+            free(buf);
+        }
+        /* a patch of the view that would fit the parent but not the view */
+        double one = 0;
+        if (ctx->rank == 0 && dmx_patch_get(w, vm, 0, 1, 1, &one, 1, DMX_OP_N) != DMX_ERR_ARG)
+            dmxt_fail(&C, "a patch outside the view was accepted");
+    }
+    st = dmx_patch_close(&w);
+    if (st != DMX_SUCCESS)
+        dmxt_fail(&C, "dmx_patch_close: %s", dmx_status_string(st));
+    dmx_layout_destroy(&V);
+    dmxt_matrix_free(&A);
+    dmxt_case_end(ctx, C.bad, C.msg, desc);
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -293,5 +354,7 @@ int main(int argc, char **argv)
                     dmxt_matrix_free(&A);
                     dmxt_case_end(&ctx, C.bad, C.msg, desc);
                 }
+    for (int rep = 0; rep < 6; rep++)
+        view_case(&ctx, &g, rep % 2 ? DMXT_CUSTOM : DMXT_BC);
     return dmxt_finish(&ctx);
 }
