@@ -15,7 +15,7 @@
  * using heaps of different sizes at the same time.
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (see dmxtest.h); DMX_RMA_TEST_CASES
- * random transfers per configuration (default 24). */
+ * random transfers per configuration (default 16). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "dmx.h"
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
     dmxt_init(&ctx, &argc, &argv, "test_rma");
-    int ncases = (int)dmxt_env_int("DMX_RMA_TEST_CASES", 24);
+    int ncases = (int)dmxt_env_int("DMX_RMA_TEST_CASES", 16);
     dmxt_rng g;
     dmxt_rng_seed(&g, ctx.seed, 11);
     const char *paths[] = {"auto", "shm", "vector", "blocks", "pack"};
