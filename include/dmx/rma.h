@@ -40,8 +40,8 @@
  *
  * Environment (read once per heap at creation): DMX_SHM=0 keeps every transfer on MPI's
  * message path (what ranks on different nodes use); DMX_RMA=shm|vector|blocks|pack forces one
- * implementation path for tests and measurements (shm falls back to vector for targets that
- * are not on this node's shared segment).
+ * implementation path for tests and measurements (shm falls back to the automatic choice for
+ * targets this rank cannot reach directly).
  */
 #ifndef DMX_RMA_H
 #define DMX_RMA_H
@@ -61,10 +61,11 @@ typedef struct dmx_rma_heap dmx_rma_heap;
 
 /**
  * Allocate a symmetric heap of @p bytes (the same on every rank, >= 0) on each rank of @p comm.
- * Collective on comm (comm is duplicated; the caller may free it afterwards). On one node the
- * memory is a shared-memory segment that node peers copy into directly; the heap also has a
- * window over the whole communicator for the message path. The memory is zeroed; its base is
- * aligned to at least 64 bytes. Fails on every rank alike if any rank's arguments are invalid.
+ * Collective on comm (comm is duplicated; the caller may free it afterwards). The memory of the
+ * ranks of one node is one shared-memory segment that node peers copy into directly (MPI
+ * shared window, or POSIX shared memory where MPI has none); a window over the whole
+ * communicator serves the message path. The memory is zeroed. Fails on every rank alike if any
+ * rank's arguments (or its DMX_RMA setting) are invalid.
  */
 DMX_API dmx_status dmx_rma_alloc(MPI_Comm comm, int64_t bytes, dmx_rma_heap **heap);
 
@@ -76,9 +77,9 @@ DMX_API dmx_status dmx_rma_alloc(MPI_Comm comm, int64_t bytes, dmx_rma_heap **he
  */
 DMX_API dmx_status dmx_rma_attach(MPI_Comm comm, void *base, int64_t bytes, dmx_rma_heap **heap);
 
-/** Complete all operations, free the windows (and the memory dmx_rma_alloc made). NULL-safe (a
- * NULL *heap still makes the call a no-op, but then every rank must pass NULL); sets *heap to
- * NULL. Collective on the heap's communicator. */
+/** Complete all operations, free the windows (and the memory dmx_rma_alloc made); sets *heap to
+ * NULL. NULL-safe: a NULL *heap returns at once without communication. Collective on the heap's
+ * communicator (every rank passes its handle of the same heap). */
 DMX_API dmx_status dmx_rma_free(dmx_rma_heap **heap);
 
 /** This rank's base address of the heap (NULL for a NULL heap). Local. */
