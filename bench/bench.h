@@ -9,5 +9,7 @@ int dmx_cmd_bench_redist(int argc, char **argv);
 int dmx_cmd_bench_exchange(int argc, char **argv);
 /* dmx bench relabel [options]  (one process)  bench/bench_relabel.c */
 int dmx_cmd_bench_relabel(int argc, char **argv);
+/* dmx bench rma [options]      (under mpirun) bench/bench_rma.c */
+int dmx_cmd_bench_rma(int argc, char **argv);
 
 #endif

@@ -29,5 +29,6 @@
 #include "dmx/layout.h"
 #include "dmx/plan.h"
 #include "dmx/relabel.h"
+#include "dmx/rma.h"
 
 #endif /* DMX_H */

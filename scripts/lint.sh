@@ -24,8 +24,11 @@ if ! clang-format --dry-run -Werror "${sources[@]}"; then
 fi
 
 echo "lint: cppcheck ($(cppcheck --version)) on ${#units[@]} files"
+# ctunullpointer is off: cppcheck 2.10's whole-program pass pairs same-named static functions of
+# different files (kernels.c's kfn callees with unrelated callers elsewhere) and reports
+# dereferences of pointers no caller passes as NULL.
 if ! cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-    --inline-suppr --std=c11 -j "$(nproc)" \
+    --inline-suppr --std=c11 -j "$(nproc)" --suppress=ctunullpointer \
     -I include -I src -I src/core -I tests/common -I bench -I tools \
     --template='{file}:{line}: {severity}: {id}: {message}' "${units[@]}"; then
     echo "lint: cppcheck found problems"

@@ -22,6 +22,8 @@ static const subcommand commands[] = {
     {"bench redist", "[--json] [options]", "redistribution benchmark", dmx_cmd_bench_redist, 1},
     {"bench exchange", "[--json] [options]", "sparse exchange benchmark", dmx_cmd_bench_exchange,
      1},
+    {"bench rma", "[--json] [options]", "one-sided (strided put/get, patches) benchmark",
+     dmx_cmd_bench_rma, 1},
     {"bench relabel", "[--json] [options]", "relabeling solver benchmark", dmx_cmd_bench_relabel,
      0},
     {"plan", "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]",

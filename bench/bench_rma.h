@@ -1,0 +1,32 @@
+/* Shared pieces of `dmx bench rma` (bench_rma.c: strided put/get, bench_rma_patch.c: patch
+ * fetch against pdgemr2d). */
+#ifndef BENCH_RMA_H
+#define BENCH_RMA_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+typedef struct bench_rma_opts {
+    int json, reps, warmup, strided, patch;
+    int64_t mib;
+    int nblocks;
+    int64_t blocks[16];
+    int nshm;
+    int shm[2];
+    int nops;
+    int ops[2]; /* 0 put, 1 get */
+    int64_t patch_n, patch_m, patch_nb;
+    int patch_reps;
+} bench_rma_opts;
+
+/* Median of n doubles (sorts a copy). */
+double bench_rma_median(const double *v, int n);
+/* Maximum over ranks of a local time. */
+double bench_rma_max(double t);
+/* The one-sided component as given on the mpirun command line ("default" if none). */
+const char *bench_rma_osc(void);
+
+/* Patch fetch benchmark; returns the number of wrong results on this rank. */
+int64_t bench_rma_patch(const bench_rma_opts *o);
+
+#endif

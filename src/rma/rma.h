@@ -1,0 +1,130 @@
+/* Internal view of the one-sided module: the heap, the paths a strided transfer can take, and
+ * the datatype helpers they share. Not installed. */
+#ifndef DMXI_RMA_H
+#define DMXI_RMA_H
+
+#include "dmx/rma.h"
+#include "dmxi.h"
+
+/* Implementation paths of one strided transfer (rma_select.c picks one per call). */
+typedef enum dmxi_rma_path {
+    DMXI_RMA_AUTO = 0,   /* let rma_select.c decide */
+    DMXI_RMA_SHM = 1,    /* direct strided copy through the node's shared segment (rma_shm.c) */
+    DMXI_RMA_VECTOR = 2, /* one MPI_Put/Get with cached vector datatypes (rma_vector.c) */
+    DMXI_RMA_BLOCKS = 3, /* one contiguous MPI_Put/Get per block (rma_blocks.c) */
+    DMXI_RMA_PACK = 4    /* pack locally, one put with a contiguous origin (rma_pack.c) */
+} dmxi_rma_path;
+
+typedef enum dmxi_rma_kind { DMXI_RMA_PUT = 0, DMXI_RMA_GET = 1, DMXI_RMA_ACC = 2 } dmxi_rma_kind;
+
+/* The module's settings from the environment (read in rma_select.c only). */
+typedef struct dmxi_rma_settings {
+    int shm;             /* DMX_SHM != 0 */
+    dmxi_rma_path force; /* DMX_RMA, or DMXI_RMA_AUTO */
+} dmxi_rma_settings;
+dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s);
+
+/* Cache of committed vector datatypes, keyed by (base type, count, blocklen, stride). */
+enum { DMXI_RMA_TYPE_CACHE = 16 };
+typedef struct dmxi_rma_type_entry {
+    MPI_Datatype base, type;
+    int count, blocklen;
+    MPI_Aint stride; /* bytes */
+    uint64_t used;   /* last use (for eviction) */
+} dmxi_rma_type_entry;
+
+/* Targets with operations issued since the last completion. Completion flushes each of them
+ * with MPI_Win_flush(_local): Open MPI 4.1's osc ucx MPI_Win_flush_all does not wait for
+ * gets, so the per-target form is what works everywhere. P flags + P ints per set. */
+typedef struct dmxi_rma_touched {
+    unsigned char *flag;
+    int *list;
+    int n;
+} dmxi_rma_touched;
+dmx_status dmxi_rma_touched_init(dmxi_rma_touched *t, int size);
+void dmxi_rma_touched_free(dmxi_rma_touched *t);
+static inline void dmxi_rma_touch(dmxi_rma_touched *t, int pe)
+{
+    if (!t->flag[pe]) {
+        t->flag[pe] = 1;
+        t->list[t->n++] = pe;
+    }
+}
+/* Flush every touched target (local completion only if local_only) and clear the set. */
+dmx_status dmxi_rma_flush_touched(dmxi_rma_touched *t, MPI_Win win, int local_only);
+
+struct dmx_rma_heap {
+    MPI_Comm comm; /* duplicate of the user's */
+    int rank, size;
+    MPI_Win win; /* over comm, displacement unit 1 byte */
+    char *base;
+    int64_t bytes;
+    int64_t *sizes; /* heap bytes of every rank */
+    int kind;       /* 0 attached user memory, 1 MPI_Alloc_mem, 2 shared window, 3 MPI_Win_allocate,
+                      4 POSIX shared memory */
+    /* the node's shared segment (kind 2) */
+    MPI_Comm node;
+    MPI_Win shwin;
+    char **peer; /* size entries: rank r's base as mapped here, NULL if not reachable */
+    char *seg;   /* the node segment from POSIX shared memory (kind 4), and its length */
+    int64_t seglen;
+    dmxi_rma_settings set;
+    int direct_pending;       /* direct stores since the last quiet */
+    dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
+    dmxi_rma_type_entry cache[DMXI_RMA_TYPE_CACHE];
+    uint64_t clock;
+};
+
+/* One strided transfer after validation: remote displacement (bytes from the target's base),
+ * local pointer, strides in elements, element type. */
+typedef struct dmxi_rma_xfer {
+    dmxi_rma_kind kind;
+    int nbi;
+    size_t esize;
+    MPI_Datatype mtype; /* predefined MPI type of one element */
+    char *local;        /* origin buffer: src of a put/acc, dst of a get */
+    MPI_Aint rdisp;     /* remote byte displacement */
+    int64_t lstride, rstride, blockelems, blockcount;
+    int pe;
+} dmxi_rma_xfer;
+
+/* The path for one transfer (thresholds live here). */
+dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x);
+
+dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+dmx_status dmxi_rma_vector(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+dmx_status dmxi_rma_blocks(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+dmx_status dmxi_rma_pack(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+
+/* Strided copy of blockcount blocks of blockelems elements of esize bytes (local memory). */
+void dmxi_rma_copy(char *dst, const char *src, int64_t dst_stride, int64_t src_stride,
+                   int64_t blockelems, int64_t blockcount, size_t esize);
+
+/* A committed (h)vector type of count blocks of blocklen elements of base at stride bytes, from
+ * the heap's cache (do not free it). */
+dmx_status dmxi_rma_vector_type(dmx_rma_heap *h, MPI_Datatype base, int count, int blocklen,
+                                MPI_Aint stride, MPI_Datatype *out);
+
+/* Issue one MPI operation of kind on the heap's window (contiguous or typed). */
+dmx_status dmxi_rma_issue(dmx_rma_heap *h, dmxi_rma_kind kind, void *local, int lcount,
+                          MPI_Datatype ltype, int pe, MPI_Aint rdisp, int rcount,
+                          MPI_Datatype rtype);
+
+/* After issuing a transfer: blocking forms wait for local (put/acc) or remote (get) completion
+ * at the target. */
+dmx_status dmxi_rma_complete(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+
+/* Serialise window creation on each node (rma_winlock.c): take the node lock before creating
+ * windows on comm, release it after. Collective on comm; node is comm split by shared memory. */
+dmx_status dmxi_rma_node_lock(MPI_Comm comm, MPI_Comm node, int *fd);
+void dmxi_rma_node_unlock(int *fd);
+
+/* The node segment from POSIX shared memory when MPI has no shared windows (rma_posixshm.c):
+ * *ok = 1 and kind 4 on success on every rank, else *ok = 0 everywhere. Collective on comm. */
+dmx_status dmxi_rma_posix_segment(dmx_rma_heap *h, int64_t bytes, int *ok);
+void dmxi_rma_posix_unmap(dmx_rma_heap *h);
+
+/* Predefined MPI type of one element of dtype (MPI_BYTE for DMX_RMA_BYTE). */
+MPI_Datatype dmxi_rma_mpi_type(dmx_dtype t);
+
+#endif
