@@ -277,5 +277,6 @@ DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alp
 
 #include "dmx/exchange.h"
 #include "dmx/relabel.h"
+#include "dmx/coll.h"
 
 #endif /* DMX_H */

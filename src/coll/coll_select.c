@@ -1,0 +1,132 @@
+/* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
+ * Every DMX_* setting of the module is read here (dmxi_coll_model_init): DMX_MODEL (a model
+ * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective) and
+ * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count). They are read once, at
+ * the first collective. */
+#include "coll_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const alg_names[DMX_COLL_NALGS] = {
+    "auto", "mpi",    "flat",  "ring",      "pipeline", "binomial", "scatter_ag",
+    "grid", "recdbl", "bruck", "rs_gather", "halving",  "pairwise", "hypercube"};
+
+static const char *const kind_names[DMX_COLL_NKINDS] = {
+    "bcast",          "scatter",  "gather", "allgather", "reduce", "allreduce",
+    "reduce_scatter", "alltoall", "scan",   "exscan",    "shift"};
+
+/* Bit a set in valid[k]: algorithm a implements collective k. */
+#define B(a) (1u << (a))
+static const unsigned valid[DMX_COLL_NKINDS] = {
+    [DMX_COLL_BCAST] = B(DMX_COLL_FLAT) | B(DMX_COLL_RING) | B(DMX_COLL_PIPELINE) |
+                       B(DMX_COLL_BINOMIAL) | B(DMX_COLL_SCATTER_AG) | B(DMX_COLL_GRID),
+    [DMX_COLL_SCATTER] = B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
+    [DMX_COLL_GATHER] = B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
+    [DMX_COLL_ALLGATHER] =
+        B(DMX_COLL_RING) | B(DMX_COLL_RECDBL) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
+    [DMX_COLL_REDUCE] = B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RS_GATHER),
+    [DMX_COLL_ALLREDUCE] = B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RECDBL) | B(DMX_COLL_RING),
+    [DMX_COLL_REDUCE_SCATTER] = B(DMX_COLL_RING) | B(DMX_COLL_HALVING),
+    [DMX_COLL_ALLTOALL] =
+        B(DMX_COLL_PAIRWISE) | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
+    [DMX_COLL_SCAN] = B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
+    [DMX_COLL_EXSCAN] = B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
+    [DMX_COLL_SHIFT] = B(DMX_COLL_RING) | B(DMX_COLL_GRID),
+};
+#undef B
+
+const char *dmx_coll_alg_name(dmx_coll_alg alg)
+{
+    return (alg >= 0 && alg < DMX_COLL_NALGS) ? alg_names[alg] : NULL;
+}
+
+dmx_status dmx_coll_alg_from_name(const char *name, dmx_coll_alg *alg)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(name != NULL && alg != NULL, DMX_ERR_NULL, "name or alg is NULL");
+    for (int a = 0; a < DMX_COLL_NALGS; a++)
+        if (strcmp(name, alg_names[a]) == 0) {
+            *alg = (dmx_coll_alg)a;
+            goto cleanup;
+        }
+    DMXI_FAIL(DMX_ERR_ARG, "unknown collective algorithm \"%s\"", name);
+cleanup:
+    return st;
+}
+
+const char *dmx_coll_kind_name(dmx_coll_kind kind)
+{
+    return (kind >= 0 && kind < DMX_COLL_NKINDS) ? kind_names[kind] : NULL;
+}
+
+int dmx_coll_alg_valid(dmx_coll_kind kind, dmx_coll_alg alg)
+{
+    if (kind < 0 || kind >= DMX_COLL_NKINDS || alg < 0 || alg >= DMX_COLL_NALGS)
+        return 0;
+    if (alg == DMX_COLL_AUTO || alg == DMX_COLL_MPI)
+        return 1;
+    return (valid[kind] >> alg) & 1u;
+}
+
+/* ---- settings ----------------------------------------------------------------------------- */
+
+static int settings_read = 0;
+static dmx_coll_alg forced[DMX_COLL_NKINDS]; /* AUTO: not forced */
+static int64_t forced_segments = 0;
+
+void dmxi_coll_model_init(void)
+{
+    if (settings_read)
+        return;
+    settings_read = 1;
+    const char *f = getenv("DMX_MODEL");
+    if (f && *f && dmx_coll_model_load(f) != DMX_SUCCESS)
+        fprintf(stderr, "dmx: DMX_MODEL=%s not loaded, using the built-in model: %s\n", f,
+                dmx_last_error());
+    for (int k = 0; k < DMX_COLL_NKINDS; k++) {
+        char name[64] = "DMX_COLL_";
+        size_t n = strlen(name);
+        for (const char *c = kind_names[k]; *c && n + 1 < sizeof name; c++)
+            name[n++] = (char)toupper((unsigned char)*c);
+        name[n] = '\0';
+        forced[k] = DMX_COLL_AUTO;
+        const char *v = getenv(name);
+        dmx_coll_alg a = DMX_COLL_AUTO;
+        if (v && *v) {
+            if (dmx_coll_alg_from_name(v, &a) == DMX_SUCCESS &&
+                dmx_coll_alg_valid((dmx_coll_kind)k, a))
+                forced[k] = a;
+            else
+                fprintf(stderr, "dmx: %s=%s is not an algorithm of %s, ignored\n", name, v,
+                        kind_names[k]);
+        }
+    }
+    forced_segments = dmxi_env_int64("DMX_COLL_SEGMENTS", 0);
+}
+
+dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64_t bytes, int nodes)
+{
+    dmxi_coll_model_init();
+    if (alg != DMX_COLL_AUTO)
+        return alg;
+    if (forced[kind] != DMX_COLL_AUTO)
+        return forced[kind];
+    double t = 0;
+    dmx_coll_alg best = DMX_COLL_MPI;
+    if (dmx_coll_predict(kind, DMX_COLL_AUTO, p, bytes, nodes, &t, &best) != DMX_SUCCESS)
+        return DMX_COLL_MPI;
+    return best;
+}
+
+int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes)
+{
+    dmxi_coll_model_init();
+    if (forced_segments > 0)
+        return forced_segments;
+    int64_t r = 1;
+    if (dmx_coll_pipeline_segments(p, bytes, nodes, &r, NULL) != DMX_SUCCESS)
+        r = 1;
+    return r;
+}
