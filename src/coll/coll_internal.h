@@ -87,6 +87,8 @@ dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64
                               int nodes);
 /* The model's pipeline segment count (DMX_COLL_SEGMENTS overrides). */
 int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes);
+/* Force the pipeline segment count (0: back to the model), for benchmarks and calibration. */
+void dmxi_coll_set_segments(int64_t r);
 /* Load DMX_MODEL once (on first use). */
 void dmxi_coll_model_init(void);
 

@@ -7,7 +7,8 @@
  * message when the communicator spans more than one node). gamma is the time per byte of a
  * local reduction. A pipelined segment also pays segment_overhead per hop (what the textbook
  * formula omits: on an oversubscribed node each hop waits to be scheduled). corr.<coll>.<alg>
- * multiplies one algorithm's prediction (measured corrections). The MPI library's own call is
+ * multiplies one algorithm's prediction (measured corrections, piecewise by message size like
+ * the point-to-point parameters). The MPI library's own call is
  * predicted as mpi.<coll> times the best dmx prediction (default 1: AUTO uses MPI unless a
  * dmx algorithm is predicted strictly faster, after calibration says by how much).
  *
@@ -40,13 +41,29 @@ typedef struct range {
     double max_bytes, alpha, beta;
 } range;
 
+/* A factor by message size: f[i] applies up to max[i] bytes; the last also beyond. n = 0: 1. */
+typedef struct piecewise {
+    int n;
+    double max[MAXR], f[MAXR];
+} piecewise;
+
 typedef struct params {
     range intra[MAXR], inter[MAXR];
     int nintra, ninter;
     double gamma, seg_overhead;
-    double corr[DMX_COLL_NKINDS][DMX_COLL_NALGS];
-    double mpi[DMX_COLL_NKINDS];
+    piecewise corr[DMX_COLL_NKINDS][DMX_COLL_NALGS];
+    piecewise mpi[DMX_COLL_NKINDS];
 } params;
+
+static double factor(const piecewise *w, double m)
+{
+    if (w->n == 0)
+        return 1.0;
+    int i = 0;
+    while (i < w->n - 1 && m > w->max[i])
+        i++;
+    return w->f[i];
+}
 
 static params P;
 static int P_ready = 0;
@@ -64,11 +81,6 @@ static void defaults(params *q)
     q->ninter = 2;
     q->gamma = 1.0 / 2e9;
     q->seg_overhead = 0;
-    for (int k = 0; k < DMX_COLL_NKINDS; k++) {
-        for (int a = 0; a < DMX_COLL_NALGS; a++)
-            q->corr[k][a] = 1.0;
-        q->mpi[k] = 1.0;
-    }
 }
 
 static const params *get(void)
@@ -118,6 +130,32 @@ static int find_name(const char *s, size_t len, int n, const char *(*name)(int))
     return -1;
 }
 
+/* "f" (every size) or "max_bytes f" (one more range, ascending). */
+static dmx_status parse_factor(piecewise *w, const char *val, const char *key, const char *path,
+                               int line)
+{
+    dmx_status st = DMX_SUCCESS;
+    double v[2];
+    if (numbers(val, v, 1)) {
+        DMXI_CHECK(v[0] > 0, DMX_ERR_ARG, "%s:%d: %s must be positive", path, line, key);
+        w->n = 1;
+        w->max[0] = 1e300;
+        w->f[0] = v[0];
+        goto cleanup;
+    }
+    DMXI_CHECK(numbers(val, v, 2) && v[1] > 0, DMX_ERR_ARG,
+               "%s:%d: %s needs a positive factor, or max_bytes and a positive factor", path,
+               line, key);
+    DMXI_CHECK(w->n < MAXR, DMX_ERR_ARG, "%s:%d: more than %d ranges for %s", path, line, MAXR,
+               key);
+    DMXI_CHECK(w->n == 0 || v[0] > w->max[w->n - 1], DMX_ERR_ARG, "%s:%d: %s ranges must grow",
+               path, line, key);
+    w->max[w->n] = v[0];
+    w->f[w->n++] = v[1];
+cleanup:
+    return st;
+}
+
 static const char *kname(int i)
 {
     return dmx_coll_kind_name((dmx_coll_kind)i);
@@ -147,18 +185,14 @@ static dmx_status parse_line(params *q, char *key, char *val, const char *path, 
     } else if (strncmp(key, "mpi.", 4) == 0) {
         int k = find_name(key + 4, strlen(key + 4), DMX_COLL_NKINDS, kname);
         DMXI_CHECK(k >= 0, DMX_ERR_ARG, "%s:%d: unknown collective in \"%s\"", path, line, key);
-        DMXI_CHECK(numbers(val, v, 1) && v[0] > 0, DMX_ERR_ARG,
-                   "%s:%d: %s needs one positive number", path, line, key);
-        q->mpi[k] = v[0];
+        DMXI_TRY(parse_factor(&q->mpi[k], val, key, path, line));
     } else if (strncmp(key, "corr.", 5) == 0) {
         const char *c = key + 5, *dot = strchr(c, '.');
         int k = dot ? find_name(c, (size_t)(dot - c), DMX_COLL_NKINDS, kname) : -1;
         int a = dot ? find_name(dot + 1, strlen(dot + 1), DMX_COLL_NALGS, aname) : -1;
         DMXI_CHECK(k >= 0 && a >= 2, DMX_ERR_ARG,
                    "%s:%d: \"%s\" is not corr.<collective>.<algorithm>", path, line, key);
-        DMXI_CHECK(numbers(val, v, 1) && v[0] > 0, DMX_ERR_ARG,
-                   "%s:%d: %s needs one positive number", path, line, key);
-        q->corr[k][a] = v[0];
+        DMXI_TRY(parse_factor(&q->corr[k][a], val, key, path, line));
     } else if (strcmp(key, "note") == 0) {
         /* free text */
     } else {
@@ -385,7 +419,7 @@ dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_t p, int
     for (int a = DMX_COLL_FLAT; a < DMX_COLL_NALGS; a++) {
         if (!dmx_coll_alg_valid(kind, (dmx_coll_alg)a))
             continue;
-        double t = raw(q, kind, (dmx_coll_alg)a, p, m, nd) * q->corr[kind][a];
+        double t = raw(q, kind, (dmx_coll_alg)a, p, m, nd) * factor(&q->corr[kind][a], m);
         if (a == (int)alg) {
             *seconds = t;
             goto done;
@@ -395,12 +429,13 @@ dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_t p, int
             besta = (dmx_coll_alg)a;
         }
     }
+    double tmpi = best * factor(&q->mpi[kind], m);
     if (alg == DMX_COLL_MPI) {
-        *seconds = best * q->mpi[kind];
+        *seconds = tmpi;
     } else { /* AUTO: a dmx algorithm only if strictly faster than the MPI prediction */
-        if (best * q->mpi[kind] <= best && q->mpi[kind] <= 1.0)
+        if (tmpi <= best)
             besta = DMX_COLL_MPI;
-        *seconds = besta == DMX_COLL_MPI ? best * q->mpi[kind] : best;
+        *seconds = tmpi <= best ? tmpi : best;
     }
     if (chosen)
         *chosen = besta;

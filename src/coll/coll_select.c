@@ -130,3 +130,9 @@ int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes)
         r = 1;
     return r;
 }
+
+void dmxi_coll_set_segments(int64_t r)
+{
+    dmxi_coll_model_init();
+    forced_segments = r > 0 ? r : 0;
+}
