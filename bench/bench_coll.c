@@ -175,9 +175,13 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         o.reps = MAXREP;
     char l0[128], l1[128];
     loadavg(l0, sizeof l0);
+    int nodes = bcoll_nodes(); /* collective: every rank */
     if (rank == 0)
-        printf("# dmx bench coll: np %d, nodes %d, load before: %s\n", p, bcoll_nodes(), l0);
+        printf("# dmx bench coll: np %d, nodes %d, load before: %s\n", p, nodes, l0);
     int total_wrong = 0;
+    /* Summary over cells: auto within 1.1x of the best; cells where MPI is >= 1.5x slower than
+     * the best and auto beats MPI by >= 1.3x; model order of dmx algorithms vs measured. */
+    int cells = 0, auto_ok = 0, mpi_slow = 0, auto_beats = 0, pairs = 0, concord = 0;
     if (o.sweep > 0) {
         sweep_segments(&o, rank, p);
         goto done;
@@ -237,6 +241,23 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                 if (algs[i] == DMX_COLL_MPI)
                     tmpi = med[i];
             }
+            if (tauto > 0 && tmpi > 0) {
+                cells++;
+                auto_ok += tauto <= 1.1 * best;
+                if (tmpi >= 1.5 * best) {
+                    mpi_slow++;
+                    auto_beats += tmpi >= 1.3 * tauto;
+                }
+            }
+            for (int i = 0; i < na; i++)
+                for (int j = i + 1; j < na; j++) {
+                    if (algs[i] <= DMX_COLL_MPI || algs[j] <= DMX_COLL_MPI)
+                        continue;
+                    double pi = bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL);
+                    double pj = bcoll_predict(&c, (dmx_coll_alg)algs[j], NULL);
+                    pairs++;
+                    concord += (pi < pj) == (med[i] < med[j]);
+                }
             dmx_coll_alg pick = DMX_COLL_MPI;
             pick = dmxi_coll_choose((dmx_coll_kind)kind, DMX_COLL_AUTO, p, c.bytes, bcoll_nodes());
             if (rank == 0) {
@@ -271,6 +292,12 @@ int dmx_cmd_bench_coll(int argc, char **argv)
             bcoll_free(&c);
         }
     }
+    if (rank == 0 && o.sweep == 0)
+        printf("# summary: auto within 1.1x of the best in %d of %d cells; MPI >= 1.5x slower "
+               "than the best in %d cells, auto >= 1.3x faster than MPI in %d of them; model "
+               "orders %d of %d algorithm pairs as measured (%.0f%%)\n",
+               auto_ok, cells, mpi_slow, auto_beats, concord, pairs,
+               pairs ? 100.0 * concord / pairs : 0.0);
 done:
     loadavg(l1, sizeof l1);
     if (rank == 0)

@@ -94,11 +94,13 @@ static void append(char *txt, const char *fmt, double a, double b, double c)
 
 static void corrections(char *txt, int p, int quick)
 {
-    int64_t sizes[5] = {8, 512, 32768, 2097152, 16777216};
-    int ns = quick ? 4 : 5;
+    /* The benchmark's sizes (8 B x 8^k), so the corrections are measured where AUTO is judged;
+     * at most 8 ranges per key (the model's limit). */
+    int64_t sizes[8] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216};
+    int ns = quick ? 7 : 8;
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
-        double meas[5][DMX_COLL_NALGS], pred[5][DMX_COLL_NALGS];
-        int ok[5] = {0};
+        double meas[8][DMX_COLL_NALGS], pred[8][DMX_COLL_NALGS];
+        int ok[8] = {0};
         for (int si = 0; si < ns; si++) {
             int64_t per = (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER ||
                            kind == DMX_COLL_ALLGATHER || kind == DMX_COLL_REDUCE_SCATTER ||

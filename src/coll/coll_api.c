@@ -5,7 +5,8 @@
  * Agreement: every call makes one MPI_Allreduce (MAX) of nine int64 values: the local status,
  * count, -count, root, -root, alg, -alg, k, -k. A status above zero on any rank fails every
  * rank with it; a max that differs from minus the max of the negation means ranks passed
- * different values (DMX_ERR_ARG everywhere). Nothing else is sent before it.
+ * different values (DMX_ERR_ARG everywhere). Nothing else is sent before it. DMX_COLL_CHECK=0
+ * skips it (coll_select.c): local checks only, as cheap as MPI's call and as unforgiving.
  *
  * Temporary memory made here (the algorithms' own is in their files and docs/coll.md):
  *  reduce: count elements on non-root ranks (the accumulator); reduce-scatter: p*count
@@ -25,13 +26,6 @@ static int is_reduction(dmx_coll_kind k)
 {
     return k == DMX_COLL_REDUCE || k == DMX_COLL_ALLREDUCE || k == DMX_COLL_REDUCE_SCATTER ||
            k == DMX_COLL_SCAN || k == DMX_COLL_EXSCAN;
-}
-
-/* Blocked collectives move p blocks of count elements through some buffer. */
-static int is_blocked(dmx_coll_kind k)
-{
-    return k == DMX_COLL_SCATTER || k == DMX_COLL_GATHER || k == DMX_COLL_ALLGATHER ||
-           k == DMX_COLL_REDUCE_SCATTER || k == DMX_COLL_ALLTOALL;
 }
 
 static dmx_status check_type(MPI_Datatype type, int64_t *esize)
@@ -248,10 +242,13 @@ static dmx_status run(const call *c)
     DMXI_MPI(MPI_Comm_rank(cc->dup, &rank));
     DMXI_MPI(MPI_Comm_size(cc->dup, &p));
     local = local_checks(c, rank, p, &esize, &bytes);
-    DMXI_TRY(agree(cc->dup, local, c));
+    if (dmxi_coll_check())
+        DMXI_TRY(agree(cc->dup, local, c));
+    else
+        DMXI_TRY(local);
 
-    int64_t mbytes = is_blocked(c->kind) || c->kind == DMX_COLL_SHIFT ? bytes : bytes;
-    dmx_coll_alg alg = dmxi_coll_choose(c->kind, c->alg, p, mbytes, cc->nodes);
+    /* bytes is the model's m: one block for blocked collectives, the vector otherwise. */
+    dmx_coll_alg alg = dmxi_coll_choose(c->kind, c->alg, p, bytes, cc->nodes);
     if (alg == DMX_COLL_MPI) {
         DMXI_TRY(run_mpi(c, cc->dup, p));
         goto cleanup;

@@ -89,6 +89,10 @@ dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64
 int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes);
 /* Force the pipeline segment count (0: back to the model), for benchmarks and calibration. */
 void dmxi_coll_set_segments(int64_t r);
+/* 0 if DMX_COLL_CHECK=0 turned the argument agreement off. */
+int dmxi_coll_check(void);
+/* Bumped by coll_model.c whenever the parameters change (invalidates AUTO's cached choices). */
+extern unsigned dmxi_coll_model_epoch;
 /* Load DMX_MODEL once (on first use). */
 void dmxi_coll_model_init(void);
 

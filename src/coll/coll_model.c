@@ -144,8 +144,8 @@ static dmx_status parse_factor(piecewise *w, const char *val, const char *key, c
         goto cleanup;
     }
     DMXI_CHECK(numbers(val, v, 2) && v[1] > 0, DMX_ERR_ARG,
-               "%s:%d: %s needs a positive factor, or max_bytes and a positive factor", path,
-               line, key);
+               "%s:%d: %s needs a positive factor, or max_bytes and a positive factor", path, line,
+               key);
     DMXI_CHECK(w->n < MAXR, DMX_ERR_ARG, "%s:%d: more than %d ranges for %s", path, line, MAXR,
                key);
     DMXI_CHECK(w->n == 0 || v[0] > w->max[w->n - 1], DMX_ERR_ARG, "%s:%d: %s ranges must grow",
@@ -210,6 +210,7 @@ dmx_status dmx_coll_model_load(const char *path)
     if (path == NULL) {
         defaults(&P);
         P_ready = 1;
+        dmxi_coll_model_epoch++;
         goto cleanup;
     }
     defaults(&q);
@@ -239,6 +240,7 @@ dmx_status dmx_coll_model_load(const char *path)
     }
     P = q;
     P_ready = 1;
+    dmxi_coll_model_epoch++;
 cleanup:
     if (f)
         fclose(f);
@@ -460,10 +462,12 @@ dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes, i
     if (textbook) {
         const range *r = nd > 1 ? q->inter : q->intra;
         int n = nd > 1 ? q->ninter : q->nintra;
-        const range *big = &r[n - 1];
-        *textbook = p > 2 && big->alpha > 0
-                        ? sqrt((double)bytes * (double)(p - 2) * big->beta / big->alpha)
-                        : 1.0;
+        /* The textbook's alpha and beta: the large-message beta, and the largest start-up
+         * (a fit may put the large range's alpha at 0). */
+        double alpha = 0, beta = r[n - 1].beta;
+        for (int i = 0; i < n; i++)
+            alpha = r[i].alpha > alpha ? r[i].alpha : alpha;
+        *textbook = p > 2 && alpha > 0 ? sqrt((double)bytes * (double)(p - 2) * beta / alpha) : 1.0;
     }
 cleanup:
     return st;

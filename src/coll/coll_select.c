@@ -1,8 +1,10 @@
 /* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
  * Every DMX_* setting of the module is read here (dmxi_coll_model_init): DMX_MODEL (a model
  * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective) and
- * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count). They are read once, at
- * the first collective. */
+ * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count) and DMX_COLL_CHECK=0
+ * (skip the argument agreement: saves one small allreduce per call, but a bad argument on one
+ * rank may then hang the others, as with MPI's own calls). They are read once, at the first
+ * collective. */
 #include "coll_internal.h"
 
 #include <ctype.h>
@@ -75,6 +77,13 @@ int dmx_coll_alg_valid(dmx_coll_kind kind, dmx_coll_alg alg)
 static int settings_read = 0;
 static dmx_coll_alg forced[DMX_COLL_NKINDS]; /* AUTO: not forced */
 static int64_t forced_segments = 0;
+static int check_args = 1;
+
+int dmxi_coll_check(void)
+{
+    dmxi_coll_model_init();
+    return check_args;
+}
 
 void dmxi_coll_model_init(void)
 {
@@ -104,7 +113,19 @@ void dmxi_coll_model_init(void)
         }
     }
     forced_segments = dmxi_env_int64("DMX_COLL_SEGMENTS", 0);
+    check_args = dmxi_env_int64("DMX_COLL_CHECK", 1) != 0;
 }
+
+/* AUTO's recent choices: the model's search (the pipeline's segment scan above all) costs
+ * more than a small message, so (kind, p, bytes, nodes) -> alg is kept in a small direct-mapped
+ * table, emptied whenever the model changes (dmxi_coll_model_epoch). */
+enum { CHOICES = 64 };
+static struct choice {
+    int kind, p, nodes, alg;
+    int64_t bytes;
+    unsigned epoch;
+} choices[CHOICES];
+unsigned dmxi_coll_model_epoch = 1;
 
 dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64_t bytes, int nodes)
 {
@@ -113,21 +134,41 @@ dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64
         return alg;
     if (forced[kind] != DMX_COLL_AUTO)
         return forced[kind];
+    uint64_t h = dmxi_hash(DMXI_HASH_INIT, &bytes, sizeof bytes);
+    h = dmxi_hash(h, &p, sizeof p);
+    struct choice *c = &choices[(h ^ (uint64_t)kind) % CHOICES];
+    if (c->epoch == dmxi_coll_model_epoch && c->kind == (int)kind && c->p == p &&
+        c->nodes == nodes && c->bytes == bytes)
+        return (dmx_coll_alg)c->alg;
     double t = 0;
     dmx_coll_alg best = DMX_COLL_MPI;
     if (dmx_coll_predict(kind, DMX_COLL_AUTO, p, bytes, nodes, &t, &best) != DMX_SUCCESS)
         return DMX_COLL_MPI;
+    *c = (struct choice){(int)kind, p, nodes, (int)best, bytes, dmxi_coll_model_epoch};
     return best;
 }
 
 int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes)
 {
+    static struct {
+        int p, nodes;
+        int64_t bytes, r;
+        unsigned epoch;
+    } last;
     dmxi_coll_model_init();
     if (forced_segments > 0)
         return forced_segments;
+    if (last.epoch == dmxi_coll_model_epoch && last.p == p && last.nodes == nodes &&
+        last.bytes == bytes)
+        return last.r;
     int64_t r = 1;
     if (dmx_coll_pipeline_segments(p, bytes, nodes, &r, NULL) != DMX_SUCCESS)
         r = 1;
+    last.p = p;
+    last.nodes = nodes;
+    last.bytes = bytes;
+    last.r = r;
+    last.epoch = dmxi_coll_model_epoch;
     return r;
 }
 
