@@ -219,20 +219,29 @@ int dmx_cmd_model_coll(int argc, char **argv)
                     printf("  %lld / %.1f", (long long)seg, text);
                 }
                 printf("\n");
-                if (bi > 0 && best != prev) { /* bisect for the crossover */
-                    int64_t lo = bs[bi - 1], hi = bs[bi];
-                    while (hi - lo > 1 && (double)hi / (double)lo > 1.001) {
-                        int64_t mid = (int64_t)sqrt((double)lo * (double)hi);
-                        if (mid <= lo)
-                            mid = lo + 1;
-                        if (best_at((dmx_coll_kind)k, p, mid, nodes, NULL) == prev)
-                            lo = mid;
-                        else
-                            hi = mid;
+                if (bi > 0) { /* every change of the best between the two sizes */
+                    int64_t lo0 = bs[bi - 1];
+                    dmx_coll_alg cur = prev;
+                    for (double x = (double)lo0 * 1.05; lo0 < bs[bi]; x *= 1.05) {
+                        int64_t hi = x < (double)bs[bi] ? (int64_t)x : bs[bi];
+                        if (hi <= lo0)
+                            hi = lo0 + 1;
+                        dmx_coll_alg nb2 = best_at((dmx_coll_kind)k, p, hi, nodes, NULL);
+                        if (nb2 != cur) {
+                            int64_t lo = lo0, h = hi; /* bisect within [lo, h] */
+                            while (h - lo > 1) {
+                                int64_t mid = lo + (h - lo) / 2;
+                                if (best_at((dmx_coll_kind)k, p, mid, nodes, NULL) == cur)
+                                    lo = mid;
+                                else
+                                    h = mid;
+                            }
+                            printf("%12s crossover at %lld bytes: %s -> %s\n", "", (long long)h,
+                                   dmx_coll_alg_name(cur), dmx_coll_alg_name(nb2));
+                            cur = nb2;
+                        }
+                        lo0 = hi;
                     }
-                    printf("%12s crossover near %lld bytes: %s -> %s\n", "", (long long)hi,
-                           dmx_coll_alg_name(prev),
-                           dmx_coll_alg_name(best_at((dmx_coll_kind)k, p, hi, nodes, NULL)));
                 }
                 prev = best;
             }

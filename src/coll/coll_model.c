@@ -80,7 +80,7 @@ static void defaults(params *q)
     q->inter[1] = (range){1e300, 20e-6, 1.0 / 1e9};
     q->ninter = 2;
     q->gamma = 1.0 / 2e9;
-    q->seg_overhead = 0;
+    q->seg_overhead = 2e-6; /* a few us of software per segment and hop */
 }
 
 static const params *get(void)
