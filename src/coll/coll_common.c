@@ -83,6 +83,8 @@ dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
     c->dup = c->grow = c->gcol = MPI_COMM_NULL;
     DMXI_MPI(MPI_Comm_dup(comm, &c->dup));
     DMXI_MPI(MPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN));
+    DMXI_MPI(MPI_Comm_rank(c->dup, &c->rank));
+    DMXI_MPI(MPI_Comm_size(c->dup, &c->size));
     /* Nodes spanned: count the node leaders (rank 0 of each shared-memory split). */
     int nrank = 0, leader = 0;
     DMXI_MPI(MPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));

@@ -20,6 +20,7 @@ typedef struct dmxi_ccomm {
     MPI_Comm grow, gcol; /* internal near-square grid (made by the first GRID algorithm) */
     int gr, gc;          /* its dimensions: gr * gc = p, gr the largest divisor <= sqrt p */
     int nodes;           /* shared-memory nodes spanned (for the model), 0 until known */
+    int rank, size;      /* in dup */
 } dmxi_ccomm;
 
 /* What an algorithm gets. Buffers are already normalized by the front end (coll_api*.c):
