@@ -151,29 +151,33 @@ dmx_status dmxi_c_recv(void *buf, int64_t bytes, int src, int tag, MPI_Comm comm
     return dmxi_c_sendrecv(NULL, 0, MPI_PROC_NULL, buf, bytes, src, tag, comm);
 }
 
-/* One MPI_Sendrecv per piece; a side that has run out of pieces (or is MPI_PROC_NULL) sends or
- * receives nothing in that piece, so both partners run the same number of pieces only if they
- * agree on the lengths, which every algorithm guarantees (lengths come from the same formula). */
+int64_t dmxi_coll_chunk = DMXI_COLL_CHUNK;
+
+/* One MPI_Sendrecv per piece of at most dmxi_coll_chunk bytes. A side with fewer pieces (or an
+ * empty message: one piece of 0 bytes) sits out the remaining rounds with MPI_PROC_NULL. The
+ * partner cuts the same message into the same pieces (both know its length), so every piece
+ * meets its match, in order. */
 dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbuf, int64_t rbytes,
                            int src, int tag, MPI_Comm comm)
 {
     dmx_status st = DMX_SUCCESS;
+    int64_t ch = dmxi_coll_chunk > 0 ? dmxi_coll_chunk : DMXI_COLL_CHUNK;
+    int64_t sp = sbytes > 0 ? (sbytes + ch - 1) / ch : 1,
+            rp = rbytes > 0 ? (rbytes + ch - 1) / ch : 1;
     if (dest == MPI_PROC_NULL)
-        sbytes = 0;
+        sp = 0;
     if (src == MPI_PROC_NULL)
-        rbytes = 0;
-    int64_t so = 0, ro = 0;
-    do {
-        int64_t sn = sbytes - so < DMXI_COLL_CHUNK ? sbytes - so : DMXI_COLL_CHUNK;
-        int64_t rn = rbytes - ro < DMXI_COLL_CHUNK ? rbytes - ro : DMXI_COLL_CHUNK;
-        int sd = (sn > 0 || (so == 0 && sbytes == 0)) ? dest : MPI_PROC_NULL;
-        int rs = (rn > 0 || (ro == 0 && rbytes == 0)) ? src : MPI_PROC_NULL;
-        DMXI_MPI(MPI_Sendrecv(sbuf ? (const char *)sbuf + so : NULL, (int)sn, MPI_BYTE, sd, tag,
-                              rbuf ? (char *)rbuf + ro : NULL, (int)rn, MPI_BYTE, rs, tag, comm,
-                              MPI_STATUS_IGNORE));
-        so += sn;
-        ro += rn;
-    } while (so < sbytes || ro < rbytes);
+        rp = 0;
+    int64_t n = sp > rp ? sp : rp;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t so = i * ch, ro = i * ch;
+        int sn = i < sp ? (int)(sbytes - so < ch ? sbytes - so : ch) : 0;
+        int rn = i < rp ? (int)(rbytes - ro < ch ? rbytes - ro : ch) : 0;
+        DMXI_MPI(MPI_Sendrecv(sbuf && i < sp ? (const char *)sbuf + so : NULL, sn, MPI_BYTE,
+                              i < sp ? dest : MPI_PROC_NULL, tag,
+                              rbuf && i < rp ? (char *)rbuf + ro : NULL, rn, MPI_BYTE,
+                              i < rp ? src : MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE));
+    }
 cleanup:
     return st;
 }

@@ -73,6 +73,7 @@ int dmxi_pow2_floor(int p);
 /* Point to point in bytes of any length: pieces of at most DMXI_COLL_CHUNK bytes. dest or src
  * may be MPI_PROC_NULL (that side is skipped). */
 #define DMXI_COLL_CHUNK ((int64_t)1 << 30)
+extern int64_t dmxi_coll_chunk; /* DMXI_COLL_CHUNK; tests lower it to exercise the pieces */
 dmx_status dmxi_c_send(const void *buf, int64_t bytes, int dest, int tag, MPI_Comm comm);
 dmx_status dmxi_c_recv(void *buf, int64_t bytes, int src, int tag, MPI_Comm comm);
 dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbuf, int64_t rbytes,

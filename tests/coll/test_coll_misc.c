@@ -223,6 +223,70 @@ static void subcomm(dmxt_ctx *ctx)
     dmxt_case_end(ctx, C.bad, C.msg, "sub-communicators freed and remade");
 }
 
+/* Messages cut into pieces: the piece size lowered to 1000 bytes, so every message of more than
+ * 1000 bytes goes as several MPI calls (the path of messages over 1 GiB), empty ones as one. */
+static void pieces(dmxt_ctx *ctx)
+{
+    int p = ctx->size, r = ctx->rank;
+    int64_t counts[3] = {0, 3001, 10007};
+    dmxi_coll_chunk = 1000;
+    for (int ci = 0; ci < 3; ci++) {
+        int n = (int)counts[ci];
+        dmxt_checker C = {ctx, 0, ""};
+        int *in = malloc(sizeof(int) * ((size_t)n * p + 1));
+        int *out = malloc(sizeof(int) * ((size_t)n * p + 1));
+        int *ref = malloc(sizeof(int) * ((size_t)n * p + 1));
+        for (int i = 0; i < n * p; i++)
+            in[i] = r * 100003 + i;
+        dmx_coll_alg bc[3] = {DMX_COLL_RING, DMX_COLL_BINOMIAL, DMX_COLL_SCATTER_AG};
+        for (int a = 0; a < 3; a++) {
+            memcpy(out, in, sizeof(int) * (size_t)n);
+            memcpy(ref, in, sizeof(int) * (size_t)n);
+            dmx_coll_bcast(out, n, MPI_INT, p - 1, MPI_COMM_WORLD, bc[a]);
+            MPI_Bcast(ref, n, MPI_INT, p - 1, MPI_COMM_WORLD);
+            if (memcmp(out, ref, sizeof(int) * (size_t)n))
+                dmxt_fail(&C, "bcast %s in pieces", dmx_coll_alg_name(bc[a]));
+        }
+        dmx_coll_alg ag[3] = {DMX_COLL_RING, DMX_COLL_RECDBL, DMX_COLL_BRUCK};
+        MPI_Allgather(in, n, MPI_INT, ref, n, MPI_INT, MPI_COMM_WORLD);
+        for (int a = 0; a < 3; a++) {
+            dmx_coll_allgather(in, out, n, MPI_INT, MPI_COMM_WORLD, ag[a]);
+            if (memcmp(out, ref, sizeof(int) * (size_t)n * p))
+                dmxt_fail(&C, "allgather %s in pieces", dmx_coll_alg_name(ag[a]));
+        }
+        dmx_coll_alg aa[2] = {DMX_COLL_PAIRWISE, DMX_COLL_HYPERCUBE};
+        MPI_Alltoall(in, n, MPI_INT, ref, n, MPI_INT, MPI_COMM_WORLD);
+        for (int a = 0; a < 2; a++) {
+            dmx_coll_alltoall(in, out, n, MPI_INT, MPI_COMM_WORLD, aa[a]);
+            if (memcmp(out, ref, sizeof(int) * (size_t)n * p))
+                dmxt_fail(&C, "alltoall %s in pieces", dmx_coll_alg_name(aa[a]));
+        }
+        dmx_coll_alg ar[2] = {DMX_COLL_RING, DMX_COLL_RECDBL};
+        MPI_Allreduce(in, ref, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        for (int a = 0; a < 2; a++) {
+            dmx_coll_allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, ar[a]);
+            if (memcmp(out, ref, sizeof(int) * (size_t)n))
+                dmxt_fail(&C, "allreduce %s in pieces", dmx_coll_alg_name(ar[a]));
+        }
+        MPI_Reduce_scatter_block(in, ref, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        dmx_coll_reduce_scatter(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, DMX_COLL_HALVING);
+        if (memcmp(out, ref, sizeof(int) * (size_t)n))
+            dmxt_fail(&C, "reduce_scatter halving in pieces");
+        MPI_Sendrecv(in, n, MPI_INT, (r + 2) % p, 9, ref, n, MPI_INT, (r - 2 + 2 * p) % p, 9,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        dmx_coll_shift(in, out, n, MPI_INT, 2, MPI_COMM_WORLD, DMX_COLL_RING);
+        if (memcmp(out, ref, sizeof(int) * (size_t)n))
+            dmxt_fail(&C, "shift ring in pieces");
+        char desc[64];
+        snprintf(desc, sizeof desc, "messages in 1000-byte pieces, count %d", n);
+        dmxt_case_end(ctx, C.bad, C.msg, desc);
+        free(in);
+        free(out);
+        free(ref);
+    }
+    dmxi_coll_chunk = DMXI_COLL_CHUNK;
+}
+
 int main(int argc, char **argv)
 {
     setenv("DMX_COLL_SHIFT", "grid", 1);
@@ -233,5 +297,6 @@ int main(int argc, char **argv)
     override(&ctx);
     grid(&ctx);
     subcomm(&ctx);
+    pieces(&ctx);
     return dmxt_finish(&ctx);
 }
