@@ -182,6 +182,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     /* Summary over cells: auto within 1.1x of the best; cells where MPI is >= 1.5x slower than
      * the best and auto beats MPI by >= 1.3x; model order of dmx algorithms vs measured. */
     int cells = 0, auto_ok = 0, mpi_slow = 0, auto_beats = 0, pairs = 0, concord = 0;
+    int dpairs = 0, dconcord = 0; /* pairs whose measured times differ by more than 10% */
     if (o.sweep > 0) {
         sweep_segments(&o, rank, p);
         goto done;
@@ -257,6 +258,10 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                     double pj = bcoll_predict(&c, (dmx_coll_alg)algs[j], NULL);
                     pairs++;
                     concord += (pi < pj) == (med[i] < med[j]);
+                    if (med[i] > 1.1 * med[j] || med[j] > 1.1 * med[i]) {
+                        dpairs++;
+                        dconcord += (pi < pj) == (med[i] < med[j]);
+                    }
                 }
             dmx_coll_alg pick = DMX_COLL_MPI;
             pick = dmxi_coll_choose((dmx_coll_kind)kind, DMX_COLL_AUTO, p, c.bytes, bcoll_nodes());
@@ -295,9 +300,11 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     if (rank == 0 && o.sweep == 0)
         printf("# summary: auto within 1.1x of the best in %d of %d cells; MPI >= 1.5x slower "
                "than the best in %d cells, auto >= 1.3x faster than MPI in %d of them; model "
-               "orders %d of %d algorithm pairs as measured (%.0f%%)\n",
+               "orders %d of %d algorithm pairs as measured (%.0f%%), %d of the %d pairs that "
+               "differ by more than 10%% (%.0f%%)\n",
                auto_ok, cells, mpi_slow, auto_beats, concord, pairs,
-               pairs ? 100.0 * concord / pairs : 0.0);
+               pairs ? 100.0 * concord / pairs : 0.0, dconcord, dpairs,
+               dpairs ? 100.0 * dconcord / dpairs : 0.0);
 done:
     loadavg(l1, sizeof l1);
     if (rank == 0)
