@@ -11,5 +11,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv);
 int dmx_cmd_bench_relabel(int argc, char **argv);
 /* dmx bench rma [options]      (under mpirun) bench/bench_rma.c */
 int dmx_cmd_bench_rma(int argc, char **argv);
+/* dmx bench coll [options]     (under mpirun) bench/bench_coll.c */
+int dmx_cmd_bench_coll(int argc, char **argv);
 
 #endif

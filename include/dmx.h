@@ -29,6 +29,7 @@
 #include "dmx/layout.h"
 #include "dmx/plan.h"
 #include "dmx/relabel.h"
+#include "dmx/coll.h"
 #include "dmx/rma.h"
 
 #endif /* DMX_H */

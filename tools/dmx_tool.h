@@ -6,4 +6,9 @@
 /* dmx plan [options]           (one process)  tools/plan.c */
 int dmx_cmd_plan(int argc, char **argv);
 
+/* mpirun -n P dmx calibrate [options]  tools/calibrate.c */
+int dmx_cmd_calibrate(int argc, char **argv);
+/* dmx model coll [options]     (one process)  tools/model_coll.c */
+int dmx_cmd_model_coll(int argc, char **argv);
+
 #endif

@@ -44,6 +44,20 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                       "one-sided transfer path: auto, shm, vector, blocks or pack (forcing one "
                       "is for tests and measurements)",
                       1},
+    [DMXI_SET_MODEL] = {"DMX_MODEL", 0, "unset",
+                        "file of cost model parameters written by `dmx calibrate` (read at the "
+                        "first collective); unset: built-in defaults",
+                        0},
+    [DMXI_SET_COLL_SEGMENTS] = {"DMX_COLL_SEGMENTS", 0, "0",
+                                "segments of the pipelined ring broadcast (0: the model's "
+                                "choice)",
+                                1},
+    [DMXI_SET_COLL_CHECK] = {"DMX_COLL_CHECK", 1, "1",
+                             "0: collectives skip the argument agreement (one small allreduce "
+                             "per call); a bad argument on one rank may then hang the others",
+                             0},
+    /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
+     * one collective; src/coll/coll_select.c reads that family by name. */
 };
 
 const dmxi_setting_row *dmxi_setting_info(dmxi_setting s)

@@ -15,6 +15,9 @@ typedef enum dmxi_setting {
     DMXI_SET_SHM_CHUNK_BYTES,   /* test-only: bytes per ring chunk */
     DMXI_SET_SCALAPACK_CACHE,   /* plans per context in libdmx_scalapack (read there) */
     DMXI_SET_RMA,               /* string: auto, shm, vector, blocks, pack */
+    DMXI_SET_MODEL,             /* string: collectives' model file */
+    DMXI_SET_COLL_SEGMENTS,     /* 0: the model picks the pipeline's segment count */
+    DMXI_SET_COLL_CHECK,        /* 0: collectives skip the argument agreement */
     DMXI_NSETTINGS
 } dmxi_setting;
 

@@ -1,0 +1,314 @@
+/* dmx bench coll: every collective x every algorithm x AUTO x the MPI library's own call, at
+ * sizes 8 B to 64 MiB, MPI_COMM_WORLD. Median of interleaved repetitions (each repetition runs
+ * every algorithm once, in turn), time = max over ranks, every result verified against MPI's;
+ * the model's prediction beside each measurement. Also a sweep of the pipelined broadcast's
+ * segment count (--sweep-segments).
+ *
+ * Output: a table per collective with the median time of each algorithm, AUTO's choice and the
+ * ratios auto/best and mpi/best; --json prints one line per measurement instead
+ * ({"bench":"coll","coll":...,"alg":...,"bytes":...,"np":...,"t_med":...,"t_pred":...,
+ * "wrong":...}, no t_pred for mpi). The foreign load (/proc/loadavg) before and after is
+ * printed so noisy runs can be recognized. */
+#include "bench.h"
+#include "bench_coll.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXS = 32, MAXREP = 41 };
+
+typedef struct opts {
+    int json, reps, kinds[DMX_COLL_NKINDS], algs[DMX_COLL_NALGS];
+    int64_t minb, maxb, sweep, cap;
+    double budget;
+} opts;
+
+static void loadavg(char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    buf[0] = '\0';
+    if (f) {
+        if (fgets(buf, (int)n, f) == NULL)
+            buf[0] = '\0';
+        fclose(f);
+    }
+    size_t l = strlen(buf);
+    if (l > 0 && buf[l - 1] == '\n')
+        buf[l - 1] = '\0';
+}
+
+static int parse_list(const char *s, int *sel, int n, int is_alg)
+{
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", s);
+    for (int i = 0; i < n; i++)
+        sel[i] = 0;
+    for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
+        int found = 0;
+        for (int i = 0; i < n; i++) {
+            const char *nm =
+                is_alg ? dmx_coll_alg_name((dmx_coll_alg)i) : dmx_coll_kind_name((dmx_coll_kind)i);
+            if (nm && strcmp(nm, t) == 0)
+                sel[i] = found = 1;
+        }
+        if (!found)
+            return -1;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mpirun -n P dmx bench coll [--json] [--coll LIST] [--alg LIST]\n"
+               "         [--min BYTES] [--max BYTES] [--reps N] [--budget SECONDS]\n"
+               "         [--sweep-segments BYTES]\n"
+               "  LIST: comma-separated names (bcast,scatter,...; mpi,auto,ring,...)\n"
+               "  sizes: 8 B x 8^k up to 64 MiB within [min, max]; blocked collectives use the\n"
+               "  size per block; cases needing more than 128 MiB per buffer are skipped\n");
+}
+
+static void sweep_segments(const opts *o, int rank, int p)
+{
+    bcoll_case c;
+    if (bcoll_setup(&c, DMX_COLL_BCAST, o->sweep) != 0)
+        return;
+    int64_t rs[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128};
+    int nr = (int)(sizeof rs / sizeof rs[0]);
+    double t[16][MAXREP];
+    int reps = o->reps > 0 ? o->reps : 7, wrong = 0, bad = 0;
+    for (int i = 0; i < nr; i++) { /* warm up */
+        dmx_coll_set_pipeline_segments(rs[i]);
+        bcoll_time(&c, DMX_COLL_PIPELINE, &wrong);
+    }
+    for (int k = 0; k < reps; k++)
+        for (int i = 0; i < nr; i++) {
+            dmx_coll_set_pipeline_segments(rs[i]);
+            t[i][k] = bcoll_time(&c, DMX_COLL_PIPELINE, &wrong);
+            bad += wrong;
+        }
+    dmx_coll_set_pipeline_segments(0);
+    int64_t model = 0;
+    double textbook = 0;
+    dmx_coll_pipeline_segments(p, c.bytes, bcoll_nodes(), &model, &textbook);
+    double tm[16], best = 1e300;
+    int bi = 0;
+    for (int i = 0; i < nr; i++) {
+        tm[i] = bcoll_median(t[i], reps);
+        if (tm[i] < best) {
+            best = tm[i];
+            bi = i;
+        }
+    }
+    /* The model's r measured: the nearest swept value at or below it, and above it. */
+    double at_model = -1;
+    for (int i = 0; i < nr; i++)
+        if (rs[i] <= model)
+            at_model = tm[i];
+    if (rank == 0) {
+        for (int i = 0; i < nr; i++)
+            if (o->json)
+                printf("{\"bench\":\"coll_segments\",\"bytes\":%lld,\"np\":%d,\"segments\":%lld,"
+                       "\"t_med\":%.9g,\"wrong\":%d}\n",
+                       (long long)c.bytes, p, (long long)rs[i], tm[i], bad);
+            else
+                printf("segments %4lld  t_med %10.1f us%s\n", (long long)rs[i], tm[i] * 1e6,
+                       i == bi ? "  <- best" : "");
+        printf("%smodel picks %lld segments (textbook %.1f), best measured %lld; "
+               "t(model)/t(best) = %.2f (nearest swept value at or below)%s\n",
+               o->json ? "# " : "", (long long)model, textbook, (long long)rs[bi], at_model / best,
+               bad ? "  WRONG RESULTS" : "");
+    }
+    bcoll_free(&c);
+}
+
+int dmx_cmd_bench_coll(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, p = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    opts o = {0};
+    o.minb = 8;
+    o.maxb = 64 << 20;
+    o.cap = 128 << 20;
+    o.budget = 0.4;
+    for (int i = 0; i < DMX_COLL_NKINDS; i++)
+        o.kinds[i] = 1;
+    for (int i = 0; i < DMX_COLL_NALGS; i++)
+        o.algs[i] = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (strcmp(a, "--json") == 0)
+            o.json = 1;
+        else if (strcmp(a, "--coll") == 0 && v)
+            bad = parse_list(argv[++i], o.kinds, DMX_COLL_NKINDS, 0);
+        else if (strcmp(a, "--alg") == 0 && v)
+            bad = parse_list(argv[++i], o.algs, DMX_COLL_NALGS, 1);
+        else if (strcmp(a, "--min") == 0 && v)
+            o.minb = atoll(argv[++i]);
+        else if (strcmp(a, "--max") == 0 && v)
+            o.maxb = atoll(argv[++i]);
+        else if (strcmp(a, "--reps") == 0 && v)
+            o.reps = atoi(argv[++i]);
+        else if (strcmp(a, "--budget") == 0 && v)
+            o.budget = atof(argv[++i]);
+        else if (strcmp(a, "--sweep-segments") == 0 && v)
+            o.sweep = atoll(argv[++i]);
+        else if (strcmp(a, "--help") == 0) {
+            if (rank == 0)
+                usage(stdout);
+            MPI_Finalize();
+            return 0;
+        } else
+            bad = 1;
+        if (bad) {
+            if (rank == 0)
+                usage(stderr);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (o.reps > MAXREP)
+        o.reps = MAXREP;
+    char l0[128], l1[128];
+    loadavg(l0, sizeof l0);
+    int nodes = bcoll_nodes(); /* collective: every rank */
+    if (rank == 0)
+        printf("# dmx bench coll: np %d, nodes %d, load before: %s\n", p, nodes, l0);
+    int total_wrong = 0;
+    /* Summary over cells: auto within 1.1x of the best; cells where MPI is >= 1.5x slower than
+     * the best and auto beats MPI by >= 1.3x; model order of dmx algorithms vs measured. */
+    int cells = 0, auto_ok = 0, mpi_slow = 0, auto_beats = 0, pairs = 0, concord = 0;
+    int dpairs = 0, dconcord = 0; /* pairs whose measured times differ by more than 10% */
+    if (o.sweep > 0) {
+        sweep_segments(&o, rank, p);
+        goto done;
+    }
+    for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
+        if (!o.kinds[kind])
+            continue;
+        int algs[DMX_COLL_NALGS], na = 0;
+        for (int a = 0; a < DMX_COLL_NALGS; a++)
+            if (o.algs[a] && dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
+                algs[na++] = a;
+        if (rank == 0 && !o.json) {
+            printf("\n%s (np %d; median us, max over ranks)\n%10s", dmx_coll_kind_name(kind), p,
+                   "bytes");
+            for (int i = 0; i < na; i++)
+                printf(" %10s", dmx_coll_alg_name((dmx_coll_alg)algs[i]));
+            printf("  %-10s %8s %8s\n", "auto-pick", "auto/bst", "mpi/bst");
+        }
+        for (int64_t b = 8; b <= o.maxb;
+             b = b * 8 > (64 << 20) && b < (64 << 20) ? (64 << 20) : b * 8) {
+            if (b < o.minb)
+                continue;
+            int64_t per = (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER ||
+                           kind == DMX_COLL_ALLGATHER || kind == DMX_COLL_REDUCE_SCATTER ||
+                           kind == DMX_COLL_ALLTOALL)
+                              ? p
+                              : 1;
+            if (b * per > o.cap)
+                continue;
+            bcoll_case c;
+            if (bcoll_setup(&c, (dmx_coll_kind)kind, b) != 0)
+                continue;
+            double t[DMX_COLL_NALGS][MAXREP], warm = 0;
+            int wrong[DMX_COLL_NALGS] = {0}, w = 0;
+            for (int i = 0; i < na; i++) {
+                warm += bcoll_time(&c, (dmx_coll_alg)algs[i], &w);
+                wrong[i] += w;
+            }
+            int reps = o.reps;
+            if (reps <= 0) {
+                reps = warm > 0 ? (int)(o.budget / warm) : MAXREP;
+                reps = reps < 3 ? 3 : (reps > 15 ? 15 : reps);
+            }
+            for (int k = 0; k < reps; k++)
+                for (int i = 0; i < na; i++) {
+                    t[i][k] = bcoll_time(&c, (dmx_coll_alg)algs[i], &w);
+                    wrong[i] += w;
+                }
+            double med[DMX_COLL_NALGS], best = 1e300, tauto = -1, tmpi = -1;
+            for (int i = 0; i < na; i++) {
+                med[i] = bcoll_median(t[i], reps);
+                total_wrong += wrong[i];
+                if (med[i] < best)
+                    best = med[i];
+                if (algs[i] == DMX_COLL_AUTO)
+                    tauto = med[i];
+                if (algs[i] == DMX_COLL_MPI)
+                    tmpi = med[i];
+            }
+            if (tauto > 0 && tmpi > 0) {
+                cells++;
+                auto_ok += tauto <= 1.1 * best;
+                if (tmpi >= 1.5 * best) {
+                    mpi_slow++;
+                    auto_beats += tmpi >= 1.3 * tauto;
+                }
+            }
+            for (int i = 0; i < na; i++)
+                for (int j = i + 1; j < na; j++) {
+                    if (algs[i] <= DMX_COLL_MPI || algs[j] <= DMX_COLL_MPI)
+                        continue;
+                    double pi = bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL);
+                    double pj = bcoll_predict(&c, (dmx_coll_alg)algs[j], NULL);
+                    pairs++;
+                    concord += (pi < pj) == (med[i] < med[j]);
+                    if (med[i] > 1.1 * med[j] || med[j] > 1.1 * med[i]) {
+                        dpairs++;
+                        dconcord += (pi < pj) == (med[i] < med[j]);
+                    }
+                }
+            dmx_coll_alg pick = DMX_COLL_MPI;
+            (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, bcoll_nodes(), &pick);
+            if (rank == 0) {
+                if (o.json) {
+                    for (int i = 0; i < na; i++) {
+                        printf("{\"bench\":\"coll\",\"coll\":\"%s\",\"alg\":\"%s\",\"bytes\":%lld,"
+                               "\"np\":%d,\"t_med\":%.9g",
+                               dmx_coll_kind_name(kind), dmx_coll_alg_name((dmx_coll_alg)algs[i]),
+                               (long long)c.bytes, p, med[i]);
+                        if (algs[i] != DMX_COLL_MPI)
+                            printf(",\"t_pred\":%.9g",
+                                   bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL));
+                        if (algs[i] == DMX_COLL_AUTO)
+                            printf(",\"pick\":\"%s\"", dmx_coll_alg_name(pick));
+                        printf(",\"reps\":%d,\"wrong\":%d}\n", reps, wrong[i]);
+                    }
+                } else {
+                    printf("%10lld", (long long)c.bytes);
+                    for (int i = 0; i < na; i++)
+                        printf(" %10.1f%s", med[i] * 1e6, wrong[i] ? "!" : "");
+                    printf("  %-10s", dmx_coll_alg_name(pick));
+                    if (tauto > 0)
+                        printf(" %8.2f", tauto / best);
+                    else
+                        printf(" %8s", "-");
+                    if (tmpi > 0)
+                        printf(" %8.2f", tmpi / best);
+                    printf("\n");
+                }
+                fflush(stdout);
+            }
+            bcoll_free(&c);
+        }
+    }
+    if (rank == 0 && o.sweep == 0)
+        printf("# summary: auto within 1.1x of the best in %d of %d cells; MPI >= 1.5x slower "
+               "than the best in %d cells, auto >= 1.3x faster than MPI in %d of them; model "
+               "orders %d of %d algorithm pairs as measured (%.0f%%), %d of the %d pairs that "
+               "differ by more than 10%% (%.0f%%)\n",
+               auto_ok, cells, mpi_slow, auto_beats, concord, pairs,
+               pairs ? 100.0 * concord / pairs : 0.0, dconcord, dpairs,
+               dpairs ? 100.0 * dconcord / dpairs : 0.0);
+done:
+    loadavg(l1, sizeof l1);
+    if (rank == 0)
+        printf("# load after: %s; wrong results: %d%s\n", l1, total_wrong,
+               total_wrong ? " (marked !)" : "");
+    MPI_Finalize();
+    return total_wrong ? 1 : 0;
+}

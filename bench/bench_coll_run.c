@@ -1,0 +1,208 @@
+/* The measurement engine of the collectives benchmark and calibration (bench_coll.h). */
+#include "bench_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int is_blocked(dmx_coll_kind k)
+{
+    return k == DMX_COLL_SCATTER || k == DMX_COLL_GATHER || k == DMX_COLL_ALLGATHER ||
+           k == DMX_COLL_REDUCE_SCATTER || k == DMX_COLL_ALLTOALL;
+}
+
+int bcoll_nodes(void)
+{
+    static int nodes = 0;
+    if (nodes == 0) {
+        MPI_Comm node;
+        int r = 0, leader = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &r);
+        leader = r == 0;
+        MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Comm_free(&node);
+    }
+    return nodes;
+}
+
+static void reference(bcoll_case *c)
+{
+    int n = (int)c->count;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int p = c->size, r = c->rank;
+    switch (c->kind) {
+    case DMX_COLL_BCAST:
+        if (r == c->root)
+            memcpy(c->ref, c->in, (size_t)c->in_bytes);
+        MPI_Bcast(c->ref, n, MPI_INT, c->root, w);
+        break;
+    case DMX_COLL_SCATTER: MPI_Scatter(c->in, n, MPI_INT, c->ref, n, MPI_INT, c->root, w); break;
+    case DMX_COLL_GATHER: MPI_Gather(c->in, n, MPI_INT, c->ref, n, MPI_INT, c->root, w); break;
+    case DMX_COLL_ALLGATHER: MPI_Allgather(c->in, n, MPI_INT, c->ref, n, MPI_INT, w); break;
+    case DMX_COLL_REDUCE: MPI_Reduce(c->in, c->ref, n, MPI_INT, MPI_SUM, c->root, w); break;
+    case DMX_COLL_ALLREDUCE: MPI_Allreduce(c->in, c->ref, n, MPI_INT, MPI_SUM, w); break;
+    case DMX_COLL_REDUCE_SCATTER:
+        MPI_Reduce_scatter_block(c->in, c->ref, n, MPI_INT, MPI_SUM, w);
+        break;
+    case DMX_COLL_ALLTOALL: MPI_Alltoall(c->in, n, MPI_INT, c->ref, n, MPI_INT, w); break;
+    case DMX_COLL_SCAN: MPI_Scan(c->in, c->ref, n, MPI_INT, MPI_SUM, w); break;
+    case DMX_COLL_EXSCAN: MPI_Exscan(c->in, c->ref, n, MPI_INT, MPI_SUM, w); break;
+    case DMX_COLL_SHIFT:
+        MPI_Sendrecv(c->in, n, MPI_INT, (r + 1) % p, 1, c->ref, n, MPI_INT, (r - 1 + p) % p, 1, w,
+                     MPI_STATUS_IGNORE);
+        break;
+    default: break;
+    }
+}
+
+int bcoll_setup(bcoll_case *c, dmx_coll_kind kind, int64_t bytes)
+{
+    memset(c, 0, sizeof *c);
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+    c->kind = kind;
+    c->count = bytes / 4;
+    c->bytes = c->count * 4;
+    c->root = 0;
+    int64_t blk = c->bytes, p = c->size;
+    int64_t inb = blk, outb = blk;
+    switch (kind) {
+    case DMX_COLL_SCATTER: inb = blk * p; break;
+    case DMX_COLL_GATHER:
+    case DMX_COLL_ALLGATHER: outb = blk * p; break;
+    case DMX_COLL_REDUCE_SCATTER: inb = blk * p; break;
+    case DMX_COLL_ALLTOALL: inb = outb = blk * p; break;
+    default: break;
+    }
+    (void)is_blocked;
+    c->in_bytes = inb;
+    c->out_bytes = outb;
+    c->cmp_bytes = outb;
+    if ((kind == DMX_COLL_GATHER || kind == DMX_COLL_REDUCE) && c->rank != c->root)
+        c->cmp_bytes = 0;
+    if (kind == DMX_COLL_EXSCAN && c->rank == 0)
+        c->cmp_bytes = 0;
+    c->in = malloc((size_t)(inb > 0 ? inb : 1));
+    c->out = malloc((size_t)(outb > 0 ? outb : 1));
+    c->ref = malloc((size_t)(outb > 0 ? outb : 1));
+    int ok = c->in && c->out && c->ref, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        bcoll_free(c);
+        return -1;
+    }
+    int *v = (int *)c->in;
+    for (int64_t i = 0; i < inb / 4; i++)
+        v[i] = (int)((c->rank * 7919 + i * 31) % 1000) - 500;
+    memset(c->out, 0, (size_t)(outb > 0 ? outb : 1));
+    memset(c->ref, 0, (size_t)(outb > 0 ? outb : 1));
+    reference(c);
+    return 0;
+}
+
+void bcoll_free(bcoll_case *c)
+{
+    free(c->in);
+    free(c->out);
+    free(c->ref);
+    c->in = c->out = c->ref = NULL;
+}
+
+/* The MPI library's own call, straight (no dmx front end), on a private duplicate. */
+static dmx_status native(bcoll_case *c)
+{
+    static MPI_Comm w = MPI_COMM_NULL;
+    if (w == MPI_COMM_NULL)
+        MPI_Comm_dup(MPI_COMM_WORLD, &w);
+    int n = (int)c->count, p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    switch (c->kind) {
+    case DMX_COLL_BCAST:
+        if (r == c->root)
+            memcpy(c->out, c->in, (size_t)c->in_bytes);
+        rc = MPI_Bcast(c->out, n, MPI_INT, c->root, w);
+        break;
+    case DMX_COLL_SCATTER:
+        rc = MPI_Scatter(c->in, n, MPI_INT, c->out, n, MPI_INT, c->root, w);
+        break;
+    case DMX_COLL_GATHER: rc = MPI_Gather(c->in, n, MPI_INT, c->out, n, MPI_INT, c->root, w); break;
+    case DMX_COLL_ALLGATHER: rc = MPI_Allgather(c->in, n, MPI_INT, c->out, n, MPI_INT, w); break;
+    case DMX_COLL_REDUCE: rc = MPI_Reduce(c->in, c->out, n, MPI_INT, MPI_SUM, c->root, w); break;
+    case DMX_COLL_ALLREDUCE: rc = MPI_Allreduce(c->in, c->out, n, MPI_INT, MPI_SUM, w); break;
+    case DMX_COLL_REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block(c->in, c->out, n, MPI_INT, MPI_SUM, w);
+        break;
+    case DMX_COLL_ALLTOALL: rc = MPI_Alltoall(c->in, n, MPI_INT, c->out, n, MPI_INT, w); break;
+    case DMX_COLL_SCAN: rc = MPI_Scan(c->in, c->out, n, MPI_INT, MPI_SUM, w); break;
+    case DMX_COLL_EXSCAN: rc = MPI_Exscan(c->in, c->out, n, MPI_INT, MPI_SUM, w); break;
+    case DMX_COLL_SHIFT:
+        rc = MPI_Sendrecv(c->in, n, MPI_INT, (r + 1) % p, 1, c->out, n, MPI_INT, (r - 1 + p) % p, 1,
+                          w, MPI_STATUS_IGNORE);
+        break;
+    default: return DMX_ERR_INTERNAL;
+    }
+    return rc == MPI_SUCCESS ? DMX_SUCCESS : DMX_ERR_MPI;
+}
+
+static dmx_status call(bcoll_case *c, dmx_coll_alg alg)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int64_t n = c->count;
+    if (alg == DMX_COLL_MPI)
+        return native(c);
+    switch (c->kind) {
+    case DMX_COLL_BCAST:
+        if (c->rank == c->root)
+            memcpy(c->out, c->in, (size_t)c->in_bytes);
+        return dmx_coll_bcast(c->out, n, MPI_INT, c->root, w, alg);
+    case DMX_COLL_SCATTER: return dmx_coll_scatter(c->in, c->out, n, MPI_INT, c->root, w, alg);
+    case DMX_COLL_GATHER: return dmx_coll_gather(c->in, c->out, n, MPI_INT, c->root, w, alg);
+    case DMX_COLL_ALLGATHER: return dmx_coll_allgather(c->in, c->out, n, MPI_INT, w, alg);
+    case DMX_COLL_REDUCE:
+        return dmx_coll_reduce(c->in, c->out, n, MPI_INT, MPI_SUM, c->root, w, alg);
+    case DMX_COLL_ALLREDUCE: return dmx_coll_allreduce(c->in, c->out, n, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_REDUCE_SCATTER:
+        return dmx_coll_reduce_scatter(c->in, c->out, n, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_ALLTOALL: return dmx_coll_alltoall(c->in, c->out, n, MPI_INT, w, alg);
+    case DMX_COLL_SCAN: return dmx_coll_scan(c->in, c->out, n, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_EXSCAN: return dmx_coll_exscan(c->in, c->out, n, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_SHIFT: return dmx_coll_shift(c->in, c->out, n, MPI_INT, 1, w, alg);
+    default: return DMX_ERR_INTERNAL;
+    }
+}
+
+double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int *wrong)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    dmx_status st = call(c, alg);
+    double t = MPI_Wtime() - t0, tmax = 0;
+    int bad = st != DMX_SUCCESS ||
+              (c->cmp_bytes > 0 && memcmp(c->out, c->ref, (size_t)c->cmp_bytes) != 0);
+    int v[1] = {bad}, s[1] = {0};
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(v, s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (c->cmp_bytes > 0)
+        memset(c->out, 0, (size_t)c->cmp_bytes); /* the next run must write it again */
+    *wrong = s[0];
+    return tmax;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bcoll_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bcoll_predict(const bcoll_case *c, dmx_coll_alg alg, dmx_coll_alg *chosen)
+{
+    double t = -1;
+    if (dmx_coll_predict(c->kind, alg, c->size, c->bytes, bcoll_nodes(), &t, chosen) != DMX_SUCCESS)
+        return -1;
+    return t;
+}

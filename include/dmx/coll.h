@@ -1,0 +1,201 @@
+/**
+ * @file coll.h
+ * @brief Collective operations with selectable algorithms (ring, hypercube, 2D grid), a cost
+ * model that predicts each algorithm's time, and a 2D process grid for row and column
+ * collectives. Included by dmx.h; may also be included alone.
+ *
+ * Semantics shared by every call here:
+ *  - Buffers are contiguous arrays of @p count elements of a predefined MPI datatype
+ *    (MPI_INT, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX, ...); derived datatypes are rejected with
+ *    DMX_ERR_UNSUPPORTED. Reductions take any predefined MPI_Op valid for the datatype (the
+ *    arithmetic is MPI_Reduce_local). Counts are int64_t; messages over INT_MAX bytes are sent
+ *    in several pieces.
+ *  - Arguments follow MPI's order for the matching MPI call, with the algorithm last. Where MPI
+ *    allows MPI_IN_PLACE, so do these calls, with MPI's meaning.
+ *  - Collective on comm: every rank calls with the same count, root and algorithm. Every call
+ *    first agrees on its arguments (one small allreduce), so a bad argument on any rank (negative
+ *    count, root out of range, unknown algorithm, ranks disagreeing on count, root or algorithm)
+ *    returns the same status on every rank and nothing is sent.
+ *  - The user's communicator never carries dmx traffic: the first call on a communicator
+ *    duplicates it and caches the duplicate as an attribute (freed with the communicator, or at
+ *    MPI_Finalize for MPI_COMM_WORLD).
+ *  - Not thread safe (the communicator cache is not locked), like the rest of dmx.
+ *  - DMX_COLL_AUTO chooses by the cost model (dmx_coll_predict); the environment variable
+ *    DMX_COLL_<NAME>=<alg> (NAME = BCAST, SCATTER, GATHER, ALLGATHER, REDUCE, ALLREDUCE,
+ *    REDUCE_SCATTER, ALLTOALL, SCAN, EXSCAN, SHIFT; alg as dmx_coll_alg_name prints it) forces
+ *    an algorithm for AUTO calls; DMX_MODEL=<file> loads calibrated parameters (docs/coll.md).
+ */
+#ifndef DMX_COLL_H
+#define DMX_COLL_H
+
+#include "dmx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Algorithms. Values are pinned. Which ones apply to which collective: dmx_coll_alg_valid. */
+typedef enum dmx_coll_alg {
+    DMX_COLL_AUTO = 0,       /**< the smallest predicted time (or the DMX_COLL_<NAME> override) */
+    DMX_COLL_MPI = 1,        /**< the MPI library's own collective */
+    DMX_COLL_FLAT = 2,       /**< root talks to every rank directly */
+    DMX_COLL_RING = 3,       /**< ring, store and forward (reductions: ring RS + ring AG) */
+    DMX_COLL_PIPELINE = 4,   /**< pipelined ring (segments; scatter/gather: farthest first) */
+    DMX_COLL_BINOMIAL = 5,   /**< binomial tree / hypercube */
+    DMX_COLL_SCATTER_AG = 6, /**< broadcast as scatter + ring allgather */
+    DMX_COLL_GRID = 7,       /**< 2D grid: rows then columns (near-square factor of p) */
+    DMX_COLL_RECDBL = 8,     /**< recursive doubling (allgather, allreduce) */
+    DMX_COLL_BRUCK = 9,      /**< Bruck's log p rounds (allgather, alltoall) */
+    DMX_COLL_RS_GATHER = 10, /**< reduce-scatter then gather (reduce, allreduce: + allgather) */
+    DMX_COLL_HALVING = 11,   /**< recursive halving (reduce-scatter) */
+    DMX_COLL_PAIRWISE = 12,  /**< pairwise exchange, p-1 steps (alltoall) */
+    DMX_COLL_HYPERCUBE = 13, /**< hypercube: log p store-and-forward rounds (alltoall, scan) */
+    DMX_COLL_NALGS = 14
+} dmx_coll_alg;
+
+/** Collectives, for the model and for naming. Values are pinned. */
+typedef enum dmx_coll_kind {
+    DMX_COLL_BCAST = 0,
+    DMX_COLL_SCATTER = 1,
+    DMX_COLL_GATHER = 2,
+    DMX_COLL_ALLGATHER = 3,
+    DMX_COLL_REDUCE = 4,
+    DMX_COLL_ALLREDUCE = 5,
+    DMX_COLL_REDUCE_SCATTER = 6,
+    DMX_COLL_ALLTOALL = 7,
+    DMX_COLL_SCAN = 8,
+    DMX_COLL_EXSCAN = 9,
+    DMX_COLL_SHIFT = 10,
+    DMX_COLL_NKINDS = 11
+} dmx_coll_kind;
+
+/** "auto", "mpi", "flat", "ring", ...; NULL for an invalid value. Local. */
+DMX_API const char *dmx_coll_alg_name(dmx_coll_alg alg);
+/** The algorithm called @p name (as dmx_coll_alg_name prints it); DMX_ERR_ARG if none. Local. */
+DMX_API dmx_status dmx_coll_alg_from_name(const char *name, dmx_coll_alg *alg);
+/** "bcast", "scatter", ...; NULL for an invalid value. Local. */
+DMX_API const char *dmx_coll_kind_name(dmx_coll_kind kind);
+/** 1 if @p alg implements @p kind (AUTO and MPI implement every kind), else 0. Local. */
+DMX_API int dmx_coll_alg_valid(dmx_coll_kind kind, dmx_coll_alg alg);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Collectives. "count" is per rank where MPI's call has it per rank.                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Root's @p buf to every rank. Collective on comm. */
+DMX_API dmx_status dmx_coll_bcast(void *buf, int64_t count, MPI_Datatype type, int root,
+                                  MPI_Comm comm, dmx_coll_alg alg);
+/** Block i (count elements) of root's sendbuf to rank i's recvbuf (MPI_IN_PLACE at root keeps
+ *  root's block in sendbuf). sendbuf significant at root only. Collective on comm. */
+DMX_API dmx_status dmx_coll_scatter(const void *sendbuf, void *recvbuf, int64_t count,
+                                    MPI_Datatype type, int root, MPI_Comm comm, dmx_coll_alg alg);
+/** Rank i's sendbuf (count elements) to block i of root's recvbuf (MPI_IN_PLACE as sendbuf at
+ *  root: root's block is already in place). Collective on comm. */
+DMX_API dmx_status dmx_coll_gather(const void *sendbuf, void *recvbuf, int64_t count,
+                                   MPI_Datatype type, int root, MPI_Comm comm, dmx_coll_alg alg);
+/** Gather to every rank (MPI_IN_PLACE as sendbuf: own block already in recvbuf). Collective. */
+DMX_API dmx_status dmx_coll_allgather(const void *sendbuf, void *recvbuf, int64_t count,
+                                      MPI_Datatype type, MPI_Comm comm, dmx_coll_alg alg);
+/** Element-wise reduction to root (MPI_IN_PLACE as sendbuf at root: input in recvbuf).
+ *  recvbuf significant at root only. Temporary memory: count elements on non-root ranks plus
+ *  the algorithm's (docs/coll.md). Collective on comm. */
+DMX_API dmx_status dmx_coll_reduce(const void *sendbuf, void *recvbuf, int64_t count,
+                                   MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                                   dmx_coll_alg alg);
+/** Reduction to every rank (MPI_IN_PLACE as sendbuf: input in recvbuf). Collective on comm. */
+DMX_API dmx_status dmx_coll_allreduce(const void *sendbuf, void *recvbuf, int64_t count,
+                                      MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                      dmx_coll_alg alg);
+/** Reduce p*count elements, block i (count elements) of the result to rank i
+ *  (MPI_Reduce_scatter_block; MPI_IN_PLACE as sendbuf: input in recvbuf, which then holds
+ *  p*count elements). Collective on comm. */
+DMX_API dmx_status dmx_coll_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count,
+                                           MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                           dmx_coll_alg alg);
+/** Personalized all-to-all: block j of rank i's sendbuf to block i of rank j's recvbuf (count
+ *  elements per block; MPI_IN_PLACE as sendbuf: input in recvbuf). Collective on comm. */
+DMX_API dmx_status dmx_coll_alltoall(const void *sendbuf, void *recvbuf, int64_t count,
+                                     MPI_Datatype type, MPI_Comm comm, dmx_coll_alg alg);
+/** Inclusive prefix reduction over ranks 0..i (MPI_IN_PLACE allowed). Collective on comm. */
+DMX_API dmx_status dmx_coll_scan(const void *sendbuf, void *recvbuf, int64_t count,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm, dmx_coll_alg alg);
+/** Exclusive prefix reduction over ranks 0..i-1; rank 0's recvbuf is left unchanged, as in
+ *  MPI_Exscan (MPI_IN_PLACE allowed). Collective on comm. */
+DMX_API dmx_status dmx_coll_exscan(const void *sendbuf, void *recvbuf, int64_t count,
+                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm, dmx_coll_alg alg);
+/** Circular shift: rank i's sendbuf goes to rank (i + k) mod p's recvbuf (any k, negative
+ *  too; MPI_IN_PLACE as sendbuf: data in recvbuf). DMX_COLL_MPI is MPI_Sendrecv. Collective. */
+DMX_API dmx_status dmx_coll_shift(const void *sendbuf, void *recvbuf, int64_t count,
+                                  MPI_Datatype type, int64_t k, MPI_Comm comm, dmx_coll_alg alg);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The cost model                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * Predicted time in seconds of @p alg for @p kind on @p p ranks and a message of @p bytes
+ * (bytes per rank block for scatter, gather, allgather, reduce-scatter, alltoall and shift; the
+ * whole vector otherwise), with all ranks on one node (@p nodes = 1) or spread over @p nodes
+ * nodes. For DMX_COLL_AUTO the smallest prediction, and *chosen (may be NULL) names it. Uses
+ * the parameters loaded from DMX_MODEL (or dmx_coll_model_load), else built-in defaults. Local.
+ */
+DMX_API dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_t p, int64_t bytes,
+                                    int64_t nodes, double *seconds, dmx_coll_alg *chosen);
+/** Segment count the model picks for the pipelined ring broadcast, and the textbook optimum
+ *  sqrt(m (p-2) beta / alpha) for comparison (either may be NULL). Local. */
+DMX_API dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes,
+                                              int64_t *model_best, double *textbook);
+/** The algorithm DMX_COLL_AUTO runs for @p kind on @p p ranks, @p bytes as for dmx_coll_predict
+ *  and @p nodes nodes: the forced one (DMX_COLL_<NAME>) or the model's cheapest. Local. */
+DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
+                                   dmx_coll_alg *alg);
+/** Force the pipelined broadcast's segment count for later calls of this process (@p segments
+ *  0: back to the model's or DMX_COLL_SEGMENTS's choice). For measurements. Local. */
+DMX_API dmx_status dmx_coll_set_pipeline_segments(int64_t segments);
+/** Load model parameters from @p path (NULL: reset to the built-in defaults). A malformed file
+ *  returns DMX_ERR_ARG with the line in dmx_last_error() and keeps the current parameters.
+ *  Local (each rank loads its own copy; ranks must load the same file). */
+DMX_API dmx_status dmx_coll_model_load(const char *path);
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2D process grid                                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A prow x pcol grid over a communicator, with a communicator per row and per column. */
+typedef struct dmx_grid dmx_grid;
+
+/** Along a row (the ranks of my grid row, indexed by column) or a column. */
+typedef enum dmx_grid_dir { DMX_GRID_ROW = 0, DMX_GRID_COL = 1 } dmx_grid_dir;
+
+/**
+ * Grid of prow x pcol ranks of comm: rank r*pcol + c is (r, c) if order is 'R', rank r + c*prow
+ * if 'C'. Ranks at or beyond prow*pcol are outside the grid (coordinates -1, MPI_COMM_NULL row
+ * and column). comm is borrowed (the grid holds its own duplicates). Collective on comm.
+ */
+DMX_API dmx_status dmx_grid_create(MPI_Comm comm, int prow, int pcol, char order, dmx_grid **grid);
+/** NULL-safe, sets *grid to NULL. Collective on the grid's communicator. */
+DMX_API dmx_status dmx_grid_destroy(dmx_grid **grid);
+/** Grid dimensions and my coordinates (-1, -1 outside the grid). Local. */
+DMX_API dmx_status dmx_grid_coords(const dmx_grid *grid, int *prow, int *pcol, int *myrow,
+                                   int *mycol);
+/** The communicator of my row (rank = my column) or column (rank = my row); borrowed, valid
+ *  until dmx_grid_destroy; MPI_COMM_NULL outside the grid. Local. */
+DMX_API dmx_status dmx_grid_comm(const dmx_grid *grid, dmx_grid_dir dir, MPI_Comm *comm);
+/** Broadcast along my row (root = a column index) or column (root = a row index). Collective
+ *  on the grid's communicator ranks of that row/column; ranks outside the grid return at once. */
+DMX_API dmx_status dmx_grid_bcast(const dmx_grid *grid, dmx_grid_dir dir, void *buf, int64_t count,
+                                  MPI_Datatype type, int root, dmx_coll_alg alg);
+/** Allreduce along my row or column. Collective on that row/column. */
+DMX_API dmx_status dmx_grid_allreduce(const dmx_grid *grid, dmx_grid_dir dir, const void *sendbuf,
+                                      void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                                      dmx_coll_alg alg);
+/** Allgather along my row or column. Collective on that row/column. */
+DMX_API dmx_status dmx_grid_allgather(const dmx_grid *grid, dmx_grid_dir dir, const void *sendbuf,
+                                      void *recvbuf, int64_t count, MPI_Datatype type,
+                                      dmx_coll_alg alg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMX_COLL_H */

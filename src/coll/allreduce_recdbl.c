@@ -1,0 +1,42 @@
+/* Allreduce by recursive doubling (hypercube): in the round of distance d every rank swaps its
+ * whole vector with r ^ d and combines; after log2 p rounds every rank has the full result.
+ *
+ * Algorithm for any p: q = largest power of two <= p; ranks r >= q first send their vector to
+ * r - q, which combines it (fold in); the q ranks double; ranks r < p - q then send the result
+ * to r + q (fold out). Partners combine in the same order (commutative op), so all ranks hold
+ * bitwise the same result.
+ * Preconditions: a commutative op.
+ * Cost: log2(q)(alpha + m beta + m gamma), plus 2 (alpha + m beta) + m gamma if p != q.
+ * Temporary memory: m bytes. */
+#include "coll_internal.h"
+
+dmx_status dmxi_allreduce_recdbl(const dmxi_cargs *a)
+{
+    dmx_status st = DMX_SUCCESS;
+    int p = a->size, r = a->rank, q = dmxi_pow2_floor(p);
+    int64_t m = a->count * a->esize;
+    void *tmp = NULL;
+    if (p == 1)
+        goto cleanup;
+    tmp = dmxi_malloc(m, 1);
+    DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (recursive doubling)");
+    if (r >= q) {
+        DMXI_TRY(dmxi_c_send(a->rbuf, m, r - q, DMXI_COLL_TAG, a->comm));
+        DMXI_TRY(dmxi_c_recv(a->rbuf, m, r - q, DMXI_COLL_TAG3, a->comm));
+        goto cleanup;
+    }
+    if (r < p - q) {
+        DMXI_TRY(dmxi_c_recv(tmp, m, r + q, DMXI_COLL_TAG, a->comm));
+        DMXI_TRY(dmxi_c_reduce_local(tmp, a->rbuf, a->count, a->type, a->op));
+    }
+    for (int d = 1; d < q; d <<= 1) {
+        int t = r ^ d;
+        DMXI_TRY(dmxi_c_sendrecv(a->rbuf, m, t, tmp, m, t, DMXI_COLL_TAG2, a->comm));
+        DMXI_TRY(dmxi_c_reduce_local(tmp, a->rbuf, a->count, a->type, a->op));
+    }
+    if (r < p - q)
+        DMXI_TRY(dmxi_c_send(a->rbuf, m, r + q, DMXI_COLL_TAG3, a->comm));
+cleanup:
+    free(tmp);
+    return st;
+}

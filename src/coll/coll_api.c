@@ -1,0 +1,417 @@
+/* Collectives, the public entry points: argument checks, the agreement on them, buffer
+ * normalization (MPI_IN_PLACE, own blocks, writable accumulators) and dispatch to the chosen
+ * algorithm or to the MPI library's own call.
+ *
+ * Agreement: every call makes one MPI_Allreduce (MAX) of nine int64 values: the local status,
+ * count, -count, root, -root, alg, -alg, k, -k. A status above zero on any rank fails every
+ * rank with it; a max that differs from minus the max of the negation means ranks passed
+ * different values (DMX_ERR_ARG everywhere). Nothing else is sent before it. DMX_COLL_CHECK=0
+ * skips it (coll_select.c): local checks only, as cheap as MPI's call and as unforgiving.
+ *
+ * Temporary memory made here (the algorithms' own is in their files and docs/coll.md):
+ *  reduce: count elements on non-root ranks (the accumulator); reduce-scatter: p*count
+ *  elements unless in place; scan and exscan: count elements when in place; alltoall: p*count
+ *  elements when in place; shift: count elements when in place. */
+#include "coll_internal.h"
+
+#include <string.h>
+
+static int is_rooted(dmx_coll_kind k)
+{
+    return k == DMX_COLL_BCAST || k == DMX_COLL_SCATTER || k == DMX_COLL_GATHER ||
+           k == DMX_COLL_REDUCE;
+}
+
+static int is_reduction(dmx_coll_kind k)
+{
+    return k == DMX_COLL_REDUCE || k == DMX_COLL_ALLREDUCE || k == DMX_COLL_REDUCE_SCATTER ||
+           k == DMX_COLL_SCAN || k == DMX_COLL_EXSCAN;
+}
+
+/* The last datatype and (datatype, op) pair found valid: small collectives repeat them, and the
+ * checks cost a noticeable part of a sub-microsecond call. Predefined handles never change. */
+static MPI_Datatype ok_type = MPI_DATATYPE_NULL, ok_op_type = MPI_DATATYPE_NULL;
+static int64_t ok_esize = 0;
+static MPI_Op ok_op = MPI_OP_NULL;
+
+static dmx_status check_type(MPI_Datatype type, int64_t *esize)
+{
+    dmx_status st = DMX_SUCCESS;
+    int ni = 0, na = 0, nd = 0, comb = 0, sz = 0;
+    if (type == ok_type && type != MPI_DATATYPE_NULL) {
+        *esize = ok_esize;
+        goto cleanup;
+    }
+    DMXI_CHECK(type != MPI_DATATYPE_NULL, DMX_ERR_ARG, "datatype is MPI_DATATYPE_NULL");
+    DMXI_MPI(MPI_Type_get_envelope(type, &ni, &na, &nd, &comb));
+    DMXI_CHECK(comb == MPI_COMBINER_NAMED, DMX_ERR_UNSUPPORTED,
+               "only predefined MPI datatypes are supported");
+    DMXI_MPI(MPI_Type_size(type, &sz));
+    DMXI_CHECK(sz > 0, DMX_ERR_ARG, "datatype has size 0");
+    *esize = sz;
+    ok_type = type;
+    ok_esize = sz;
+cleanup:
+    return st;
+}
+
+/* A reduction of one zero element tells whether MPI accepts (type, op). */
+static dmx_status check_op(MPI_Datatype type, MPI_Op op, int64_t esize)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (op == ok_op && type == ok_op_type && op != MPI_OP_NULL)
+        goto cleanup;
+    DMXI_CHECK(op != MPI_OP_NULL, DMX_ERR_ARG, "op is MPI_OP_NULL");
+    DMXI_CHECK(esize <= 64, DMX_ERR_UNSUPPORTED, "datatype too large for reductions");
+    unsigned char a[64] = {0}, b[64] = {0};
+    int rc = MPI_Reduce_local(a, b, 1, type, op);
+    DMXI_CHECK(rc == MPI_SUCCESS, DMX_ERR_ARG, "MPI_Op not valid for this datatype");
+    ok_op = op;
+    ok_op_type = type;
+cleanup:
+    return st;
+}
+
+typedef struct call {
+    dmx_coll_kind kind;
+    const void *sbuf;
+    void *rbuf;
+    int64_t count;
+    MPI_Datatype type;
+    MPI_Op op;
+    int root;
+    int64_t k;
+    MPI_Comm comm;
+    dmx_coll_alg alg;
+} call;
+
+static dmx_status local_checks(const call *c, int rank, int p, int64_t *esize, int64_t *bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(c->count >= 0, DMX_ERR_ARG, "negative count %lld", (long long)c->count);
+    DMXI_CHECK(c->alg >= 0 && c->alg < DMX_COLL_NALGS && dmx_coll_alg_valid(c->kind, c->alg),
+               DMX_ERR_ARG, "algorithm %d is not one of %s's", (int)c->alg,
+               dmx_coll_kind_name(c->kind));
+    if (is_rooted(c->kind))
+        DMXI_CHECK(c->root >= 0 && c->root < p, DMX_ERR_ARG, "root %d out of range [0, %d)",
+                   c->root, p);
+    DMXI_TRY(check_type(c->type, esize));
+    if (is_reduction(c->kind))
+        DMXI_TRY(check_op(c->type, c->op, *esize));
+    DMXI_TRY(dmxi_mul64(c->count, *esize, bytes));
+    int64_t total = 0;
+    DMXI_TRY(dmxi_mul64(*bytes, p, &total));
+    if (c->count > 0) {
+        int root_here = is_rooted(c->kind) && rank == c->root;
+        int need_s = c->kind != DMX_COLL_BCAST && (c->kind != DMX_COLL_SCATTER || root_here);
+        int need_r = c->kind == DMX_COLL_BCAST ||
+                     ((c->kind != DMX_COLL_GATHER && c->kind != DMX_COLL_REDUCE) || root_here);
+        DMXI_CHECK(!need_s || c->sbuf != NULL, DMX_ERR_NULL, "send buffer is NULL");
+        DMXI_CHECK(!need_r || c->rbuf != NULL, DMX_ERR_NULL, "receive buffer is NULL");
+    }
+cleanup:
+    return st;
+}
+
+static dmx_status agree(MPI_Comm comm, dmx_status local, const call *c)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t root = is_rooted(c->kind) ? c->root : 0;
+    int64_t v[9] = {(int64_t)local,  c->count,         -c->count, root, -root,
+                    (int64_t)c->alg, -(int64_t)c->alg, c->k,      -c->k};
+    int64_t m[9];
+    DMXI_MPI(MPI_Allreduce(v, m, 9, MPI_INT64_T, MPI_MAX, comm));
+    if (m[0] != 0) {
+        if (local != DMX_SUCCESS)
+            st = local; /* this rank's own message stays */
+        else
+            st = dmxi_error((dmx_status)m[0], __FILE__, __LINE__,
+                            "another rank failed with %s (see its error message)",
+                            dmx_status_string((dmx_status)m[0]));
+        goto cleanup;
+    }
+    DMXI_CHECK(m[1] == -m[2] && m[3] == -m[4] && m[5] == -m[6] && m[7] == -m[8], DMX_ERR_ARG,
+               "ranks passed different count, root, algorithm or shift to %s",
+               dmx_coll_kind_name(c->kind));
+cleanup:
+    return st;
+}
+
+/* The MPI library's own call on the duplicate. */
+static dmx_status run_mpi(const call *c, MPI_Comm comm, int p)
+{
+    dmx_status st = DMX_SUCCESS;
+    int n = 0;
+    DMXI_TRY(dmxi_to_int(c->count, &n, "count"));
+    const void *s = c->sbuf;
+    void *r = c->rbuf;
+    switch (c->kind) {
+    case DMX_COLL_BCAST: DMXI_MPI(MPI_Bcast(r, n, c->type, c->root, comm)); break;
+    case DMX_COLL_SCATTER:
+        DMXI_MPI(MPI_Scatter(s, n, c->type, r, n, c->type, c->root, comm));
+        break;
+    case DMX_COLL_GATHER: DMXI_MPI(MPI_Gather(s, n, c->type, r, n, c->type, c->root, comm)); break;
+    case DMX_COLL_ALLGATHER: DMXI_MPI(MPI_Allgather(s, n, c->type, r, n, c->type, comm)); break;
+    case DMX_COLL_REDUCE: DMXI_MPI(MPI_Reduce(s, r, n, c->type, c->op, c->root, comm)); break;
+    case DMX_COLL_ALLREDUCE: DMXI_MPI(MPI_Allreduce(s, r, n, c->type, c->op, comm)); break;
+    case DMX_COLL_REDUCE_SCATTER:
+        DMXI_MPI(MPI_Reduce_scatter_block(s, r, n, c->type, c->op, comm));
+        break;
+    case DMX_COLL_ALLTOALL: DMXI_MPI(MPI_Alltoall(s, n, c->type, r, n, c->type, comm)); break;
+    case DMX_COLL_SCAN: DMXI_MPI(MPI_Scan(s, r, n, c->type, c->op, comm)); break;
+    case DMX_COLL_EXSCAN: DMXI_MPI(MPI_Exscan(s, r, n, c->type, c->op, comm)); break;
+    case DMX_COLL_SHIFT: {
+        int rank = 0;
+        DMXI_MPI(MPI_Comm_rank(comm, &rank));
+        int kk = dmxi_mod(c->k, p);
+        int to = (rank + kk) % p, from = dmxi_mod((int64_t)rank - kk, p);
+        if (s == MPI_IN_PLACE)
+            DMXI_MPI(MPI_Sendrecv_replace(r, n, c->type, to, DMXI_COLL_TAG, from, DMXI_COLL_TAG,
+                                          comm, MPI_STATUS_IGNORE));
+        else
+            DMXI_MPI(MPI_Sendrecv(s, n, c->type, to, DMXI_COLL_TAG, r, n, c->type, from,
+                                  DMXI_COLL_TAG, comm, MPI_STATUS_IGNORE));
+        break;
+    }
+    default: DMXI_FAIL(DMX_ERR_INTERNAL, "unknown collective %d", (int)c->kind);
+    }
+cleanup:
+    return st;
+}
+
+static dmx_status scan_hc(const dmxi_cargs *a)
+{
+    return dmxi_scan_hypercube(a, 0);
+}
+static dmx_status scan_ring(const dmxi_cargs *a)
+{
+    return dmxi_scan_ring(a, 0);
+}
+static dmx_status exscan_hc(const dmxi_cargs *a)
+{
+    return dmxi_scan_hypercube(a, 1);
+}
+static dmx_status exscan_ring(const dmxi_cargs *a)
+{
+    return dmxi_scan_ring(a, 1);
+}
+
+static dmxi_coll_fn lookup(dmx_coll_kind kind, dmx_coll_alg alg)
+{
+#define A(K, G, F)                                                                                 \
+    if (kind == (K) && alg == (G))                                                                 \
+    return F
+    A(DMX_COLL_BCAST, DMX_COLL_FLAT, dmxi_bcast_flat);
+    A(DMX_COLL_BCAST, DMX_COLL_RING, dmxi_bcast_ring);
+    A(DMX_COLL_BCAST, DMX_COLL_PIPELINE, dmxi_bcast_pipeline);
+    A(DMX_COLL_BCAST, DMX_COLL_BINOMIAL, dmxi_bcast_binomial);
+    A(DMX_COLL_BCAST, DMX_COLL_SCATTER_AG, dmxi_bcast_scatter_ag);
+    A(DMX_COLL_BCAST, DMX_COLL_GRID, dmxi_bcast_grid);
+    A(DMX_COLL_SCATTER, DMX_COLL_FLAT, dmxi_scatter_flat);
+    A(DMX_COLL_SCATTER, DMX_COLL_PIPELINE, dmxi_scatter_pipeline);
+    A(DMX_COLL_SCATTER, DMX_COLL_BINOMIAL, dmxi_scatter_binomial);
+    A(DMX_COLL_GATHER, DMX_COLL_FLAT, dmxi_gather_flat);
+    A(DMX_COLL_GATHER, DMX_COLL_PIPELINE, dmxi_gather_pipeline);
+    A(DMX_COLL_GATHER, DMX_COLL_BINOMIAL, dmxi_gather_binomial);
+    A(DMX_COLL_ALLGATHER, DMX_COLL_RING, dmxi_allgather_ring);
+    A(DMX_COLL_ALLGATHER, DMX_COLL_RECDBL, dmxi_allgather_recdbl);
+    A(DMX_COLL_ALLGATHER, DMX_COLL_BRUCK, dmxi_allgather_bruck);
+    A(DMX_COLL_ALLGATHER, DMX_COLL_GRID, dmxi_allgather_grid);
+    A(DMX_COLL_REDUCE, DMX_COLL_BINOMIAL, dmxi_reduce_binomial);
+    A(DMX_COLL_REDUCE, DMX_COLL_RS_GATHER, dmxi_reduce_rs_gather);
+    A(DMX_COLL_ALLREDUCE, DMX_COLL_BINOMIAL, dmxi_allreduce_binomial);
+    A(DMX_COLL_ALLREDUCE, DMX_COLL_RECDBL, dmxi_allreduce_recdbl);
+    A(DMX_COLL_ALLREDUCE, DMX_COLL_RING, dmxi_allreduce_ring);
+    A(DMX_COLL_REDUCE_SCATTER, DMX_COLL_RING, dmxi_redscat_ring);
+    A(DMX_COLL_REDUCE_SCATTER, DMX_COLL_HALVING, dmxi_redscat_halving);
+    A(DMX_COLL_ALLTOALL, DMX_COLL_PAIRWISE, dmxi_alltoall_pairwise);
+    A(DMX_COLL_ALLTOALL, DMX_COLL_HYPERCUBE, dmxi_alltoall_hypercube);
+    A(DMX_COLL_ALLTOALL, DMX_COLL_BRUCK, dmxi_alltoall_bruck);
+    A(DMX_COLL_ALLTOALL, DMX_COLL_GRID, dmxi_alltoall_grid);
+    A(DMX_COLL_SCAN, DMX_COLL_HYPERCUBE, scan_hc);
+    A(DMX_COLL_SCAN, DMX_COLL_RING, scan_ring);
+    A(DMX_COLL_EXSCAN, DMX_COLL_HYPERCUBE, exscan_hc);
+    A(DMX_COLL_EXSCAN, DMX_COLL_RING, exscan_ring);
+    A(DMX_COLL_SHIFT, DMX_COLL_RING, dmxi_shift_ring);
+    A(DMX_COLL_SHIFT, DMX_COLL_GRID, dmxi_shift_grid);
+#undef A
+    return NULL;
+}
+
+/* Copy n bytes unless the source is the destination. */
+static void copy(void *dst, const void *src, int64_t n)
+{
+    if (n > 0 && dst != src)
+        memcpy(dst, src, (size_t)n);
+}
+
+static dmx_status run(const call *c)
+{
+    dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
+    dmxi_ccomm *cc = NULL;
+    void *tmp = NULL;
+    int rank = 0, p = 0;
+    int64_t esize = 0, bytes = 0;
+    dmxi_coll_model_init();
+    DMXI_CHECK(c->comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
+    DMXI_TRY(dmxi_ccomm_get(c->comm, &cc));
+    rank = cc->rank;
+    p = cc->size;
+    local = local_checks(c, rank, p, &esize, &bytes);
+    if (dmxi_coll_check())
+        DMXI_TRY(agree(cc->dup, local, c));
+    else
+        DMXI_TRY(local);
+
+    /* bytes is the model's m: one block for blocked collectives, the vector otherwise. */
+    dmx_coll_alg alg = dmxi_coll_choose(c->kind, c->alg, p, bytes, cc->nodes);
+    if (alg == DMX_COLL_MPI) {
+        DMXI_TRY(run_mpi(c, cc->dup, p));
+        goto cleanup;
+    }
+    dmxi_coll_fn fn = lookup(c->kind, alg);
+    DMXI_CHECK(fn != NULL, DMX_ERR_INTERNAL, "no implementation of %s for %s",
+               dmx_coll_alg_name(alg), dmx_coll_kind_name(c->kind));
+
+    dmxi_cargs a = {cc,       cc->dup, rank,  p,     c->sbuf, c->rbuf, NULL,
+                    c->count, c->type, esize, c->op, c->root, 0,       0};
+    int in_place = c->sbuf == MPI_IN_PLACE;
+    switch (c->kind) {
+    case DMX_COLL_BCAST: break;
+    case DMX_COLL_SCATTER:
+        if (rank == c->root && c->rbuf != MPI_IN_PLACE)
+            copy(c->rbuf, (const char *)c->sbuf + (int64_t)c->root * bytes, bytes);
+        break;
+    case DMX_COLL_GATHER:
+        if (rank == c->root && !in_place)
+            copy((char *)c->rbuf + (int64_t)c->root * bytes, c->sbuf, bytes);
+        break;
+    case DMX_COLL_ALLGATHER:
+        if (!in_place)
+            copy((char *)c->rbuf + (int64_t)rank * bytes, c->sbuf, bytes);
+        break;
+    case DMX_COLL_REDUCE:
+        if (rank == c->root) {
+            if (!in_place)
+                copy(c->rbuf, c->sbuf, bytes);
+        } else {
+            tmp = dmxi_malloc(bytes, 1);
+            DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (reduce accumulator)");
+            copy(tmp, c->sbuf, bytes);
+            a.rbuf = tmp;
+        }
+        break;
+    case DMX_COLL_ALLREDUCE:
+        if (!in_place)
+            copy(c->rbuf, c->sbuf, bytes);
+        break;
+    case DMX_COLL_REDUCE_SCATTER:
+        if (in_place) {
+            a.work = c->rbuf;
+        } else {
+            tmp = dmxi_malloc(bytes * p, 1);
+            DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (reduce-scatter work)");
+            copy(tmp, c->sbuf, bytes * p);
+            a.work = tmp;
+        }
+        break;
+    case DMX_COLL_SCAN:
+    case DMX_COLL_EXSCAN:
+    case DMX_COLL_SHIFT:
+    case DMX_COLL_ALLTOALL:
+        if (in_place) {
+            int64_t n = c->kind == DMX_COLL_ALLTOALL ? bytes * p : bytes;
+            tmp = dmxi_malloc(n, 1);
+            DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (in-place copy)");
+            copy(tmp, c->rbuf, n);
+            a.sbuf = tmp;
+        }
+        if (c->kind == DMX_COLL_SHIFT)
+            a.k = dmxi_mod(c->k, p);
+        break;
+    default: DMXI_FAIL(DMX_ERR_INTERNAL, "unknown collective %d", (int)c->kind);
+    }
+    if (c->kind == DMX_COLL_BCAST && alg == DMX_COLL_PIPELINE)
+        a.nseg = dmxi_coll_segments(p, bytes, cc->nodes);
+    DMXI_TRY(fn(&a));
+cleanup:
+    free(tmp);
+    return st;
+}
+
+dmx_status dmx_coll_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
+                          dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_BCAST, NULL, buf, count, type, MPI_OP_NULL, root, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                            int root, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_SCATTER, sendbuf, recvbuf, count, type, MPI_OP_NULL, root, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                           int root, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_GATHER, sendbuf, recvbuf, count, type, MPI_OP_NULL, root, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                              MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_ALLGATHER, sendbuf, recvbuf, count, type, MPI_OP_NULL, 0, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                           MPI_Op op, int root, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_REDUCE, sendbuf, recvbuf, count, type, op, root, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                              MPI_Op op, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_ALLREDUCE, sendbuf, recvbuf, count, type, op, 0, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count,
+                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, type, op, 0, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                             MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_ALLTOALL, sendbuf, recvbuf, count, type, MPI_OP_NULL, 0, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_SCAN, sendbuf, recvbuf, count, type, op, 0, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_exscan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                           MPI_Op op, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_EXSCAN, sendbuf, recvbuf, count, type, op, 0, 0, comm, alg};
+    return run(&c);
+}
+
+dmx_status dmx_coll_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                          int64_t k, MPI_Comm comm, dmx_coll_alg alg)
+{
+    call c = {DMX_COLL_SHIFT, sendbuf, recvbuf, count, type, MPI_OP_NULL, 0, k, comm, alg};
+    return run(&c);
+}

@@ -1,0 +1,197 @@
+/* Collectives, the parts every algorithm shares: the cached communicator duplicate (with the
+ * internal 2D grid and the node count the model needs), block offsets, point-to-point calls of
+ * any length and the local reduction.
+ *
+ * The duplicate: the first collective on a user communicator duplicates it (MPI_Comm_dup,
+ * MPI_ERRORS_RETURN) and caches the duplicate as an attribute, so dmx tags never meet the
+ * user's. The attribute's delete callback frees it when the user frees the communicator; for
+ * MPI_COMM_WORLD a hook on MPI_COMM_SELF (deleted first in MPI_Finalize) removes it. */
+#include "coll_internal.h"
+
+#include <string.h>
+
+static int ccomm_keyval = MPI_KEYVAL_INVALID;
+static int cfinal_keyval = MPI_KEYVAL_INVALID;
+
+static int free_comm(MPI_Comm *c)
+{
+    if (*c == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    return MPI_Comm_free(c);
+}
+
+/* Runs when the user frees the communicator (collectively): the frees here are collective. */
+static int ccomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    dmxi_ccomm *c = attr;
+    int rc = free_comm(&c->grow);
+    int r = free_comm(&c->gcol);
+    if (rc == MPI_SUCCESS)
+        rc = r;
+    r = free_comm(&c->dup);
+    if (rc == MPI_SUCCESS)
+        rc = r;
+    free(c);
+    return rc;
+}
+
+static int cfinal_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)attr;
+    (void)extra;
+    int rc = MPI_SUCCESS;
+    if (ccomm_keyval != MPI_KEYVAL_INVALID) {
+        void *v = NULL;
+        int flag = 0;
+        rc = MPI_Comm_get_attr(MPI_COMM_WORLD, ccomm_keyval, &v, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, ccomm_keyval);
+        int r = MPI_Comm_free_keyval(&ccomm_keyval);
+        if (rc == MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
+dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_ccomm *c = NULL;
+    MPI_Comm node = MPI_COMM_NULL;
+    if (ccomm_keyval == MPI_KEYVAL_INVALID) {
+        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ccomm_delete, &ccomm_keyval, NULL));
+        if (cfinal_keyval == MPI_KEYVAL_INVALID) {
+            DMXI_MPI(
+                MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cfinal_hook, &cfinal_keyval, NULL));
+            DMXI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, cfinal_keyval, NULL));
+        }
+    }
+    void *v = NULL;
+    int flag = 0;
+    DMXI_MPI(MPI_Comm_get_attr(comm, ccomm_keyval, &v, &flag));
+    if (flag) {
+        *out = v;
+        goto cleanup;
+    }
+    c = calloc(1, sizeof *c);
+    DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory (communicator cache)");
+    c->dup = c->grow = c->gcol = MPI_COMM_NULL;
+    DMXI_MPI(MPI_Comm_dup(comm, &c->dup));
+    DMXI_MPI(MPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN));
+    DMXI_MPI(MPI_Comm_rank(c->dup, &c->rank));
+    DMXI_MPI(MPI_Comm_size(c->dup, &c->size));
+    /* Nodes spanned: count the node leaders (rank 0 of each shared-memory split). */
+    int nrank = 0, leader = 0;
+    DMXI_MPI(MPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    DMXI_MPI(MPI_Comm_rank(node, &nrank));
+    leader = nrank == 0;
+    DMXI_MPI(MPI_Allreduce(&leader, &c->nodes, 1, MPI_INT, MPI_SUM, c->dup));
+    DMXI_MPI(MPI_Comm_set_attr(comm, ccomm_keyval, c));
+    *out = c;
+    c = NULL;
+cleanup:
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    if (c) {
+        free_comm(&c->dup);
+        free(c);
+    }
+    return st;
+}
+
+dmx_status dmxi_ccomm_grid(dmxi_ccomm *cc)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (cc->grow != MPI_COMM_NULL)
+        goto cleanup;
+    int p = 0, r = 0;
+    DMXI_MPI(MPI_Comm_size(cc->dup, &p));
+    DMXI_MPI(MPI_Comm_rank(cc->dup, &r));
+    int gr = 1;
+    for (int d = 1; (int64_t)d * d <= p; d++)
+        if (p % d == 0)
+            gr = d;
+    cc->gr = gr;
+    cc->gc = p / gr;
+    /* Rank r is (r / gc, r % gc): a row holds consecutive ranks. */
+    DMXI_MPI(MPI_Comm_split(cc->dup, r / cc->gc, r % cc->gc, &cc->grow));
+    DMXI_MPI(MPI_Comm_split(cc->dup, r % cc->gc, r / cc->gc, &cc->gcol));
+    DMXI_MPI(MPI_Comm_set_errhandler(cc->grow, MPI_ERRORS_RETURN));
+    DMXI_MPI(MPI_Comm_set_errhandler(cc->gcol, MPI_ERRORS_RETURN));
+cleanup:
+    return st;
+}
+
+int64_t dmxi_blk_off(int64_t n, int p, int i)
+{
+    int64_t q = n / p, r = n % p;
+    return q * i + (i < r ? i : r);
+}
+
+int dmxi_pow2_floor(int p)
+{
+    int q = 1;
+    while (q <= p / 2)
+        q *= 2;
+    return q;
+}
+
+dmx_status dmxi_c_send(const void *buf, int64_t bytes, int dest, int tag, MPI_Comm comm)
+{
+    return dmxi_c_sendrecv(buf, bytes, dest, NULL, 0, MPI_PROC_NULL, tag, comm);
+}
+
+dmx_status dmxi_c_recv(void *buf, int64_t bytes, int src, int tag, MPI_Comm comm)
+{
+    return dmxi_c_sendrecv(NULL, 0, MPI_PROC_NULL, buf, bytes, src, tag, comm);
+}
+
+int64_t dmxi_coll_chunk = DMXI_COLL_CHUNK;
+
+/* One MPI_Sendrecv per piece of at most dmxi_coll_chunk bytes. A side with fewer pieces (or an
+ * empty message: one piece of 0 bytes) sits out the remaining rounds with MPI_PROC_NULL. The
+ * partner cuts the same message into the same pieces (both know its length), so every piece
+ * meets its match, in order. */
+dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbuf, int64_t rbytes,
+                           int src, int tag, MPI_Comm comm)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t ch = dmxi_coll_chunk > 0 ? dmxi_coll_chunk : DMXI_COLL_CHUNK;
+    int64_t sp = sbytes > 0 ? (sbytes + ch - 1) / ch : 1,
+            rp = rbytes > 0 ? (rbytes + ch - 1) / ch : 1;
+    if (dest == MPI_PROC_NULL)
+        sp = 0;
+    if (src == MPI_PROC_NULL)
+        rp = 0;
+    int64_t n = sp > rp ? sp : rp;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t off = i * ch; /* piece i starts here on both sides */
+        int sn = i < sp ? (int)(sbytes - off < ch ? sbytes - off : ch) : 0;
+        int rn = i < rp ? (int)(rbytes - off < ch ? rbytes - off : ch) : 0;
+        DMXI_MPI(MPI_Sendrecv(sbuf && i < sp ? (const char *)sbuf + off : NULL, sn, MPI_BYTE,
+                              i < sp ? dest : MPI_PROC_NULL, tag,
+                              rbuf && i < rp ? (char *)rbuf + off : NULL, rn, MPI_BYTE,
+                              i < rp ? src : MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE));
+    }
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type, MPI_Op op)
+{
+    dmx_status st = DMX_SUCCESS;
+    int es = 0;
+    DMXI_MPI(MPI_Type_size(type, &es));
+    for (int64_t o = 0; o < n; o += INT_MAX) {
+        int64_t m = n - o < INT_MAX ? n - o : INT_MAX;
+        DMXI_MPI(
+            MPI_Reduce_local((const char *)in + o * es, (char *)inout + o * es, (int)m, type, op));
+    }
+cleanup:
+    return st;
+}

@@ -1,0 +1,146 @@
+/* Collectives, internal: the arguments every algorithm receives, the cached communicator, the
+ * shared helpers of coll_common.c and the algorithm entry points. Not installed. */
+#ifndef DMXI_COLL_INTERNAL_H
+#define DMXI_COLL_INTERNAL_H
+
+#include "dmx/coll.h"
+#include "dmxi.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Tags on the private duplicate. Collectives are blocking and every rank runs them in the same
+ * order, and no receive uses MPI_ANY_SOURCE: messages between one pair match in order, so one
+ * tag per phase suffices (distinct phases get distinct tags only to make traces readable). */
+enum { DMXI_COLL_TAG = 7100, DMXI_COLL_TAG2 = 7101, DMXI_COLL_TAG3 = 7102 };
+
+/* The cache attached to a user communicator. */
+typedef struct dmxi_ccomm {
+    MPI_Comm dup;        /* private duplicate, MPI_ERRORS_RETURN */
+    MPI_Comm grow, gcol; /* internal near-square grid (made by the first GRID algorithm) */
+    int gr, gc;          /* its dimensions: gr * gc = p, gr the largest divisor <= sqrt p */
+    int nodes;           /* shared-memory nodes spanned (for the model), 0 until known */
+    int rank, size;      /* in dup */
+} dmxi_ccomm;
+
+/* What an algorithm gets. Buffers are already normalized by the front end (coll_api*.c):
+ *  bcast      buf = rbuf (count elements, input at root)
+ *  scatter    sbuf at root (p blocks), rbuf block (root's own block already delivered)
+ *  gather     sbuf own block (non-root), rbuf at root (root's own block already in place)
+ *  allgather  rbuf p blocks, own block already in place
+ *  reduce, allreduce, scan, exscan: rbuf = acc, writable, holds own input; result there
+ *  reduce_scatter: work = writable p*count input; result to rbuf (count elements)
+ *  alltoall   sbuf (never aliasing rbuf), rbuf
+ *  shift      sbuf (never aliasing rbuf), rbuf, k normalized to 0 <= k < p
+ * "count" is per block where the collective has blocks, bytes = count * esize. */
+typedef struct dmxi_cargs {
+    dmxi_ccomm *cc;
+    MPI_Comm comm; /* cc->dup */
+    int rank, size;
+    const void *sbuf;
+    void *rbuf;
+    void *work;
+    int64_t count;
+    MPI_Datatype type;
+    int64_t esize;
+    MPI_Op op;
+    int root;
+    int64_t k;
+    int64_t nseg; /* pipeline segments (0: let the model choose) */
+} dmxi_cargs;
+
+typedef dmx_status (*dmxi_coll_fn)(const dmxi_cargs *a);
+
+/* ---- coll_common.c ---------------------------------------------------------------------- */
+dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out);
+/* Make the internal grid communicators of cc (collective on cc->dup). */
+dmx_status dmxi_ccomm_grid(dmxi_ccomm *cc);
+
+/* Offset of block i of n elements split in p nearly equal blocks (first n % p get one more). */
+int64_t dmxi_blk_off(int64_t n, int p, int i);
+static inline int64_t dmxi_blk_len(int64_t n, int p, int i)
+{
+    return dmxi_blk_off(n, p, i + 1) - dmxi_blk_off(n, p, i);
+}
+static inline int dmxi_mod(int64_t a, int p)
+{
+    int64_t r = a % p;
+    return (int)(r < 0 ? r + p : r);
+}
+/* Largest power of two <= p (p >= 1). */
+int dmxi_pow2_floor(int p);
+
+/* Point to point in bytes of any length: pieces of at most DMXI_COLL_CHUNK bytes. dest or src
+ * may be MPI_PROC_NULL (that side is skipped). */
+#define DMXI_COLL_CHUNK ((int64_t)1 << 30)
+extern int64_t dmxi_coll_chunk; /* DMXI_COLL_CHUNK; tests lower it to exercise the pieces */
+dmx_status dmxi_c_send(const void *buf, int64_t bytes, int dest, int tag, MPI_Comm comm);
+dmx_status dmxi_c_recv(void *buf, int64_t bytes, int src, int tag, MPI_Comm comm);
+dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbuf, int64_t rbytes,
+                           int src, int tag, MPI_Comm comm);
+/* inout = in op inout on n elements (pieces of at most INT_MAX elements). */
+dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type,
+                               MPI_Op op);
+
+/* ---- coll_select.c: settings, AUTO ------------------------------------------------------ */
+/* The algorithm to run: alg itself, or for AUTO the DMX_COLL_<NAME> override or the model's
+ * choice. Deterministic given (kind, p, bytes, nodes), so every rank picks the same. */
+dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64_t bytes,
+                              int nodes);
+/* The model's pipeline segment count (DMX_COLL_SEGMENTS overrides). */
+int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes);
+/* 0 if DMX_COLL_CHECK=0 turned the argument agreement off. */
+int dmxi_coll_check(void);
+/* Bumped by coll_model.c whenever the parameters change (invalidates AUTO's cached choices). */
+extern unsigned dmxi_coll_model_epoch;
+/* Load DMX_MODEL once (on first use). */
+void dmxi_coll_model_init(void);
+
+/* ---- algorithms: dmxi_<coll>_<alg> in <coll>_<alg>.c ------------------------------------ */
+dmx_status dmxi_bcast_flat(const dmxi_cargs *a);
+dmx_status dmxi_bcast_ring(const dmxi_cargs *a);
+dmx_status dmxi_bcast_pipeline(const dmxi_cargs *a);
+dmx_status dmxi_bcast_binomial(const dmxi_cargs *a);
+dmx_status dmxi_bcast_scatter_ag(const dmxi_cargs *a);
+dmx_status dmxi_bcast_grid(const dmxi_cargs *a);
+
+dmx_status dmxi_scatter_flat(const dmxi_cargs *a);
+dmx_status dmxi_scatter_pipeline(const dmxi_cargs *a);
+dmx_status dmxi_scatter_binomial(const dmxi_cargs *a);
+dmx_status dmxi_gather_flat(const dmxi_cargs *a);
+dmx_status dmxi_gather_pipeline(const dmxi_cargs *a);
+dmx_status dmxi_gather_binomial(const dmxi_cargs *a);
+
+dmx_status dmxi_allgather_ring(const dmxi_cargs *a);
+dmx_status dmxi_allgather_recdbl(const dmxi_cargs *a);
+dmx_status dmxi_allgather_bruck(const dmxi_cargs *a);
+dmx_status dmxi_allgather_grid(const dmxi_cargs *a);
+
+dmx_status dmxi_reduce_binomial(const dmxi_cargs *a);
+dmx_status dmxi_reduce_rs_gather(const dmxi_cargs *a);
+dmx_status dmxi_allreduce_recdbl(const dmxi_cargs *a);
+dmx_status dmxi_allreduce_ring(const dmxi_cargs *a);
+dmx_status dmxi_allreduce_binomial(const dmxi_cargs *a);
+
+dmx_status dmxi_redscat_ring(const dmxi_cargs *a);
+dmx_status dmxi_redscat_halving(const dmxi_cargs *a);
+
+dmx_status dmxi_alltoall_pairwise(const dmxi_cargs *a);
+dmx_status dmxi_alltoall_hypercube(const dmxi_cargs *a);
+dmx_status dmxi_alltoall_bruck(const dmxi_cargs *a);
+dmx_status dmxi_alltoall_grid(const dmxi_cargs *a);
+
+dmx_status dmxi_scan_hypercube(const dmxi_cargs *a, int exclusive);
+dmx_status dmxi_scan_ring(const dmxi_cargs *a, int exclusive);
+
+dmx_status dmxi_shift_ring(const dmxi_cargs *a);
+dmx_status dmxi_shift_grid(const dmxi_cargs *a);
+
+/* Ring reduce-scatter over nearly equal blocks of n elements (dmxi_blk_off) of the writable
+ * vector work: afterwards block (rank + 1) mod p... see redscat_ring.c. Used by the ring
+ * allreduce and reduce. Block b ends up complete on rank b. */
+dmx_status dmxi_ring_reduce_scatter_v(const dmxi_cargs *a, void *work, int64_t n);
+/* Ring allgather of nearly equal blocks of n elements of buf, block b starting on rank b. */
+dmx_status dmxi_ring_allgather_v(const dmxi_cargs *a, void *buf, int64_t n);
+
+#endif /* DMXI_COLL_INTERNAL_H */

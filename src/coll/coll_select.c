@@ -1,0 +1,198 @@
+/* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
+ * Every DMX_* setting of the module is read here (dmxi_coll_model_init): DMX_MODEL (a model
+ * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective) and
+ * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count) and DMX_COLL_CHECK=0
+ * (skip the argument agreement: saves one small allreduce per call, but a bad argument on one
+ * rank may then hang the others, as with MPI's own calls). They are read once, at the first
+ * collective. */
+#include "coll_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const alg_names[DMX_COLL_NALGS] = {
+    "auto", "mpi",    "flat",  "ring",      "pipeline", "binomial", "scatter_ag",
+    "grid", "recdbl", "bruck", "rs_gather", "halving",  "pairwise", "hypercube"};
+
+static const char *const kind_names[DMX_COLL_NKINDS] = {
+    "bcast",          "scatter",  "gather", "allgather", "reduce", "allreduce",
+    "reduce_scatter", "alltoall", "scan",   "exscan",    "shift"};
+
+/* Bit a set in valid[k]: algorithm a implements collective k. */
+#define B(a) (1u << (a))
+static const unsigned valid[DMX_COLL_NKINDS] = {
+    [DMX_COLL_BCAST] = B(DMX_COLL_FLAT) | B(DMX_COLL_RING) | B(DMX_COLL_PIPELINE) |
+                       B(DMX_COLL_BINOMIAL) | B(DMX_COLL_SCATTER_AG) | B(DMX_COLL_GRID),
+    [DMX_COLL_SCATTER] = B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
+    [DMX_COLL_GATHER] = B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
+    [DMX_COLL_ALLGATHER] =
+        B(DMX_COLL_RING) | B(DMX_COLL_RECDBL) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
+    [DMX_COLL_REDUCE] = B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RS_GATHER),
+    [DMX_COLL_ALLREDUCE] = B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RECDBL) | B(DMX_COLL_RING),
+    [DMX_COLL_REDUCE_SCATTER] = B(DMX_COLL_RING) | B(DMX_COLL_HALVING),
+    [DMX_COLL_ALLTOALL] =
+        B(DMX_COLL_PAIRWISE) | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
+    [DMX_COLL_SCAN] = B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
+    [DMX_COLL_EXSCAN] = B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
+    [DMX_COLL_SHIFT] = B(DMX_COLL_RING) | B(DMX_COLL_GRID),
+};
+#undef B
+
+const char *dmx_coll_alg_name(dmx_coll_alg alg)
+{
+    return (alg >= 0 && alg < DMX_COLL_NALGS) ? alg_names[alg] : NULL;
+}
+
+dmx_status dmx_coll_alg_from_name(const char *name, dmx_coll_alg *alg)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(name != NULL && alg != NULL, DMX_ERR_NULL, "name or alg is NULL");
+    for (int a = 0; a < DMX_COLL_NALGS; a++)
+        if (strcmp(name, alg_names[a]) == 0) {
+            *alg = (dmx_coll_alg)a;
+            goto cleanup;
+        }
+    DMXI_FAIL(DMX_ERR_ARG, "unknown collective algorithm \"%s\"", name);
+cleanup:
+    return st;
+}
+
+const char *dmx_coll_kind_name(dmx_coll_kind kind)
+{
+    return (kind >= 0 && kind < DMX_COLL_NKINDS) ? kind_names[kind] : NULL;
+}
+
+int dmx_coll_alg_valid(dmx_coll_kind kind, dmx_coll_alg alg)
+{
+    if (kind < 0 || kind >= DMX_COLL_NKINDS || alg < 0 || alg >= DMX_COLL_NALGS)
+        return 0;
+    if (alg == DMX_COLL_AUTO || alg == DMX_COLL_MPI)
+        return 1;
+    return (valid[kind] >> alg) & 1u;
+}
+
+/* ---- settings ----------------------------------------------------------------------------- */
+
+static int settings_read = 0;
+static dmx_coll_alg forced[DMX_COLL_NKINDS]; /* AUTO: not forced */
+static int64_t forced_segments = 0;
+static int check_args = 1;
+
+int dmxi_coll_check(void)
+{
+    dmxi_coll_model_init();
+    return check_args;
+}
+
+void dmxi_coll_model_init(void)
+{
+    if (settings_read)
+        return;
+    settings_read = 1;
+    const char *f = dmxi_setting_str(DMXI_SET_MODEL);
+    if (f && *f && dmx_coll_model_load(f) != DMX_SUCCESS)
+        fprintf(stderr, "dmx: DMX_MODEL=%s not loaded, using the built-in model: %s\n", f,
+                dmx_last_error());
+    for (int k = 0; k < DMX_COLL_NKINDS; k++) {
+        char name[64] = "DMX_COLL_";
+        size_t n = strlen(name);
+        for (const char *c = kind_names[k]; *c && n + 1 < sizeof name; c++)
+            name[n++] = (char)toupper((unsigned char)*c);
+        name[n] = '\0';
+        forced[k] = DMX_COLL_AUTO;
+        const char *v = getenv(name); /* the DMX_COLL_<NAME> family: settings.c, last row */
+        dmx_coll_alg a = DMX_COLL_AUTO;
+        if (v && *v) {
+            if (dmx_coll_alg_from_name(v, &a) == DMX_SUCCESS &&
+                dmx_coll_alg_valid((dmx_coll_kind)k, a))
+                forced[k] = a;
+            else
+                fprintf(stderr, "dmx: %s=%s is not an algorithm of %s, ignored\n", name, v,
+                        kind_names[k]);
+        }
+    }
+    forced_segments = dmxi_setting_int(DMXI_SET_COLL_SEGMENTS);
+    check_args = dmxi_setting_int(DMXI_SET_COLL_CHECK) != 0;
+}
+
+/* AUTO's recent choices: the model's search (the pipeline's segment scan above all) costs
+ * more than a small message, so (kind, p, bytes, nodes) -> alg is kept in a small direct-mapped
+ * table, emptied whenever the model changes (dmxi_coll_model_epoch). */
+enum { CHOICES = 64 };
+static struct choice {
+    int kind, p, nodes, alg;
+    int64_t bytes;
+    unsigned epoch;
+} choices[CHOICES];
+unsigned dmxi_coll_model_epoch = 1;
+
+dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64_t bytes, int nodes)
+{
+    dmxi_coll_model_init();
+    if (alg != DMX_COLL_AUTO)
+        return alg;
+    if (forced[kind] != DMX_COLL_AUTO)
+        return forced[kind];
+    uint64_t h = dmxi_hash(DMXI_HASH_INIT, &bytes, sizeof bytes);
+    h = dmxi_hash(h, &p, sizeof p);
+    struct choice *c = &choices[(h ^ (uint64_t)kind) % CHOICES];
+    if (c->epoch == dmxi_coll_model_epoch && c->kind == (int)kind && c->p == p &&
+        c->nodes == nodes && c->bytes == bytes)
+        return (dmx_coll_alg)c->alg;
+    double t = 0;
+    dmx_coll_alg best = DMX_COLL_MPI;
+    if (dmx_coll_predict(kind, DMX_COLL_AUTO, p, bytes, nodes, &t, &best) != DMX_SUCCESS)
+        return DMX_COLL_MPI;
+    *c = (struct choice){(int)kind, p, nodes, (int)best, bytes, dmxi_coll_model_epoch};
+    return best;
+}
+
+int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes)
+{
+    static struct {
+        int p, nodes;
+        int64_t bytes, r;
+        unsigned epoch;
+    } last;
+    dmxi_coll_model_init();
+    if (forced_segments > 0)
+        return forced_segments;
+    if (last.epoch == dmxi_coll_model_epoch && last.p == p && last.nodes == nodes &&
+        last.bytes == bytes)
+        return last.r;
+    int64_t r = 1;
+    if (dmx_coll_pipeline_segments(p, bytes, nodes, &r, NULL) != DMX_SUCCESS)
+        r = 1;
+    last.p = p;
+    last.nodes = nodes;
+    last.bytes = bytes;
+    last.r = r;
+    last.epoch = dmxi_coll_model_epoch;
+    return r;
+}
+
+dmx_status dmx_coll_set_pipeline_segments(int64_t segments)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(segments >= 0, DMX_ERR_ARG, "segment count %lld < 0", (long long)segments);
+    dmxi_coll_model_init();
+    forced_segments = segments;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
+                           dmx_coll_alg *alg)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(alg != NULL, DMX_ERR_NULL, "alg is NULL");
+    DMXI_CHECK(kind >= 0 && kind < DMX_COLL_NKINDS, DMX_ERR_ARG, "unknown collective %d",
+               (int)kind);
+    DMXI_CHECK(p >= 1 && p <= INT_MAX && bytes >= 0 && nodes >= 1 && nodes <= p, DMX_ERR_ARG,
+               "p = %lld, bytes = %lld, nodes = %lld out of range", (long long)p, (long long)bytes,
+               (long long)nodes);
+    *alg = dmxi_coll_choose(kind, DMX_COLL_AUTO, (int)p, bytes, (int)nodes);
+cleanup:
+    return st;
+}

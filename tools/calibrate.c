@@ -1,0 +1,292 @@
+/* dmx calibrate: measure this machine's parameters for the collectives' cost model and write
+ * them as a model file (format: docs/coll.md; read with DMX_MODEL=FILE).
+ *
+ *  1. Point to point: ping-pong between ranks 0 and 1 (the other ranks wait in a barrier) at
+ *     sizes in three ranges (up to 4 KiB, the eager limit; up to 256 KiB; beyond), one-way time
+ *     = half the median round trip, and a least-squares fit of alpha + n beta per range. All
+ *     ranks on one node: the inter-node parameters are left out, so the model uses the intra
+ *     ones for both (the file says so).
+ *  2. gamma: a timed MPI_Reduce_local (sum of ints) over 8 MiB.
+ *  3. segment_overhead (p >= 3): the pipelined broadcast of 8 MiB with 1..64 segments; the
+ *     least-squares o in T(r) = (p + r - 2)(t(m / r) + o).
+ *  4. Corrections (unless --no-corr): every collective and algorithm, and the MPI library's own
+ *     call, measured at a few sizes; corr.<coll>.<alg> = measured / predicted and mpi.<coll> =
+ *     MPI's time / the best algorithm's, per size range (boundaries at geometric midpoints).
+ * Timings on a shared machine are noisy: run it on a quiet one. */
+#include "bench_coll.h"
+#include "dmx_tool.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { TXT = 1 << 16 };
+
+static double pingpong(MPI_Comm c, int rank, char *buf, int64_t n, int reps)
+{
+    double t[64];
+    if (reps > 64)
+        reps = 64;
+    for (int k = -2; k < reps; k++) {
+        MPI_Barrier(c);
+        double t0 = MPI_Wtime();
+        if (rank == 0) {
+            MPI_Send(buf, (int)n, MPI_BYTE, 1, 3, c);
+            MPI_Recv(buf, (int)n, MPI_BYTE, 1, 3, c, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(buf, (int)n, MPI_BYTE, 0, 3, c, MPI_STATUS_IGNORE);
+            MPI_Send(buf, (int)n, MPI_BYTE, 0, 3, c);
+        }
+        if (k >= 0)
+            t[k] = (MPI_Wtime() - t0) / 2;
+    }
+    double m = bcoll_median(t, reps);
+    MPI_Bcast(&m, 1, MPI_DOUBLE, 0, c);
+    return m;
+}
+
+/* Least squares y = a + b x; clamps to a >= 0, b >= 0. */
+static void fit(const double *x, const double *y, int n, double *a, double *b)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sx += x[i];
+        sy += y[i];
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+    }
+    double d = n * sxx - sx * sx;
+    *b = d > 0 ? (n * sxy - sx * sy) / d : 0;
+    if (*b < 0)
+        *b = 0;
+    *a = (sy - *b * sx) / n;
+    if (*a < 0) {
+        *a = 0;
+        *b = sxx > 0 ? sxy / sxx : 0;
+    }
+}
+
+/* Every rank loads the text rank 0 wrote (via a private temporary file). */
+static int load_text(const char *txt, int rank)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/dmx_calibrate_%d_%d.txt", (int)getpid(), rank);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(txt, f);
+    fclose(f);
+    dmx_status st = dmx_coll_model_load(path);
+    remove(path);
+    if (st != DMX_SUCCESS)
+        fprintf(stderr, "dmx calibrate: %s\n", dmx_last_error());
+    return st == DMX_SUCCESS ? 0 : -1;
+}
+
+static void append(char *txt, const char *fmt, double a, double b, double c)
+{
+    size_t n = strlen(txt);
+    snprintf(txt + n, TXT - n, fmt, a, b, c);
+}
+
+static void corrections(char *txt, int p, int quick)
+{
+    /* The benchmark's sizes (8 B x 8^k), so the corrections are measured where AUTO is judged;
+     * at most 8 ranges per key (the model's limit). */
+    int64_t sizes[8] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216};
+    int ns = quick ? 7 : 8;
+    for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
+        double meas[8][DMX_COLL_NALGS], pred[8][DMX_COLL_NALGS];
+        int ok[8] = {0};
+        for (int si = 0; si < ns; si++) {
+            int64_t per = (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER ||
+                           kind == DMX_COLL_ALLGATHER || kind == DMX_COLL_REDUCE_SCATTER ||
+                           kind == DMX_COLL_ALLTOALL)
+                              ? p
+                              : 1;
+            if (sizes[si] * per > (64 << 20))
+                continue;
+            bcoll_case c;
+            if (bcoll_setup(&c, (dmx_coll_kind)kind, sizes[si]) != 0)
+                continue;
+            double t[DMX_COLL_NALGS][9];
+            int w = 0, reps = sizes[si] >= 2097152 ? 3 : 7;
+            for (int k = -1; k < reps; k++)
+                for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
+                    if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
+                        continue;
+                    double x = bcoll_time(&c, (dmx_coll_alg)a, &w);
+                    if (k >= 0)
+                        t[a][k] = x;
+                }
+            for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
+                if (dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a)) {
+                    meas[si][a] = bcoll_median(t[a], reps);
+                    pred[si][a] = a == DMX_COLL_MPI ? 0 : bcoll_predict(&c, (dmx_coll_alg)a, NULL);
+                }
+            ok[si] = 1;
+            bcoll_free(&c);
+        }
+        /* One line per measured size: up to the midpoint to the next measured size. */
+        for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
+            if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
+                continue;
+            for (int si = 0; si < ns; si++) {
+                if (!ok[si])
+                    continue;
+                int nx = si + 1;
+                while (nx < ns && !ok[nx])
+                    nx++;
+                double upto = nx < ns ? sqrt((double)sizes[si] * (double)sizes[nx]) : 1e30;
+                double f = 1;
+                if (a == DMX_COLL_MPI) {
+                    double best = 1e300;
+                    for (int b = DMX_COLL_FLAT; b < DMX_COLL_NALGS; b++)
+                        if (dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)b) &&
+                            meas[si][b] < best)
+                            best = meas[si][b];
+                    f = meas[si][a] / best;
+                } else if (pred[si][a] > 0) {
+                    f = meas[si][a] / pred[si][a];
+                }
+                size_t n = strlen(txt);
+                if (a == DMX_COLL_MPI)
+                    snprintf(txt + n, TXT - n, "mpi.%s = %.4g %.4g\n",
+                             dmx_coll_kind_name((dmx_coll_kind)kind), upto, f);
+                else
+                    snprintf(txt + n, TXT - n, "corr.%s.%s = %.4g %.4g\n",
+                             dmx_coll_kind_name((dmx_coll_kind)kind),
+                             dmx_coll_alg_name((dmx_coll_alg)a), upto, f);
+            }
+        }
+    }
+}
+
+int dmx_cmd_calibrate(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, p = 0, quick = 0, corr = 1;
+    const char *out = "dmx_model.txt";
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[i], "--no-corr") == 0)
+            corr = 0;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: mpirun -n P dmx calibrate [-o FILE] [--quick] "
+                                "[--no-corr]\n");
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    char *txt = calloc(TXT, 1);
+    int nodes = bcoll_nodes();
+    snprintf(
+        txt, TXT,
+        "# dmx collectives model, written by dmx calibrate at np %d on %d node(s).\n"
+        "# intra/inter = max_bytes alpha[s] beta[s/byte]: point-to-point time alpha + n beta\n"
+        "#   for messages up to max_bytes (ranges ascending; the last also covers larger).\n"
+        "# gamma [s/byte]: local reduction; segment_overhead [s]: per pipeline segment and hop.\n"
+        "# corr.<coll>.<alg> = max_bytes factor: measured/predicted, per size range.\n"
+        "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n",
+        p, nodes);
+    if (p < 2) {
+        strcat(txt, "note = one rank: nothing to measure, built-in point-to-point defaults\n"
+                    "intra = 4096 3e-07 1.43e-10\nintra = 1e30 3e-06 1.43e-10\n");
+    } else {
+        if (nodes == 1)
+            strcat(txt, "note = all ranks share one node: no inter lines, inter = intra\n");
+        int64_t rs[3][5] = {{8, 64, 512, 2048, 4096},
+                            {8192, 32768, 131072, 262144, 0},
+                            {524288, 2097152, 8388608, 0, 0}};
+        double maxb[3] = {4096, 262144, 1e30};
+        char *buf = calloc(8388608, 1);
+        for (int r = 0; r < 3; r++) {
+            double x[5], y[5], a = 0, b = 0;
+            int n = 0;
+            for (int i = 0; i < 5 && rs[r][i] > 0; i++, n++) {
+                x[i] = (double)rs[r][i];
+                y[i] = pingpong(MPI_COMM_WORLD, rank, buf, rs[r][i], r == 2 ? 7 : 31);
+            }
+            fit(x, y, n, &a, &b);
+            append(txt, "intra = %.6g %.6g %.6g\n", maxb[r], a, b);
+        }
+        free(buf);
+    }
+    /* gamma */
+    {
+        int64_t n = 2 << 20;
+        int *a = calloc((size_t)n, sizeof(int)), *b = calloc((size_t)n, sizeof(int));
+        double t[5];
+        for (int k = 0; k < 5; k++) {
+            double t0 = MPI_Wtime();
+            MPI_Reduce_local(a, b, (int)n, MPI_INT, MPI_SUM);
+            t[k] = MPI_Wtime() - t0;
+        }
+        double g = bcoll_median(t, 5) / (double)(n * 4);
+        MPI_Bcast(&g, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        append(txt, "gamma = %.6g\n", g, 0, 0);
+        free(a);
+        free(b);
+    }
+    MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
+    load_text(txt, rank);
+    if (p >= 3) { /* segment overhead from a sweep of the pipelined broadcast */
+        bcoll_case c;
+        if (bcoll_setup(&c, DMX_COLL_BCAST, 8 << 20) == 0) {
+            int64_t segs[7] = {1, 2, 4, 8, 16, 32, 64};
+            double T[7][5];
+            int w = 0;
+            for (int k = -1; k < 5; k++)
+                for (int i = 0; i < 7; i++) {
+                    dmx_coll_set_pipeline_segments(segs[i]);
+                    double x = bcoll_time(&c, DMX_COLL_PIPELINE, &w);
+                    if (k >= 0)
+                        T[i][k] = x;
+                }
+            dmx_coll_set_pipeline_segments(0);
+            /* o = sum w (T - w t) / sum w^2 with w = p + r - 2 and t the model's hop time
+             * without overhead (t = predicted time of a 1-segment ring on 2 ranks). */
+            double num = 0, den = 0;
+            for (int i = 0; i < 7; i++) {
+                double wgt = (double)(p + segs[i] - 2), th = 0;
+                dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_RING, 2,
+                                 (int64_t)ceil((double)c.bytes / (double)segs[i]), 1, &th, NULL);
+                num += wgt * (bcoll_median(T[i], 5) - wgt * th);
+                den += wgt * wgt;
+            }
+            double o = den > 0 && num > 0 ? num / den : 0;
+            MPI_Bcast(&o, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            append(txt, "segment_overhead = %.6g\n", o, 0, 0);
+            bcoll_free(&c);
+            MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
+            load_text(txt, rank);
+        }
+    }
+    if (corr && p >= 2) {
+        corrections(txt, p, quick);
+        MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
+    }
+    int rc = 0;
+    if (rank == 0) {
+        FILE *f = fopen(out, "w");
+        if (!f) {
+            fprintf(stderr, "dmx calibrate: cannot write %s\n", out);
+            rc = 1;
+        } else {
+            fputs(txt, f);
+            fclose(f);
+            printf("dmx calibrate: wrote %s (np %d, %d node(s))\n", out, p, nodes);
+        }
+    }
+    free(txt);
+    MPI_Finalize();
+    return rc;
+}
