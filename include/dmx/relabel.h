@@ -213,8 +213,8 @@ typedef struct dmx_relabel_volume dmx_relabel_volume;
  * overlaid: time and memory O((nrb + nrb') * (ncb + ncb')) plus the sort of that many entries.
  * Too large a problem fails with DMX_ERR_UNSUPPORTED rather than trying to allocate it.
  * Descriptions are validated (DMX_ERR_ARG, DMX_ERR_NULL; DMX_ERR_LAYOUT if the sizes do not
- * match or a grid's splits or owners are inconsistent). On success *volume is a new handle (free with dmx_relabel_volume_destroy); on failure
- * it is NULL.
+ * match or a grid's splits or owners are inconsistent). On success *volume is a new handle (free
+ * with dmx_relabel_volume_destroy); on failure it is NULL.
  */
 DMX_API dmx_status dmx_relabel_volume_create(const dmx_relabel_desc *src,
                                              const dmx_relabel_desc *dst, int transpose, int p,
