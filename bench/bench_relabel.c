@@ -1,8 +1,9 @@
 /* dmx bench relabel: solve time of the exact and the greedy relabeling on block-cyclic layout
  * pairs at P = 1e3, 1e4, 1e5. One process, no MPI.
  *
- * Method: for every (P, case) the package volumes are computed once (dmxi_cyclic_volume; its
- * time is reported too), then each solver runs once to warm up and `reps` more times; the
+ * Method: for every (P, case) the package volumes are computed once (dmx_relabel_volume_create,
+ * closed form; its time is reported too), then each solver (dmx_relabel_assign, exact and
+ * greedy) runs once to warm up and `reps` more times; the
  * report is the median solve time (timespec_get wall clock) and the remote volumes with the
  * identity, the exact and the greedy relabeling. Every exact run must return the same sigma.
  *
@@ -17,8 +18,7 @@
 #include "bench.h"
 #include "bench_util.h"
 
-#include "relabel/cyclic_volume.h"
-#include "relabel/lap.h"
+#include "dmx.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -59,16 +59,21 @@ typedef struct bench_out {
     double t_volume, t_exact, t_greedy;
 } bench_out;
 
-static dmx_status run_case(const bench_size *sz, const bench_case *bc, int reps, bench_out *out)
+/* One (size, case) run. Returns DMX_SUCCESS, or an error whose message is in *why (a static
+ * string) or, if *why is NULL, in dmx_last_error(). */
+static dmx_status run_case(const bench_size *sz, const bench_case *bc, int reps, bench_out *out,
+                           const char **why)
 {
     dmx_status st = DMX_SUCCESS;
-    dmxi_volume v;
-    int *s0 = NULL, *s1 = NULL;
+    dmx_relabel_volume *v = NULL;
+    dmx_relabel_gains g;
+    int p = 0, *s0 = NULL, *s1 = NULL;
     double *t = NULL;
-    memset(&v, 0, sizeof v);
-    dmxi_bc_desc from, to;
+    *why = NULL;
+    dmx_relabel_desc from, to;
     memset(&from, 0, sizeof from);
     memset(&to, 0, sizeof to);
+    from.kind = to.kind = DMX_RELABEL_DESC_BLOCK_CYCLIC;
     from.m = from.n = to.m = to.n = sz->m;
     from.mb = from.nb = bc->mb_from;
     to.mb = to.nb = bc->mb_to;
@@ -79,39 +84,57 @@ static dmx_status run_case(const bench_size *sz, const bench_case *bc, int reps,
     from.order = 'R';
     to.order = 'C';
     double t0 = bench_wall_now();
-    DMXI_TRY(dmxi_cyclic_volume(&from, &to, bc->transpose, &v));
+    if ((st = dmx_relabel_volume_create(&from, &to, bc->transpose, 0, &v)) != DMX_SUCCESS)
+        goto cleanup;
     out->t_volume = bench_wall_now() - t0;
-    out->nnz = v.nnz;
-    dmxi_lap_sparse g = dmxi_cyclic_volume_gains(&v);
-    s0 = dmxi_malloc(v.p, sizeof *s0);
-    s1 = dmxi_malloc(v.p, sizeof *s1);
-    t = dmxi_malloc(reps, sizeof *t);
-    DMXI_CHECK(s0 && s1 && t, DMX_ERR_ALLOC, "out of memory");
-    DMXI_TRY(dmxi_cyclic_volume_remote(&v, NULL, &out->vol_id));
+    if ((st = dmx_relabel_volume_get_info(v, &p, &out->nnz, NULL)) != DMX_SUCCESS ||
+        (st = dmx_relabel_volume_get_gains(v, &g)) != DMX_SUCCESS ||
+        (st = dmx_relabel_volume_remote(v, NULL, &out->vol_id)) != DMX_SUCCESS)
+        goto cleanup;
+    s0 = malloc((size_t)p * sizeof *s0);
+    s1 = malloc((size_t)p * sizeof *s1);
+    t = malloc((size_t)reps * sizeof *t);
+    if (!s0 || !s1 || !t) {
+        st = DMX_ERR_ALLOC;
+        *why = "out of memory";
+        goto cleanup;
+    }
 
-    DMXI_TRY(dmxi_lap_exact(&g, s0, NULL)); /* warm-up, and the reference sigma */
+    /* warm-up, and the reference sigma */
+    if ((st = dmx_relabel_assign(&g, DMX_RELABEL_EXACT, s0, NULL)) != DMX_SUCCESS)
+        goto cleanup;
     for (int r = 0; r < reps; r++) {
         t0 = bench_wall_now();
-        DMXI_TRY(dmxi_lap_exact(&g, s1, NULL));
+        if ((st = dmx_relabel_assign(&g, DMX_RELABEL_EXACT, s1, NULL)) != DMX_SUCCESS)
+            goto cleanup;
         t[r] = bench_wall_now() - t0;
-        DMXI_CHECK(memcmp(s0, s1, (size_t)v.p * sizeof *s0) == 0, DMX_ERR_INTERNAL,
-                   "exact solver returned different sigmas for the same input");
+        if (memcmp(s0, s1, (size_t)p * sizeof *s0) != 0) {
+            st = DMX_ERR_INTERNAL;
+            *why = "exact solver returned different sigmas for the same input";
+            goto cleanup;
+        }
     }
     out->t_exact = bench_median(t, reps);
-    DMXI_TRY(dmxi_cyclic_volume_remote(&v, s0, &out->vol_exact));
+    if ((st = dmx_relabel_volume_remote(v, s0, &out->vol_exact)) != DMX_SUCCESS)
+        goto cleanup;
 
-    DMXI_TRY(dmxi_lap_greedy(&g, s1, NULL));
+    if ((st = dmx_relabel_assign(&g, DMX_RELABEL_GREEDY, s1, NULL)) != DMX_SUCCESS)
+        goto cleanup;
     for (int r = 0; r < reps; r++) {
         t0 = bench_wall_now();
-        DMXI_TRY(dmxi_lap_greedy(&g, s1, NULL));
+        if ((st = dmx_relabel_assign(&g, DMX_RELABEL_GREEDY, s1, NULL)) != DMX_SUCCESS)
+            goto cleanup;
         t[r] = bench_wall_now() - t0;
     }
     out->t_greedy = bench_median(t, reps);
-    DMXI_TRY(dmxi_cyclic_volume_remote(&v, s1, &out->vol_greedy));
-    DMXI_CHECK(out->vol_exact <= out->vol_greedy && out->vol_exact <= out->vol_id, DMX_ERR_INTERNAL,
-               "exact relabeling worse than greedy or identity");
+    if ((st = dmx_relabel_volume_remote(v, s1, &out->vol_greedy)) != DMX_SUCCESS)
+        goto cleanup;
+    if (out->vol_exact > out->vol_greedy || out->vol_exact > out->vol_id) {
+        st = DMX_ERR_INTERNAL;
+        *why = "exact relabeling worse than greedy or identity";
+    }
 cleanup:
-    dmxi_cyclic_volume_free(&v);
+    dmx_relabel_volume_destroy(&v);
     free(s0);
     free(s1);
     free(t);
@@ -153,10 +176,11 @@ int dmx_cmd_bench_relabel(int argc, char **argv)
                 continue;
             bench_out o;
             memset(&o, 0, sizeof o);
-            dmx_status st = run_case(&sizes[a], &cases[b], reps, &o);
+            const char *why = NULL;
+            dmx_status st = run_case(&sizes[a], &cases[b], reps, &o, &why);
             if (st != DMX_SUCCESS) {
                 fprintf(stderr, "dmx bench relabel: %s: %s\n", dmx_status_string(st),
-                        dmx_last_error());
+                        why ? why : dmx_last_error());
                 return 1;
             }
             double re =

@@ -6,19 +6,20 @@
  *   dmx plan --fig3 [--csv FILE] [--svg FILE] [--json]
  *
  * For a pair of layouts it computes the package volumes V(S_{i,j}), the remote volume with the
- * identity labeling, with the exact relabeling (dmxi_lap_exact) and with the greedy one
- * (dmxi_lap_greedy), the reductions and the solve times. --fig3 reproduces Figure 3 of the
+ * identity labeling, with the exact relabeling and with the greedy one, the reductions and the
+ * solve times, through the public offline calls of dmx/relabel.h (dmx_relabel_volume_*,
+ * dmx_relabel_assign). --fig3 reproduces Figure 3 of the
  * COSTA paper (section 7.2). The custom layout file format is documented in docs/relabel.md
  * and in plan_usage() (plan_text.c).
  */
 #include "dmx_tool.h"
 #include "plan_tool.h"
 
-#include "relabel/cyclic_volume.h"
-#include "relabel/lap.h"
+#include "dmx.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@
 /* ---- argument parsing --------------------------------------------------------------------- */
 
 /* MB,NB,PR,PC,ORD */
-static int parse_bc(const char *arg, dmxi_bc_desc *d)
+static int parse_bc(const char *arg, dmx_relabel_desc *d)
 {
     char buf[160];
     char *f[6];
@@ -44,6 +45,7 @@ static int parse_bc(const char *arg, dmxi_bc_desc *d)
         (toupper((unsigned char)f[4][0]) != 'R' && toupper((unsigned char)f[4][0]) != 'C'))
         return -1;
     memset(d, 0, sizeof *d);
+    d->kind = DMX_RELABEL_DESC_BLOCK_CYCLIC;
     d->mb = mb;
     d->nb = nb;
     d->prow = (int)pr;
@@ -55,7 +57,7 @@ static int parse_bc(const char *arg, dmxi_bc_desc *d)
 /* ---- custom layout files ------------------------------------------------------------------ */
 
 typedef struct custom_layout {
-    dmxi_grid_desc g;
+    dmx_relabel_desc g; /* kind DMX_RELABEL_DESC_GRID, arrays below */
     int64_t *rowsplits, *colsplits;
     int *owners;
     int procs; /* 0 if not given */
@@ -114,9 +116,18 @@ static int read_list(FILE *f, char *tok, size_t cap, int64_t **arr, int64_t *cou
             *more = 1;
             break;
         }
-        if (dmxi_reserve((void **)&a, &capn, n + 1, sizeof *a) != DMX_SUCCESS) {
-            free(a);
-            return -1;
+        if (n == capn) {
+            int64_t grown = capn < 16 ? 16 : 2 * capn;
+            int64_t *b = (size_t)grown <= SIZE_MAX / sizeof *a
+                             ? realloc(a, (size_t)grown * sizeof *a)
+                             : NULL;
+            if (!b) {
+                fprintf(stderr, "dmx plan: out of memory\n");
+                free(a);
+                return -1;
+            }
+            a = b;
+            capn = grown;
         }
         a[n++] = v;
     }
@@ -195,9 +206,13 @@ static int read_custom(const char *path, custom_layout *c)
                 (long long)nr, (long long)nc);
         goto done;
     }
-    c->owners = dmxi_malloc(nown, sizeof *c->owners);
-    if (!c->owners)
+    c->owners = (uint64_t)nown < SIZE_MAX / sizeof *c->owners
+                    ? malloc((size_t)(nown > 0 ? nown : 1) * sizeof *c->owners)
+                    : NULL;
+    if (!c->owners) {
+        fprintf(stderr, "dmx plan: %s: out of memory\n", path);
         goto done;
+    }
     for (int64_t k = 0; k < nown; k++) {
         if (owners64[k] < 0 || owners64[k] > INT_MAX - 1 ||
             (c->procs > 0 && owners64[k] >= c->procs)) {
@@ -207,6 +222,7 @@ static int read_custom(const char *path, custom_layout *c)
         }
         c->owners[k] = (int)owners64[k];
     }
+    c->g.kind = DMX_RELABEL_DESC_GRID;
     c->g.nrb = nr;
     c->g.ncb = nc;
     c->g.rowsplits = c->rowsplits;
@@ -231,53 +247,64 @@ typedef struct plan_result {
     int *sigma_exact; /* owned */
 } plan_result;
 
-/* Solve both assignment problems on the volume matrix v. */
-static dmx_status solve(const dmxi_volume *v, plan_result *r)
-{
-    dmx_status st = DMX_SUCCESS;
-    int *sg = NULL;
-    dmxi_lap_sparse g = dmxi_cyclic_volume_gains(v);
-    r->p = v->p;
-    r->nnz = v->nnz;
-    r->total = v->total;
-    r->sigma_exact = dmxi_malloc(v->p, sizeof *r->sigma_exact);
-    sg = dmxi_malloc(v->p, sizeof *sg);
-    DMXI_CHECK(r->sigma_exact && sg, DMX_ERR_ALLOC, "out of memory");
-    DMXI_TRY(dmxi_cyclic_volume_remote(v, NULL, &r->vol_identity));
-    double t0 = plan_now();
-    DMXI_TRY(dmxi_lap_exact(&g, r->sigma_exact, NULL));
-    r->t_exact = plan_now() - t0;
-    t0 = plan_now();
-    DMXI_TRY(dmxi_lap_greedy(&g, sg, NULL));
-    r->t_greedy = plan_now() - t0;
-    DMXI_TRY(dmxi_cyclic_volume_remote(v, r->sigma_exact, &r->vol_exact));
-    DMXI_TRY(dmxi_cyclic_volume_remote(v, sg, &r->vol_greedy));
-    DMXI_CHECK(r->vol_exact <= r->vol_greedy && r->vol_exact <= r->vol_identity, DMX_ERR_INTERNAL,
-               "exact relabeling worse than greedy or identity");
-cleanup:
-    free(sg);
-    return st;
-}
-
-static dmx_status plan_bc(const dmxi_bc_desc *from, const dmxi_bc_desc *to, int transpose,
-                          plan_result *r)
-{
-    dmx_status st = DMX_SUCCESS;
-    dmxi_volume v;
-    memset(&v, 0, sizeof v);
-    double t0 = plan_now();
-    DMXI_TRY(dmxi_cyclic_volume(from, to, transpose, &v));
-    r->t_volume = plan_now() - t0;
-    DMXI_TRY(solve(&v, r));
-cleanup:
-    dmxi_cyclic_volume_free(&v);
-    return st;
-}
-
 static int fail(dmx_status st)
 {
     fprintf(stderr, "dmx plan: %s: %s\n", dmx_status_string(st), dmx_last_error());
     return 1;
+}
+
+/* Solve both assignment problems on the volumes v. Returns 0, or 1 (message on stderr). */
+static int solve(const dmx_relabel_volume *v, plan_result *r)
+{
+    dmx_status st = DMX_SUCCESS;
+    int rc = 1, *sg = NULL;
+    dmx_relabel_gains g;
+    if ((st = dmx_relabel_volume_get_info(v, &r->p, &r->nnz, &r->total)) != DMX_SUCCESS ||
+        (st = dmx_relabel_volume_get_gains(v, &g)) != DMX_SUCCESS)
+        return fail(st);
+    r->sigma_exact = malloc((size_t)r->p * sizeof *r->sigma_exact);
+    sg = malloc((size_t)r->p * sizeof *sg);
+    if (!r->sigma_exact || !sg) {
+        fprintf(stderr, "dmx plan: out of memory (%d ranks)\n", r->p);
+        goto done;
+    }
+    if ((st = dmx_relabel_volume_remote(v, NULL, &r->vol_identity)) != DMX_SUCCESS)
+        goto done;
+    double t0 = plan_now();
+    if ((st = dmx_relabel_assign(&g, DMX_RELABEL_EXACT, r->sigma_exact, NULL)) != DMX_SUCCESS)
+        goto done;
+    r->t_exact = plan_now() - t0;
+    t0 = plan_now();
+    if ((st = dmx_relabel_assign(&g, DMX_RELABEL_GREEDY, sg, NULL)) != DMX_SUCCESS)
+        goto done;
+    r->t_greedy = plan_now() - t0;
+    if ((st = dmx_relabel_volume_remote(v, r->sigma_exact, &r->vol_exact)) != DMX_SUCCESS ||
+        (st = dmx_relabel_volume_remote(v, sg, &r->vol_greedy)) != DMX_SUCCESS)
+        goto done;
+    if (r->vol_exact > r->vol_greedy || r->vol_exact > r->vol_identity) {
+        fprintf(stderr, "dmx plan: internal error: exact relabeling worse than greedy or "
+                        "identity\n");
+        goto done;
+    }
+    rc = 0;
+done:
+    if (st != DMX_SUCCESS)
+        rc = fail(st);
+    free(sg);
+    return rc;
+}
+
+/* Volumes between two descriptions on p ranks (0: the least), then solve(). Returns 0 or 1. */
+static int plan_pair(const dmx_relabel_desc *from, const dmx_relabel_desc *to, int transpose, int p,
+                     plan_result *r)
+{
+    dmx_relabel_volume *v = NULL;
+    double t0 = plan_now();
+    dmx_status st = dmx_relabel_volume_create(from, to, transpose, p, &v);
+    r->t_volume = plan_now() - t0;
+    int rc = st != DMX_SUCCESS ? fail(st) : solve(v, r);
+    dmx_relabel_volume_destroy(&v);
+    return rc;
 }
 
 /* ---- Figure 3 ----------------------------------------------------------------------------- */
@@ -296,9 +323,10 @@ static int run_fig3(const char *csv, const char *svg, int json)
 {
     fig3_point pt[FIG3_NPOINTS];
     for (int k = 0; k < FIG3_NPOINTS; k++) {
-        dmxi_bc_desc from, to;
+        dmx_relabel_desc from, to;
         memset(&from, 0, sizeof from);
         memset(&to, 0, sizeof to);
+        from.kind = to.kind = DMX_RELABEL_DESC_BLOCK_CYCLIC;
         from.m = to.m = FIG3_N;
         from.n = to.n = FIG3_N;
         from.mb = from.nb = fig3_blocks[k];
@@ -308,10 +336,10 @@ static int run_fig3(const char *csv, const char *svg, int json)
         to.order = 'C';
         plan_result r;
         memset(&r, 0, sizeof r);
-        dmx_status st = plan_bc(&from, &to, 0, &r);
+        int rc = plan_pair(&from, &to, 0, 0, &r);
         free(r.sigma_exact);
-        if (st != DMX_SUCCESS)
-            return fail(st);
+        if (rc != 0)
+            return rc;
         pt[k].block = fig3_blocks[k];
         pt[k].vol_identity = r.vol_identity;
         pt[k].vol_exact = r.vol_exact;
@@ -364,7 +392,7 @@ static int run_fig3(const char *csv, const char *svg, int json)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
-static void describe_bc(char *buf, size_t cap, const dmxi_bc_desc *d)
+static void describe_bc(char *buf, size_t cap, const dmx_relabel_desc *d)
 {
     snprintf(buf, cap, "%lldx%lld blocks on %dx%d %c", (long long)d->mb, (long long)d->nb, d->prow,
              d->pcol, d->order);
@@ -375,7 +403,7 @@ int dmx_cmd_plan(int argc, char **argv)
     int64_t m = -1, n = -1;
     int have_from = 0, have_to = 0, transpose = 0, want_sigma = 0, json = 0, fig3 = 0;
     const char *custom_from = NULL, *custom_to = NULL, *csv = NULL, *svg = NULL;
-    dmxi_bc_desc from, to;
+    dmx_relabel_desc from, to;
     memset(&from, 0, sizeof from);
     memset(&to, 0, sizeof to);
     for (int k = 1; k < argc; k++) {
@@ -439,15 +467,10 @@ int dmx_cmd_plan(int argc, char **argv)
     }
 
     int rc = 1;
-    dmx_status st = DMX_SUCCESS;
     custom_layout cf, ct;
-    int64_t *bsp[2][2] = {{NULL, NULL}, {NULL, NULL}};
-    int *bown[2] = {NULL, NULL};
-    dmxi_volume v;
     plan_result r;
     memset(&cf, 0, sizeof cf);
     memset(&ct, 0, sizeof ct);
-    memset(&v, 0, sizeof v);
     memset(&r, 0, sizeof r);
     char dfrom[160], dto[160];
 
@@ -462,27 +485,22 @@ int dmx_cmd_plan(int argc, char **argv)
         to.n = transpose ? m : n;
         describe_bc(dfrom, sizeof dfrom, &from);
         describe_bc(dto, sizeof dto, &to);
-        st = plan_bc(&from, &to, transpose, &r);
-        if (st != DMX_SUCCESS) {
-            rc = fail(st);
+        if (plan_pair(&from, &to, transpose, 0, &r) != 0)
             goto done;
-        }
     } else {
-        /* At least one custom side: bring both to grid form and use the grid overlay. */
-        dmxi_grid_desc gs, gt;
-        memset(&gs, 0, sizeof gs);
-        memset(&gt, 0, sizeof gt);
+        /* At least one custom side: the library brings both to grid form and overlays them. */
+        const dmx_relabel_desc *gs = &from, *gt = &to;
         int p = 1;
         if (custom_from) {
             if (read_custom(custom_from, &cf) != 0)
                 goto done;
-            gs = cf.g;
+            gs = &cf.g;
             snprintf(dfrom, sizeof dfrom, "custom %s", custom_from);
         }
         if (custom_to) {
             if (read_custom(custom_to, &ct) != 0)
                 goto done;
-            gt = ct.g;
+            gt = &ct.g;
             snprintf(dto, sizeof dto, "custom %s", custom_to);
         }
         /* size of the block-cyclic side(s): from --size or from the custom side */
@@ -494,22 +512,12 @@ int dmx_cmd_plan(int argc, char **argv)
             from.m = m;
             from.n = n;
             describe_bc(dfrom, sizeof dfrom, &from);
-            st = dmxi_cyclic_volume_bc_to_grid(&from, &gs, &bsp[0][0], &bsp[0][1], &bown[0]);
-            if (st != DMX_SUCCESS) {
-                rc = fail(st);
-                goto done;
-            }
             p = from.prow * from.pcol;
         }
         if (!custom_to) {
             to.m = transpose ? n : m;
             to.n = transpose ? m : n;
             describe_bc(dto, sizeof dto, &to);
-            st = dmxi_cyclic_volume_bc_to_grid(&to, &gt, &bsp[1][0], &bsp[1][1], &bown[1]);
-            if (st != DMX_SUCCESS) {
-                rc = fail(st);
-                goto done;
-            }
             if (to.prow * to.pcol > p)
                 p = to.prow * to.pcol;
         }
@@ -525,17 +533,10 @@ int dmx_cmd_plan(int argc, char **argv)
             if (need > p)
                 p = need;
         }
-        m = gs.m;
-        n = gs.n;
-        double t0 = plan_now();
-        st = dmxi_cyclic_volume_grid(&gs, &gt, transpose, p, &v);
-        r.t_volume = plan_now() - t0;
-        if (st == DMX_SUCCESS)
-            st = solve(&v, &r);
-        if (st != DMX_SUCCESS) {
-            rc = fail(st);
+        m = gs->m;
+        n = gs->n;
+        if (plan_pair(gs, gt, transpose, p, &r) != 0)
             goto done;
-        }
     }
 
     if (json) {
@@ -571,13 +572,7 @@ int dmx_cmd_plan(int argc, char **argv)
     rc = 0;
 done:
     free(r.sigma_exact);
-    dmxi_cyclic_volume_free(&v);
     custom_free(&cf);
     custom_free(&ct);
-    for (int s = 0; s < 2; s++) {
-        free(bsp[s][0]);
-        free(bsp[s][1]);
-        free(bown[s]);
-    }
     return rc;
 }
