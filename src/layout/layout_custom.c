@@ -121,9 +121,11 @@ dmx_status dmx_layout_create_custom(MPI_Comm comm, int64_t m, int64_t n, int64_t
     dmx_status st = dmxi_desc_begin(comm, out, &d);
     if (st == DMX_SUCCESS)
         st = validate_custom(d, m, n, nrb, rowsplits, ncb, colsplits, owners, nlocal, blocks);
-    DMXI_TRY(dmxi_agree(comm, st));
+    int64_t id = 0;
+    DMXI_TRY(dmxi_layout_agree_id(comm, st, &id));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "custom layout descriptions"));
     DMXI_TRY(dmxi_layout_new(d, out));
+    (*out)->id = id;
 cleanup:
     dmxi_desc_release(d);
     return st;
@@ -193,7 +195,8 @@ dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t 
     dmx_status st = dmxi_desc_begin(comm, out, &d);
     if (st == DMX_SUCCESS)
         st = validate_local(d, m, n, nlocal, blocks, &area);
-    DMXI_TRY(dmxi_agree(comm, st));
+    int64_t id = 0;
+    DMXI_TRY(dmxi_layout_agree_id(comm, st, &id));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "matrix sizes"));
     DMXI_MPI(MPI_Allreduce(&area, &total, 1, MPI_INT64_T, MPI_SUM, comm));
     int64_t mn = 0;
@@ -207,6 +210,7 @@ dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t 
                                                      : dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__,
                                                                   "out of memory")));
     DMXI_TRY(dmxi_layout_new(d, out));
+    (*out)->id = id;
 cleanup:
     dmxi_desc_release(d);
     return st;
