@@ -97,7 +97,7 @@ static dmx_status set_window(dmx_layout *L, int64_t i0, int64_t j0, int64_t m, i
             q += d->pcol;
         L->first_bc = q;
         L->nlc = q < L->ncb ? (L->ncb - 1 - q) / d->pcol + 1 : 0;
-        L->nlocal = L->nlr * L->nlc;
+        DMXI_TRY(dmxi_mul64(L->nlr, L->nlc, &L->nlocal));
     } else {
         int64_t cnt = 0;
         for (int64_t k = 0; k < d->nlocal; k++) {
@@ -174,10 +174,10 @@ static int64_t local_extent(int64_t len, int64_t bs, int p, int src, int np)
     if (q >= nblk)
         return 0;
     int64_t cnt = (nblk - 1 - q) / np + 1; /* blocks held */
-    int64_t rows = cnt * bs;
+    /* Written so that no term passes len (nblk * bs may exceed INT64_MAX when len is near it). */
     if ((nblk - 1) % np == q) /* holds the last, possibly partial block */
-        rows -= nblk * bs - len;
-    return rows;
+        return (cnt - 1) * bs + (len - (nblk - 1) * bs);
+    return cnt * bs; /* full blocks only, all before the last: at most (nblk - 1) * bs < len */
 }
 
 static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
@@ -398,7 +398,9 @@ dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t es
             int64_t I = k / d->ncb, J = k % d->ncb;
             int64_t rows = d->rsplit[I + 1] - d->rsplit[I], cols = d->csplit[J + 1] - d->csplit[J];
             d->blocks[d->nlocal++] = (dmxi_lblock){I, J, 0, 0, NULL, rows, DMX_COL_MAJOR};
-            DMXI_TRY(dmxi_add64(n, rows * cols, &n));
+            int64_t area = 0;
+            DMXI_TRY(dmxi_mul64(rows, cols, &area));
+            DMXI_TRY(dmxi_add64(n, area, &n));
         }
     }
     d->owned = dmxi_calloc(n, esize);

@@ -92,6 +92,8 @@ static dmx_status validate_custom(dmxi_desc *d, int64_t m, int64_t n, int64_t nr
                    (long long)b->bcol, (long long)b->ld, (long long)need);
         DMXI_CHECK(b->data, DMX_ERR_LAYOUT, "local block (%lld,%lld): data is NULL",
                    (long long)b->brow, (long long)b->bcol);
+        int64_t span = 0; /* the block's memory span must be addressable in int64_t */
+        DMXI_TRY(dmxi_mul64(b->ld, b->order == DMX_COL_MAJOR ? cols : rows, &span));
         d->blocks[k] = (dmxi_lblock){b->brow, b->bcol, 0, 0, b->data, b->ld, b->order};
     }
     qsort(d->blocks, (size_t)nlocal, sizeof(dmxi_lblock), cmp_lblock);
@@ -164,7 +166,11 @@ static dmx_status validate_local(dmxi_desc *d, int64_t m, int64_t n, int64_t nlo
                    (long long)b->ld, (long long)need);
         DMXI_CHECK(b->data, DMX_ERR_LAYOUT, "block %lld: data is NULL", (long long)k);
         d->blocks[k] = (dmxi_lblock){b->row0, b->col0, b->rows, b->cols, b->data, b->ld, b->order};
-        DMXI_TRY(dmxi_add64(*area, b->rows * b->cols, area));
+        int64_t a = 0, span = 0;
+        DMXI_TRY(dmxi_mul64(b->rows, b->cols, &a));
+        DMXI_TRY(dmxi_add64(*area, a, area));
+        /* the block's memory span ld * (other extent) must be addressable in int64_t */
+        DMXI_TRY(dmxi_mul64(b->ld, b->order == DMX_COL_MAJOR ? b->cols : b->rows, &span));
     }
     /* A rank's own blocks must be disjoint: sort by row, then compare each with the blocks that
      * start above its last row (a sweep; quadratic only for pathological tall-thin sets). */
