@@ -188,6 +188,11 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
     dmxi_desc *d = NULL;
     char *seen = NULL;
     int rank = 0, size = 0;
+    if (out)
+        *out = NULL;
+    if (comm == MPI_COMM_NULL) /* no communicator: the others cannot be told */
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "the communicator is MPI_COMM_NULL on this rank");
     DMXI_MPI(MPI_Comm_rank(comm, &rank));
     DMXI_MPI(MPI_Comm_size(comm, &size));
 

@@ -120,6 +120,12 @@ dmx_status dmx_layout_create_custom(MPI_Comm comm, int64_t m, int64_t n, int64_t
 {
     dmxi_desc *d = NULL;
     dmxi_error_clear();
+    if (comm == MPI_COMM_NULL) { /* no communicator: the others cannot be told */
+        if (out)
+            *out = NULL;
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "the communicator is MPI_COMM_NULL on this rank");
+    }
     dmx_status st = dmxi_desc_begin(comm, out, &d);
     if (st == DMX_SUCCESS)
         st = validate_custom(d, m, n, nrb, rowsplits, ncb, colsplits, owners, nlocal, blocks);
@@ -198,6 +204,12 @@ dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t 
     dmxi_desc *d = NULL;
     int64_t area = 0, total = 0;
     dmxi_error_clear();
+    if (comm == MPI_COMM_NULL) { /* no communicator: the others cannot be told */
+        if (out)
+            *out = NULL;
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "the communicator is MPI_COMM_NULL on this rank");
+    }
     dmx_status st = dmxi_desc_begin(comm, out, &d);
     if (st == DMX_SUCCESS)
         st = validate_local(d, m, n, nlocal, blocks, &area);

@@ -81,6 +81,8 @@ enum {
     BC_LLD,
     BC_OUT_NULL,
     BC_DIFFERENT,
+    BC_COMM_NULL,
+    CU_COMM_NULL,
     MAP_NULL,
     MAP_REPEATED,
     CU_SPLITS,
@@ -105,6 +107,8 @@ enum {
     P_OVERFLOW,
     P_NOMEM,
     P_EXECUTE_NULL,
+    P_SECOND_ON_DUP,
+    P_RELABELED_ZERO,
     ONCE_B_NULL,
     L_REBIND_NULL,
     L_REBIND_CUSTOM,
@@ -210,6 +214,15 @@ static void run(dmxt_ctx *ctx, int c, dmxt_checker *C)
             goto done;
         want = DMX_ERR_LAYOUT;
         st = dmx_layout_create_block_cyclic(W, 6, bad ? 5 : 6, 2, 2, 1, 1, 'R', 0, 0, NULL, 1, &L);
+        break;
+    case BC_COMM_NULL:
+        want_handler = 1;
+        st =
+            dmx_layout_create_block_cyclic(MPI_COMM_NULL, 6, 6, 2, 2, 1, 1, 'R', 0, 0, NULL, 1, &L);
+        break;
+    case CU_COMM_NULL:
+        want_handler = 1;
+        st = dmx_layout_create_custom(MPI_COMM_NULL, 6, 6, 1, one, 1, one, owners, 0, &blk, &L);
         break;
     case MAP_NULL:
         want = DMX_ERR_NULL;
@@ -333,6 +346,32 @@ static void run(dmxt_ctx *ctx, int c, dmxt_checker *C)
         want = DMX_ERR_NULL, want_handler = 1;
         st = dmx_plan_execute(NULL);
         break;
+    case P_SECOND_ON_DUP: { /* same description, same memory, but another layout on a dup */
+        if (P < 2)
+            goto done;
+        MPI_Comm dupc = MPI_COMM_NULL;
+        MPI_Comm_dup(W, &dupc);
+        st = dmx_layout_create_block_cyclic(dupc, 6, 6, 1, 2, P, 1, 'R', 0, 0,
+                                            dmxt_matrix_local(&A), A.lld, &L2);
+        dmx_transform two[2] = {t, t};
+        two[1].b = A.layout;
+        if (bad)
+            two[1].b = L2;
+        if (st == DMX_SUCCESS)
+            st = dmx_plan_create(2, two, &plan);
+        MPI_Comm_free(&dupc); /* L2 and a plan, if one was made, do not need it to be freed */
+        break;
+    }
+    case P_RELABELED_ZERO: {
+        int sigma[64];
+        MPI_Comm nc = MPI_COMM_NULL;
+        dmx_layout *rl[1] = {NULL};
+        want_handler = 1;
+        st = dmx_plan_create_relabeled(0, &t, NULL, sigma, &nc, rl, &plan, NULL);
+        if (nc != MPI_COMM_NULL || rl[0] != NULL)
+            dmxt_fail(C, "relabeled plan of 0 transforms created a communicator or layout");
+        break;
+    }
     case ONCE_B_NULL:
         want = DMX_ERR_NULL;
         st = dmx_transform_once(DMX_DOUBLE, DMX_OP_N, t.alpha, bad ? NULL : B.layout, t.beta,
