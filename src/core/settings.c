@@ -41,8 +41,8 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                                   "only",
                                   0},
     [DMXI_SET_TIMEOUT] = {"DMX_TIMEOUT", 600, "600",
-                          "seconds without progress after which a waiting dmx call gives up "
-                          "(0: wait forever)",
+                          "seconds without progress after which a waiting dmx call gives up (0: "
+                          "wait forever)",
                           0},
 };
 
