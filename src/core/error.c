@@ -96,14 +96,35 @@ dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line)
     return dmxi_error(DMX_ERR_MPI, file, line, "%s failed: %s", call, msg);
 }
 
+/* Reduce n <= 2 eight-byte values (type, op) over comm, nonblocking, waited for with
+ * dmxi_wait_bounded. The buffers are on the heap: after a timeout the reduction stays pending
+ * and may still write into them, so they are then left allocated (64 bytes) rather than freed
+ * or taken from the stack. */
+static dmx_status reduce_bounded(MPI_Comm comm, const void *in, void *out, int n, MPI_Datatype type,
+                                 MPI_Op op)
+{
+    dmx_status st = DMX_SUCCESS;
+    uint64_t *buf = calloc(4, sizeof *buf);
+    MPI_Request req = MPI_REQUEST_NULL;
+    DMXI_CHECK(buf, DMX_ERR_ALLOC, "out of memory");
+    memcpy(buf, in, (size_t)n * sizeof *buf);
+    DMXI_MPI(MPI_Iallreduce(buf, buf + 2, n, type, op, comm, &req));
+    st = dmxi_wait_bounded(&req, "the agreement on the arguments");
+    if (st != DMX_SUCCESS) {
+        if (req != MPI_REQUEST_NULL)
+            buf = NULL; /* still pending: MPI may write into it */
+        goto cleanup;
+    }
+    memcpy(out, buf + 2, (size_t)n * sizeof *buf);
+cleanup:
+    free(buf);
+    return st;
+}
+
 dmx_status dmxi_agree(MPI_Comm comm, dmx_status local)
 {
-    int mine = (int)local, worst = 0;
-    MPI_Request req = MPI_REQUEST_NULL;
-    int rc = MPI_Iallreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return dmxi_mpi_error(rc, "MPI_Iallreduce", __FILE__, __LINE__);
-    dmx_status st = dmxi_wait_bounded(&req, "the agreement on the arguments");
+    int64_t mine = (int64_t)local, worst = 0;
+    dmx_status st = reduce_bounded(comm, &mine, &worst, 1, MPI_INT64_T, MPI_MAX);
     if (st != DMX_SUCCESS)
         return st;
     if (worst != 0 && mine == 0)
@@ -116,11 +137,7 @@ dmx_status dmxi_agree(MPI_Comm comm, dmx_status local)
 dmx_status dmxi_agree_max(MPI_Comm comm, dmx_status local, int64_t *value)
 {
     int64_t mine[2] = {(int64_t)local, *value}, red[2] = {0, 0};
-    MPI_Request req = MPI_REQUEST_NULL;
-    int rc = MPI_Iallreduce(mine, red, 2, MPI_INT64_T, MPI_MAX, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return dmxi_mpi_error(rc, "MPI_Iallreduce", __FILE__, __LINE__);
-    dmx_status st = dmxi_wait_bounded(&req, "the agreement on the arguments");
+    dmx_status st = reduce_bounded(comm, mine, red, 2, MPI_INT64_T, MPI_MAX);
     if (st != DMX_SUCCESS)
         return st;
     *value = red[1];
@@ -135,11 +152,7 @@ dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what)
 {
     /* min and max of the value in one reduction: reduce (v, ~v) with MIN. */
     uint64_t pair[2] = {value, ~value}, red[2];
-    MPI_Request req = MPI_REQUEST_NULL;
-    int rc = MPI_Iallreduce(pair, red, 2, MPI_UINT64_T, MPI_MIN, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return dmxi_mpi_error(rc, "MPI_Iallreduce", __FILE__, __LINE__);
-    dmx_status st = dmxi_wait_bounded(&req, "the agreement on the arguments");
+    dmx_status st = reduce_bounded(comm, pair, red, 2, MPI_UINT64_T, MPI_MIN);
     if (st != DMX_SUCCESS)
         return st;
     if (red[0] != value || ~red[1] != value)
