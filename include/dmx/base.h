@@ -6,7 +6,9 @@
  *  - Every call returns a ::dmx_status; outputs come last.
  *  - "Collective on comm" means every rank of the communicator must make the call with
  *    arguments that describe the same global object; if any rank finds an error, every rank
- *    returns the same (non-zero) status and nothing is created.
+ *    returns the same (non-zero) status and nothing is created. Errors that leave a rank no
+ *    communicator to agree on go to the error handler instead (dmx_set_error_handler;
+ *    docs/errors.md says which promise holds for which mistake).
  *  - "Local" calls involve no communication.
  *  - Arrays passed in are copied unless the documentation says "borrowed".
  *  - Destroy functions are NULL-safe and set the handle to NULL.
@@ -84,6 +86,25 @@ DMX_API const char *dmx_status_string(dmx_status st);
 
 /** The calling thread's last error as "file:line: message", or "" if none. Local. */
 DMX_API const char *dmx_last_error(void);
+
+/**
+ * A handler for errors that cannot be agreed between the ranks, so that returning would leave
+ * other ranks waiting forever: a collective call given no communicator to agree on (a NULL
+ * layout handle, a view of a NULL parent, no transforms), or an agreement that never completes
+ * (ranks calling a collective function on different communicators, or one rank never calling
+ * it; see DMX_TIMEOUT in docs/settings.md). @p st is the error's status, @p message the same
+ * text dmx_last_error() then returns ("file:line: message"). A handler that returns makes the
+ * call return @p st (and, after a timeout, leaves the unfinished reduction pending: the
+ * communicator involved should not be used again).
+ */
+typedef void (*dmx_error_handler)(dmx_status st, const char *message);
+
+/**
+ * Install @p fn as the handler for errors that cannot be agreed (see ::dmx_error_handler) and
+ * return the previous one; NULL restores the default, which prints "dmx: <message> (<status>)"
+ * to stderr and calls MPI_Abort(MPI_COMM_WORLD, 1). One handler per process. Local.
+ */
+DMX_API dmx_error_handler dmx_set_error_handler(dmx_error_handler fn);
 
 /**
  * The version of the library that is running, as "MAJOR.MINOR.PATCH"; the numbers are also

@@ -99,7 +99,9 @@ DMX_API dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, 
 /**
  * The m x n submatrix of @p parent starting at global row i0, column j0 (0-based), as a layout
  * of its own whose element (0,0) is the parent's (i0,j0). It shares the parent's memory; the
- * parent may be destroyed afterwards. Collective on the parent's communicator.
+ * parent may be destroyed afterwards. Collective on the parent's communicator. A NULL
+ * @p parent leaves the rank no communicator to agree on: it goes to the error handler
+ * (dmx_set_error_handler; the default aborts the job).
  */
 DMX_API dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t j0,
                                           int64_t m, int64_t n, dmx_layout **out);
@@ -126,7 +128,9 @@ DMX_API dmx_status dmx_layout_get_local_block(const dmx_layout *layout, int64_t 
 
 /**
  * Point a block-cyclic layout (or a view of one) at another local array with the same lld.
- * Plans built on the layout use the new memory from their next execution. Local.
+ * Plans built on the layout use the new memory from their next execution. @p local may be NULL
+ * only on a rank that owns no element of the layout (else DMX_ERR_NULL, and the layout keeps its
+ * memory). Local.
  */
 DMX_API dmx_status dmx_layout_rebind(dmx_layout *layout, void *local);
 

@@ -39,9 +39,12 @@ typedef struct dmx_plan dmx_plan;
  * communicators of the same processes: the same or congruent ones, or ones that order the
  * processes differently (such as a relabeled communicator); the plan duplicates the first
  * layout's. op(B) must have A's size. The layouts are borrowed: they must outlive the plan. The
- * transforms array is copied. Any error is returned on every rank, except on a rank that passes
- * no layout at all (NULL transforms, or only NULL layouts), which has no communicator to agree
- * on: it fails alone and the others wait for it.
+ * transforms array is copied. Any error is returned on every rank (and nothing is created),
+ * except where a rank has no communicator to agree on: ntransforms <= 0, NULL transforms, or
+ * only NULL layouts go to the error handler (dmx_set_error_handler; the default prints the
+ * message and aborts the job), as does an agreement that does not complete within DMX_TIMEOUT
+ * seconds (ranks passing layouts on different communicators). A layout of more elements, or
+ * bytes, than int64_t holds fails with DMX_ERR_OVERFLOW on every rank.
  */
 DMX_API dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms,
                                    dmx_plan **out);

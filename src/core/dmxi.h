@@ -16,6 +16,23 @@ dmx_status dmxi_error(dmx_status st, const char *file, int line, const char *fmt
 #endif
     ;
 
+/* An error that cannot be agreed between the ranks (no communicator to agree on, or an
+ * agreement that never completes): record it like dmxi_error, then call the user's error
+ * handler (dmx_set_error_handler; the default prints it and aborts). Returns st if the handler
+ * returns. */
+dmx_status dmxi_fatal(dmx_status st, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Wait for *req (a nonblocking collective or message) with MPI_Test in a loop that yields the
+ * processor, giving up after DMX_TIMEOUT seconds without completion (0: never): then it calls
+ * dmxi_fatal with DMX_ERR_MPI and a message naming `what` and the likely cause (ranks on
+ * different communicators, or a rank that never called), and returns DMX_ERR_MPI if the handler
+ * returns (the request stays pending; it cannot be cancelled). Local (wait.c). */
+dmx_status dmxi_wait_bounded(MPI_Request *req, const char *what);
+
 /* Clear the calling thread's last error. */
 void dmxi_error_clear(void);
 
@@ -68,15 +85,22 @@ dmx_status dmxi_reserve(void **arr, int64_t *cap, int64_t need, size_t sz);
 
 /* Collective agreement: every rank passes its local status; all ranks return the largest
  * status code any rank had (DMX_SUCCESS if all succeeded). A rank whose own status was success
- * but another rank failed gets an error message naming the failing code. Collective on comm. */
+ * but another rank failed gets an error message naming the failing code. Collective on comm:
+ * one MPI_Iallreduce of an int waited for by dmxi_wait_bounded, so a rank that calls on another
+ * communicator (or never calls) ends in the error handler after DMX_TIMEOUT, not in a hang. */
 dmx_status dmxi_agree(MPI_Comm comm, dmx_status local);
+
+/* dmxi_agree that also agrees on the largest *value over the ranks (one reduction): on return
+ * *value holds the maximum (also when the status is an error). Collective on comm. */
+dmx_status dmxi_agree_max(MPI_Comm comm, dmx_status local, int64_t *value);
 
 /* 64-bit FNV-1a hash, continued from h (start with DMXI_HASH_INIT). */
 #define DMXI_HASH_INIT UINT64_C(1469598103934665603)
 uint64_t dmxi_hash(uint64_t h, const void *data, size_t len);
 
 /* Agree that every rank holds the same 64-bit value (e.g. a hash of a global description).
- * Returns DMX_SUCCESS if all equal, otherwise DMX_ERR_LAYOUT on every rank. Collective. */
+ * Returns DMX_SUCCESS if all equal, otherwise DMX_ERR_LAYOUT on every rank. Collective (one
+ * MPI_Iallreduce of two integers, waited for like dmxi_agree). */
 dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what);
 
 /* Rank translation (ranks.c): out[k] = the rank in `to` of `from`'s rank k, k < n (n at most

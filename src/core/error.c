@@ -1,11 +1,30 @@
-/* Error reporting: status names, thread-local last-error text, collective agreement. */
+/* Error reporting: status names, thread-local last-error text, the handler for errors that
+ * cannot be agreed, collective agreement (a nonblocking reduction waited for by
+ * dmxi_wait_bounded, so ranks on different communicators end with a message, not a hang). */
 #include "dmxi.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-static _Thread_local char last_error[512];
+#define LAST_ERROR_LEN 512
+static _Thread_local char last_error[LAST_ERROR_LEN];
+
+static void default_handler(dmx_status st, const char *message)
+{
+    fprintf(stderr, "dmx: %s (%s)\n", message, dmx_status_string(st));
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static _Atomic(dmx_error_handler) handler = default_handler;
+
+dmx_error_handler dmx_set_error_handler(dmx_error_handler fn)
+{
+    dmx_error_handler old = atomic_exchange(&handler, fn ? fn : default_handler);
+    return old == default_handler ? NULL : old;
+}
 
 const char *dmx_status_string(dmx_status st)
 {
@@ -34,17 +53,37 @@ void dmxi_error_clear(void)
     last_error[0] = '\0';
 }
 
-dmx_status dmxi_error(dmx_status st, const char *file, int line, const char *fmt, ...)
+/* Format "file:line: message" into a private buffer first, then copy: an argument may be
+ * dmx_last_error() itself (its own buffer), which must not be overwritten while it is read. */
+static void record(const char *file, int line, const char *fmt, va_list ap)
 {
+    char buf[LAST_ERROR_LEN];
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
-    int k = snprintf(last_error, sizeof last_error, "%s:%d: ", base, line);
-    if (k < 0 || (size_t)k >= sizeof last_error)
+    int k = snprintf(buf, sizeof buf, "%s:%d: ", base, line);
+    if (k < 0 || (size_t)k >= sizeof buf)
         k = 0;
+    vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);
+    memcpy(last_error, buf, sizeof buf);
+}
+
+dmx_status dmxi_error(dmx_status st, const char *file, int line, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error + k, sizeof last_error - (size_t)k, fmt, ap);
+    record(file, line, fmt, ap);
     va_end(ap);
+    return st;
+}
+
+dmx_status dmxi_fatal(dmx_status st, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(file, line, fmt, ap);
+    va_end(ap);
+    dmx_error_handler h = atomic_load(&handler);
+    h(st, last_error);
     return st;
 }
 
@@ -57,12 +96,37 @@ dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line)
     return dmxi_error(DMX_ERR_MPI, file, line, "%s failed: %s", call, msg);
 }
 
+/* Reduce n <= 2 eight-byte values (type, op) over comm, nonblocking, waited for with
+ * dmxi_wait_bounded. The buffers are on the heap: after a timeout the reduction stays pending
+ * and may still write into them, so they are then left allocated (64 bytes) rather than freed
+ * or taken from the stack. */
+static dmx_status reduce_bounded(MPI_Comm comm, const void *in, void *out, int n, MPI_Datatype type,
+                                 MPI_Op op)
+{
+    dmx_status st = DMX_SUCCESS;
+    uint64_t *buf = calloc(4, sizeof *buf);
+    MPI_Request req = MPI_REQUEST_NULL;
+    DMXI_CHECK(buf, DMX_ERR_ALLOC, "out of memory");
+    memcpy(buf, in, (size_t)n * sizeof *buf);
+    DMXI_MPI(MPI_Iallreduce(buf, buf + 2, n, type, op, comm, &req));
+    st = dmxi_wait_bounded(&req, "the agreement on the arguments");
+    if (st != DMX_SUCCESS) {
+        if (req != MPI_REQUEST_NULL)
+            buf = NULL; /* still pending: MPI may write into it */
+        goto cleanup;
+    }
+    memcpy(out, buf + 2, (size_t)n * sizeof *buf);
+cleanup:
+    free(buf);
+    return st;
+}
+
 dmx_status dmxi_agree(MPI_Comm comm, dmx_status local)
 {
-    int mine = (int)local, worst = 0;
-    int rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS)
-        return dmxi_mpi_error(rc, "MPI_Allreduce", __FILE__, __LINE__);
+    int64_t mine = (int64_t)local, worst = 0;
+    dmx_status st = reduce_bounded(comm, &mine, &worst, 1, MPI_INT64_T, MPI_MAX);
+    if (st != DMX_SUCCESS)
+        return st;
     if (worst != 0 && mine == 0)
         return dmxi_error((dmx_status)worst, __FILE__, __LINE__,
                           "another rank failed with %s (see its error message)",
@@ -70,13 +134,27 @@ dmx_status dmxi_agree(MPI_Comm comm, dmx_status local)
     return (dmx_status)worst;
 }
 
+dmx_status dmxi_agree_max(MPI_Comm comm, dmx_status local, int64_t *value)
+{
+    int64_t mine[2] = {(int64_t)local, *value}, red[2] = {0, 0};
+    dmx_status st = reduce_bounded(comm, mine, red, 2, MPI_INT64_T, MPI_MAX);
+    if (st != DMX_SUCCESS)
+        return st;
+    *value = red[1];
+    if (red[0] != 0 && local == DMX_SUCCESS)
+        return dmxi_error((dmx_status)red[0], __FILE__, __LINE__,
+                          "another rank failed with %s (see its error message)",
+                          dmx_status_string((dmx_status)red[0]));
+    return (dmx_status)red[0];
+}
+
 dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what)
 {
     /* min and max of the value in one reduction: reduce (v, ~v) with MIN. */
     uint64_t pair[2] = {value, ~value}, red[2];
-    int rc = MPI_Allreduce(pair, red, 2, MPI_UINT64_T, MPI_MIN, comm);
-    if (rc != MPI_SUCCESS)
-        return dmxi_mpi_error(rc, "MPI_Allreduce", __FILE__, __LINE__);
+    dmx_status st = reduce_bounded(comm, pair, red, 2, MPI_UINT64_T, MPI_MIN);
+    if (st != DMX_SUCCESS)
+        return st;
     if (red[0] != value || ~red[1] != value)
         return dmxi_error(DMX_ERR_LAYOUT, __FILE__, __LINE__, "ranks passed different %s", what);
     return DMX_SUCCESS;

@@ -40,6 +40,10 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                                   "read by libdmx_scalapack itself, which uses public headers "
                                   "only",
                                   0},
+    [DMXI_SET_TIMEOUT] = {"DMX_TIMEOUT", 600, "600",
+                          "seconds without progress after which a waiting dmx call gives up (0: "
+                          "wait forever)",
+                          0},
     [DMXI_SET_RMA] = {"DMX_RMA", 0, "auto",
                       "one-sided transfer path: auto, shm, vector, blocks or pack (forcing one "
                       "is for tests and measurements)",

@@ -14,6 +14,7 @@ typedef enum dmxi_setting {
     DMXI_SET_MAX_MESSAGE_BYTES, /* test-only: bytes per MPI message */
     DMXI_SET_SHM_CHUNK_BYTES,   /* test-only: bytes per ring chunk */
     DMXI_SET_SCALAPACK_CACHE,   /* plans per context in libdmx_scalapack (read there) */
+    DMXI_SET_TIMEOUT,           /* seconds without progress before a wait gives up; 0: never */
     DMXI_SET_RMA,               /* string: auto, shm, vector, blocks, pack */
     DMXI_SET_MODEL,             /* string: collectives' model file */
     DMXI_SET_COLL_SEGMENTS,     /* 0: the model picks the pipeline's segment count */

@@ -4,7 +4,26 @@
  * layout_query.c. */
 #include "layout_impl.h"
 
+#include <stdatomic.h>
 #include <string.h>
+
+/* ---- layout ids ----------------------------------------------------------------------------- */
+
+/* This process's next layout id; ids agreed on any communicator move it past them. */
+static _Atomic int64_t next_id = 1;
+
+dmx_status dmxi_layout_agree_id(MPI_Comm comm, dmx_status local, int64_t *id)
+{
+    int64_t v = atomic_load(&next_id);
+    dmx_status st = dmxi_agree_max(comm, local, &v);
+    if (st != DMX_SUCCESS)
+        return st;
+    int64_t cur = atomic_load(&next_id);
+    while (cur <= v && !atomic_compare_exchange_weak(&next_id, &cur, v + 1))
+        ;
+    *id = v;
+    return DMX_SUCCESS;
+}
 
 /* ---- shared description ------------------------------------------------------------------ */
 
@@ -78,7 +97,7 @@ static dmx_status set_window(dmx_layout *L, int64_t i0, int64_t j0, int64_t m, i
             q += d->pcol;
         L->first_bc = q;
         L->nlc = q < L->ncb ? (L->ncb - 1 - q) / d->pcol + 1 : 0;
-        L->nlocal = L->nlr * L->nlc;
+        DMXI_TRY(dmxi_mul64(L->nlr, L->nlc, &L->nlocal));
     } else {
         int64_t cnt = 0;
         for (int64_t k = 0; k < d->nlocal; k++) {
@@ -155,10 +174,10 @@ static int64_t local_extent(int64_t len, int64_t bs, int p, int src, int np)
     if (q >= nblk)
         return 0;
     int64_t cnt = (nblk - 1 - q) / np + 1; /* blocks held */
-    int64_t rows = cnt * bs;
+    /* Written so that no term passes len (nblk * bs may exceed INT64_MAX when len is near it). */
     if ((nblk - 1) % np == q) /* holds the last, possibly partial block */
-        rows -= nblk * bs - len;
-    return rows;
+        return (cnt - 1) * bs + (len - (nblk - 1) * bs);
+    return cnt * bs; /* full blocks only, all before the last: at most (nblk - 1) * bs < len */
 }
 
 static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
@@ -169,6 +188,11 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
     dmxi_desc *d = NULL;
     char *seen = NULL;
     int rank = 0, size = 0;
+    if (out)
+        *out = NULL;
+    if (comm == MPI_COMM_NULL) /* no communicator: the others cannot be told */
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "the communicator is MPI_COMM_NULL on this rank");
     DMXI_MPI(MPI_Comm_rank(comm, &rank));
     DMXI_MPI(MPI_Comm_size(comm, &size));
 
@@ -233,7 +257,8 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
             BAD(DMX_ERR_OVERFLOW, "local array size overflows");
     }
 #undef BAD
-    DMXI_TRY(dmxi_agree(comm, st));
+    int64_t id = 0;
+    DMXI_TRY(dmxi_layout_agree_id(comm, st, &id));
 
     d->rank = rank, d->size = size;
     d->m = m, d->n = n, d->mb = mb, d->nb = nb, d->lld = lld;
@@ -251,6 +276,7 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "block-cyclic layout descriptions"));
     DMXI_TRY(dmxi_layout_new(d, out));
     (*out)->base = local;
+    (*out)->id = id;
 cleanup:
     free(seen);
     dmxi_desc_release(d);
@@ -291,9 +317,14 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
     dmx_status st = DMX_SUCCESS;
     dmxi_error_clear();
     dmx_layout *L = NULL;
-    DMXI_CHECK(parent, DMX_ERR_NULL, "parent is NULL");
+    int64_t id = 0;
     if (out)
         *out = NULL;
+    /* No parent, no communicator: the other ranks cannot be told, so this goes to the handler. */
+    if (!parent)
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_layout_create_view: parent is NULL on this rank, which leaves no "
+                          "communicator to agree on");
     {
         dmx_status local = DMX_SUCCESS;
         if (!out)
@@ -307,16 +338,17 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
                                "matrix",
                                (long long)i0, (long long)j0, (long long)m, (long long)n,
                                (long long)parent->m, (long long)parent->n);
-        DMXI_TRY(dmxi_agree(parent->d->comm, local));
-        int64_t v[4] = {i0, j0, m, n};
+        DMXI_TRY(dmxi_layout_agree_id(parent->d->comm, local, &id));
+        int64_t v[5] = {i0, j0, m, n, parent->id};
         DMXI_TRY(dmxi_agree_same(parent->d->comm, dmxi_hash(parent->d->hash, v, sizeof v),
-                                 "view windows"));
+                                 "view windows or parents"));
     }
     L = calloc(1, sizeof *L);
     DMXI_CHECK(L, DMX_ERR_ALLOC, "out of memory");
     L->d = parent->d;
     L->d->refcount++;
     L->base = parent->base;
+    L->id = id;
     DMXI_TRY(set_window(L, parent->i0 + i0, parent->j0 + j0, m, n));
     *out = L;
     L = NULL;
@@ -371,7 +403,9 @@ dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t es
             int64_t I = k / d->ncb, J = k % d->ncb;
             int64_t rows = d->rsplit[I + 1] - d->rsplit[I], cols = d->csplit[J + 1] - d->csplit[J];
             d->blocks[d->nlocal++] = (dmxi_lblock){I, J, 0, 0, NULL, rows, DMX_COL_MAJOR};
-            DMXI_TRY(dmxi_add64(n, rows * cols, &n));
+            int64_t area = 0;
+            DMXI_TRY(dmxi_mul64(rows, cols, &area));
+            DMXI_TRY(dmxi_add64(n, area, &n));
         }
     }
     d->owned = dmxi_calloc(n, esize);
@@ -386,6 +420,7 @@ dmx_status dmxi_layout_clone_on(const dmx_layout *tmpl, MPI_Comm comm, size_t es
     L->d = d;
     d->refcount++;
     L->base = d->cyclic ? d->owned : NULL;
+    L->id = (int64_t)((uint64_t)tmpl->id | (UINT64_C(1) << 63));
     DMXI_TRY(set_window(L, tmpl->i0, tmpl->j0, tmpl->m, tmpl->n));
     *out = L;
     L = NULL;

@@ -42,6 +42,11 @@ typedef struct dmxi_desc {
 
 struct dmx_layout {
     dmxi_desc *d;
+    /* Agreed by the ranks at creation (the largest of their layout counters; every creation
+     * moves the counter past it), so the ranks can tell that they pass the same layout, not
+     * only an equal description, to a plan. Clones take their template's id with the top bit
+     * set. */
+    int64_t id;
     int64_t i0, j0, m, n;       /* window in description coordinates */
     int64_t bi0, bj0, nrb, ncb; /* description blocks meeting the window */
     void *base;                 /* block-cyclic local array (rebindable) */

@@ -92,6 +92,8 @@ static dmx_status validate_custom(dmxi_desc *d, int64_t m, int64_t n, int64_t nr
                    (long long)b->bcol, (long long)b->ld, (long long)need);
         DMXI_CHECK(b->data, DMX_ERR_LAYOUT, "local block (%lld,%lld): data is NULL",
                    (long long)b->brow, (long long)b->bcol);
+        int64_t span = 0; /* the block's memory span must be addressable in int64_t */
+        DMXI_TRY(dmxi_mul64(b->ld, b->order == DMX_COL_MAJOR ? cols : rows, &span));
         d->blocks[k] = (dmxi_lblock){b->brow, b->bcol, 0, 0, b->data, b->ld, b->order};
     }
     qsort(d->blocks, (size_t)nlocal, sizeof(dmxi_lblock), cmp_lblock);
@@ -118,12 +120,20 @@ dmx_status dmx_layout_create_custom(MPI_Comm comm, int64_t m, int64_t n, int64_t
 {
     dmxi_desc *d = NULL;
     dmxi_error_clear();
+    if (comm == MPI_COMM_NULL) { /* no communicator: the others cannot be told */
+        if (out)
+            *out = NULL;
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "the communicator is MPI_COMM_NULL on this rank");
+    }
     dmx_status st = dmxi_desc_begin(comm, out, &d);
     if (st == DMX_SUCCESS)
         st = validate_custom(d, m, n, nrb, rowsplits, ncb, colsplits, owners, nlocal, blocks);
-    DMXI_TRY(dmxi_agree(comm, st));
+    int64_t id = 0;
+    DMXI_TRY(dmxi_layout_agree_id(comm, st, &id));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "custom layout descriptions"));
     DMXI_TRY(dmxi_layout_new(d, out));
+    (*out)->id = id;
 cleanup:
     dmxi_desc_release(d);
     return st;
@@ -162,7 +172,11 @@ static dmx_status validate_local(dmxi_desc *d, int64_t m, int64_t n, int64_t nlo
                    (long long)b->ld, (long long)need);
         DMXI_CHECK(b->data, DMX_ERR_LAYOUT, "block %lld: data is NULL", (long long)k);
         d->blocks[k] = (dmxi_lblock){b->row0, b->col0, b->rows, b->cols, b->data, b->ld, b->order};
-        DMXI_TRY(dmxi_add64(*area, b->rows * b->cols, area));
+        int64_t a = 0, span = 0;
+        DMXI_TRY(dmxi_mul64(b->rows, b->cols, &a));
+        DMXI_TRY(dmxi_add64(*area, a, area));
+        /* the block's memory span ld * (other extent) must be addressable in int64_t */
+        DMXI_TRY(dmxi_mul64(b->ld, b->order == DMX_COL_MAJOR ? b->cols : b->rows, &span));
     }
     /* A rank's own blocks must be disjoint: sort by row, then compare each with the blocks that
      * start above its last row (a sweep; quadratic only for pathological tall-thin sets). */
@@ -190,10 +204,17 @@ dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t 
     dmxi_desc *d = NULL;
     int64_t area = 0, total = 0;
     dmxi_error_clear();
+    if (comm == MPI_COMM_NULL) { /* no communicator: the others cannot be told */
+        if (out)
+            *out = NULL;
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "the communicator is MPI_COMM_NULL on this rank");
+    }
     dmx_status st = dmxi_desc_begin(comm, out, &d);
     if (st == DMX_SUCCESS)
         st = validate_local(d, m, n, nlocal, blocks, &area);
-    DMXI_TRY(dmxi_agree(comm, st));
+    int64_t id = 0;
+    DMXI_TRY(dmxi_layout_agree_id(comm, st, &id));
     DMXI_TRY(dmxi_agree_same(comm, d->hash, "matrix sizes"));
     DMXI_MPI(MPI_Allreduce(&area, &total, 1, MPI_INT64_T, MPI_SUM, comm));
     int64_t mn = 0;
@@ -207,6 +228,7 @@ dmx_status dmx_layout_create_local(MPI_Comm comm, int64_t m, int64_t n, int64_t 
                                                      : dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__,
                                                                   "out of memory")));
     DMXI_TRY(dmxi_layout_new(d, out));
+    (*out)->id = id;
 cleanup:
     dmxi_desc_release(d);
     return st;

@@ -17,6 +17,10 @@ dmx_status dmxi_layout_new(dmxi_desc *d, dmx_layout **out);
  * caller agrees on it before anything collective. *dp may be NULL afterwards. */
 dmx_status dmxi_desc_begin(MPI_Comm comm, dmx_layout **out, dmxi_desc **dp);
 
+/* The agreement that ends the local checks of a collective constructor: agree on `local` (like
+ * dmxi_agree) and on a new layout id, stored in *id (layout.c). Collective on comm. */
+dmx_status dmxi_layout_agree_id(MPI_Comm comm, dmx_status local, int64_t *id);
+
 /* Block lookups on a description (inline: the planner's queries run them per block). The
  * block index containing x; the owner of block (I, J); the local block (I, J) or -1. */
 static inline int64_t dmxi_desc_find_split(const int64_t *split, int64_t nb, int64_t x)

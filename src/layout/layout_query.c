@@ -173,6 +173,9 @@ dmx_status dmx_layout_rebind(dmx_layout *layout, void *local)
     DMXI_CHECK(layout, DMX_ERR_NULL, "layout is NULL");
     DMXI_CHECK(layout->d->cyclic, DMX_ERR_UNSUPPORTED,
                "only block-cyclic layouts (and their views) can be rebound");
+    DMXI_CHECK(local || layout->nlocal == 0 || layout->m == 0 || layout->n == 0, DMX_ERR_NULL,
+               "local is NULL but this rank owns %lld blocks of the layout",
+               (long long)layout->nlocal);
     layout->base = local;
 cleanup:
     return st;

@@ -11,6 +11,7 @@
  */
 #include "plan.h"
 
+#include <stddef.h>
 #include <string.h>
 
 typedef dmxi_piece_list piece_list;
@@ -74,57 +75,77 @@ static void mem_shift(dmxi_mem *m, int64_t di, int64_t dj)
  * too large, runs of one column's rows. The cut depends only on the piece, so sender and
  * receiver cut alike and the package order (cmp_piece) stays the same on both sides. is_send:
  * mem is B's memory (else A's). Replaces l->v. */
+/* How piece pc is cut for max_bytes: columns and rows per sub-piece; returns the number of
+ * sub-pieces in *count (1 if it is not cut), computed, not counted. */
+static dmx_status cut_shape(const dmxi_piece *pc, int64_t es, int64_t max_bytes, int64_t *cols_per,
+                            int64_t *rows_per, int64_t *count)
+{
+    const int64_t rows = pc->rows, cols = pc->cols;
+    *cols_per = cols, *rows_per = rows, *count = 1;
+    if (rows == 0 || cols == 0 || rows <= max_bytes / es / cols)
+        return DMX_SUCCESS;
+    /* columns per sub-piece, and rows (fewer than all only if one column is too big) */
+    *cols_per = 1;
+    if (rows <= max_bytes / es)
+        *cols_per = max_bytes / es / rows;
+    else
+        *rows_per = max_bytes / es;
+    return dmxi_mul64((cols - 1) / *cols_per + 1, (rows - 1) / *rows_per + 1, count);
+}
+
+/* Cut every piece whose wire image (rows x cols, column-major) is larger than max_bytes into
+ * sub-rectangles of at most max_bytes: runs of whole columns, or, when one column is already
+ * too large, runs of one column's rows. The cut depends only on the piece, so sender and
+ * receiver cut alike and the package order (cmp_piece) stays the same on both sides. is_send:
+ * mem is B's memory (else A's). Replaces l->v. The number of sub-pieces is computed before
+ * anything is cut (no loop in proportion to the data): more than an array can hold fails with
+ * DMX_ERR_OVERFLOW, else the list takes about 64 bytes per sub-piece. */
 static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send, int64_t max_bytes)
 {
     dmx_status st = DMX_SUCCESS;
-    int64_t n = 0;
+    int64_t n = 0, cols_per = 0, rows_per = 0, cnt = 0;
     dmxi_piece *v = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        int64_t k = 0;
-        for (int64_t i = 0; i < l->n; i++) {
-            const dmxi_piece *pc = &l->v[i];
-            const dmx_op op = xf[pc->t].t.op;
-            const int64_t es = (int64_t)xf[pc->t].esize;
-            const int64_t rows = pc->rows, cols = pc->cols;
-            if (rows == 0 || cols == 0 || rows <= max_bytes / es / cols) {
-                if (pass == 1)
-                    v[k] = *pc;
-                k++;
-                continue;
+    for (int64_t i = 0; i < l->n; i++) {
+        const dmxi_piece *pc = &l->v[i];
+        DMXI_TRY(cut_shape(pc, (int64_t)xf[pc->t].esize, max_bytes, &cols_per, &rows_per, &cnt));
+        DMXI_TRY(dmxi_add64(n, cnt, &n));
+    }
+    if (n == l->n)
+        return DMX_SUCCESS; /* nothing to cut */
+    DMXI_CHECK((uint64_t)n <= (uint64_t)PTRDIFF_MAX / sizeof *v, DMX_ERR_OVERFLOW,
+               "%lld pieces of at most %lld bytes are more than an array can hold", (long long)n,
+               (long long)max_bytes);
+    v = dmxi_malloc(n, sizeof *v);
+    DMXI_CHECK(v, DMX_ERR_ALLOC, "out of memory for %lld pieces", (long long)n);
+    int64_t k = 0;
+    for (int64_t i = 0; i < l->n; i++) {
+        const dmxi_piece *pc = &l->v[i];
+        const dmx_op op = xf[pc->t].t.op;
+        DMXI_TRY(cut_shape(pc, (int64_t)xf[pc->t].esize, max_bytes, &cols_per, &rows_per, &cnt));
+        if (cnt == 1) {
+            v[k++] = *pc;
+            continue;
+        }
+        const int64_t rows = pc->rows, cols = pc->cols;
+        for (int64_t j0 = 0; j0 < cols; j0 += cols_per)
+            for (int64_t i0 = 0; i0 < rows; i0 += rows_per, k++) {
+                dmxi_piece s = *pc;
+                s.r0 += i0, s.c0 += j0;
+                s.rows = rows - i0 < rows_per ? rows - i0 : rows_per;
+                s.cols = cols - j0 < cols_per ? cols - j0 : cols_per;
+                /* a send piece's memory is B's: step through op(B) */
+                int64_t di = i0, dj = j0;
+                if (is_send)
+                    dmxi_opb_coords(op, i0, j0, &di, &dj);
+                mem_shift(&s.mem, di, dj);
+                v[k] = s;
             }
-            /* columns per sub-piece, and rows (fewer than all only if one column is too big) */
-            int64_t cols_per = 1, rows_per = rows;
-            if (rows <= max_bytes / es)
-                cols_per = max_bytes / es / rows;
-            else
-                rows_per = max_bytes / es;
-            for (int64_t j0 = 0; j0 < cols; j0 += cols_per)
-                for (int64_t i0 = 0; i0 < rows; i0 += rows_per, k++) {
-                    if (pass == 0)
-                        continue;
-                    dmxi_piece s = *pc;
-                    s.r0 += i0, s.c0 += j0;
-                    s.rows = rows - i0 < rows_per ? rows - i0 : rows_per;
-                    s.cols = cols - j0 < cols_per ? cols - j0 : cols_per;
-                    /* a send piece's memory is B's: step through op(B) */
-                    int64_t di = i0, dj = j0;
-                    if (is_send)
-                        dmxi_opb_coords(op, i0, j0, &di, &dj);
-                    mem_shift(&s.mem, di, dj);
-                    v[k] = s;
-                }
-        }
-        if (pass == 0) {
-            if (k == l->n)
-                return DMX_SUCCESS; /* nothing to cut */
-            n = k;
-            v = dmxi_malloc(n, sizeof *v);
-            DMXI_CHECK(v, DMX_ERR_ALLOC, "out of memory for %lld pieces", (long long)n);
-        }
     }
     free(l->v);
     l->v = v, l->n = l->cap = n;
+    v = NULL;
 cleanup:
+    free(v);
     return st;
 }
 

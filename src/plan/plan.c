@@ -14,6 +14,17 @@
 typedef dmxi_piece_list piece_list;
 typedef dmxi_local_list local_list;
 
+/* *sum += rows * cols, checked. */
+static dmx_status add_area(int64_t *sum, int64_t rows, int64_t cols)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t a = 0;
+    DMXI_TRY(dmxi_mul64(rows, cols, &a));
+    DMXI_TRY(dmxi_add64(*sum, a, sum));
+cleanup:
+    return st;
+}
+
 dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx_plan **out)
 {
     dmx_status st = DMX_SUCCESS;
@@ -99,12 +110,18 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
 
     p->info.npeers_send = e->nspeer;
     p->info.npeers_recv = e->nrpeer;
-    for (int64_t i = 0; i < e->nsend; i++)
-        p->info.send_elems += e->send[i].rows * e->send[i].cols;
-    for (int64_t i = 0; i < e->nrecv; i++)
-        p->info.recv_elems += e->recv[i].rows * e->recv[i].cols;
-    for (int64_t i = 0; i < e->nlocal; i++)
-        p->info.local_elems += e->local[i].rows * e->local[i].cols;
+    /* Bounded by the layouts' sizes, which validation checked to fit int64_t; checked anyway
+     * (and agreed, so a failure cannot leave a plan on some ranks only). */
+    {
+        dmx_status local = DMX_SUCCESS;
+        for (int64_t i = 0; i < e->nsend && local == DMX_SUCCESS; i++)
+            local = add_area(&p->info.send_elems, e->send[i].rows, e->send[i].cols);
+        for (int64_t i = 0; i < e->nrecv && local == DMX_SUCCESS; i++)
+            local = add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols);
+        for (int64_t i = 0; i < e->nlocal && local == DMX_SUCCESS; i++)
+            local = add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols);
+        DMXI_TRY(dmxi_agree(p->comm, local));
+    }
     p->info.buffer_bytes = e->buffer_bytes;
     p->info.npeers_shared_memory = e->npeers_shm;
     *out = p;
@@ -122,7 +139,11 @@ dmx_status dmx_plan_execute(dmx_plan *plan)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_error_clear();
-    DMXI_CHECK(plan, DMX_ERR_NULL, "plan is NULL");
+    /* No plan, no communicator: the other ranks cannot be told. */
+    if (!plan)
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_plan_execute: plan is NULL on this rank, which leaves no "
+                          "communicator to agree on");
     DMXI_TRY(plan->ex.ops->execute(&plan->ex));
 cleanup:
     return st;

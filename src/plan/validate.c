@@ -1,7 +1,8 @@
 /* Validation and agreement of a batch of transforms: every rank checks its own arguments, the
  * ranks agree on the outcome, and then agree that they all describe the same transforms (a hash
- * of dtype, op, uplo/diag, scalars, layout descriptions and windows). Also the map from a
- * layout's communicator ranks to the plan's ranks.
+ * of dtype, op, uplo/diag, scalars, layout descriptions, layout ids and windows). Also the map
+ * from a layout's communicator ranks to the plan's ranks. A rank with no layout (so no
+ * communicator) goes to the error handler; agreements are bounded waits (dmxi_agree).
  *
  * Cost: O(ntransforms) local work, two one-integer allreduces and one 64-bit agreement
  * (dmxi_agree_same); the rank map is one group translation of P ranks (O(P) memory, only when
@@ -23,6 +24,20 @@ static dmx_status check_transform(const dmx_transform *t, int k, MPI_Comm comm0,
                "transform %d: uplo '%c' is not 0, 'G', 'U' or 'L'", k, t->uplo);
     DMXI_CHECK(t->diag == 0 || strchr("NnUu", t->diag), DMX_ERR_ARG,
                "transform %d: diag '%c' is not 0, 'N' or 'U'", k, t->diag);
+    /* Every size below (rectangles, offsets, byte counts) is bounded by a layout's bytes: check
+     * that they fit int64_t before anything uses them, and before the memory checks, so a
+     * description without memory still gets the overflow. */
+    for (int s = 0; s < 2; s++) {
+        const dmx_layout *L = s ? t->b : t->a;
+        int64_t elems = 0, bytes = 0;
+        DMXI_CHECK(dmxi_mul64(L->d->m, L->d->n, &elems) == DMX_SUCCESS &&
+                       dmxi_mul64(elems, (int64_t)dmx_dtype_size(t->dtype), &bytes) == DMX_SUCCESS,
+                   DMX_ERR_OVERFLOW,
+                   "transform %d: %s (%lld x %lld elements of %zu bytes) is larger than int64_t "
+                   "counts",
+                   k, s ? "B" : "A", (long long)L->d->m, (long long)L->d->n,
+                   dmx_dtype_size(t->dtype));
+    }
     int64_t bm, bn; /* op(B)'s size */
     dmxi_opb_coords(t->op, t->b->m, t->b->n, &bm, &bn);
     DMXI_CHECK(bm == t->a->m && bn == t->a->n, DMX_ERR_LAYOUT,
@@ -61,8 +76,8 @@ static uint64_t hash_transform(uint64_t h, const dmx_transform *t)
 {
     int64_t v[16] = {t->dtype, t->op,    t->uplo, t->diag, (int64_t)t->a->d->hash,
                      t->a->i0, t->a->j0, t->a->m, t->a->n, (int64_t)t->b->d->hash,
-                     t->b->i0, t->b->j0, t->b->m, t->b->n, 0,
-                     0};
+                     t->b->i0, t->b->j0, t->b->m, t->b->n, t->a->id,
+                     t->b->id};
     h = dmxi_hash(h, v, sizeof v);
     double s[4] = {t->alpha.re, t->alpha.im, t->beta.re, t->beta.im};
     return dmxi_hash(h, s, sizeof s);
@@ -72,14 +87,25 @@ dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transf
                                     int need_a_memory)
 {
     dmx_status st = DMX_SUCCESS;
-    /* The communicator to agree on comes from the first layout given; a rank that passes no
-     * layout at all cannot take part and fails alone (documented). */
-    DMXI_CHECK(transforms, DMX_ERR_NULL, "transforms is NULL");
-    DMXI_CHECK(ntransforms >= 1, DMX_ERR_ARG, "need at least one transform");
+    /* The communicator to agree on comes from the first layout given. A rank that passes no
+     * layout at all has none: it cannot tell the others, so it goes to the error handler. */
+    if (ntransforms < 1)
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "ntransforms = %d on this rank (need at least one transform, and the "
+                          "first layout's communicator to agree on)",
+                          ntransforms);
+    if (!transforms)
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "transforms is NULL on this rank, which leaves no communicator to agree "
+                          "on");
     const dmx_layout *first = NULL;
     for (int k = 0; k < ntransforms && !first; k++)
         first = transforms[k].a ? transforms[k].a : transforms[k].b;
-    DMXI_CHECK(first, DMX_ERR_NULL, "every layout is NULL");
+    if (!first)
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "every layout of the %d transforms is NULL on this rank, which leaves no "
+                          "communicator to agree on",
+                          ntransforms);
     MPI_Comm comm0 = first->d->comm;
     dmx_status local = DMX_SUCCESS;
     uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
@@ -90,7 +116,8 @@ dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transf
     }
     DMXI_TRY(dmxi_agree(comm0, local));
     st = dmxi_agree_same(comm0, h, "transforms (dtype, op, scalars, layouts or windows)");
-    DMXI_CHECK(st == DMX_SUCCESS, DMX_ERR_ARG, "%s", dmx_last_error());
+    if (st == DMX_ERR_LAYOUT) /* the transforms differ: an argument error, same text */
+        st = DMX_ERR_ARG;
 cleanup:
     return st;
 }
