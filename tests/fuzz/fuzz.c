@@ -4,7 +4,8 @@
  * be rerun by itself. A case:
  *  - picks the processes: all of MPI_COMM_WORLD or a random subset, in the world's order or a
  *    random one (MPI_Comm_split with a random key); the sources may live on a second
- *    communicator over the same processes in yet another order; ranks outside sit the case out;
+ *    communicator over the same processes in yet another order; the ranks outside either sit
+ *    the case out or, in half of those cases, run a second batch of their own at the same time;
  *  - builds a batch of 1 to 4 transforms A = alpha*op(B) + beta*A, each with its own dtype, op,
  *    scalars (0, 1, -1 and random ones, complex for complex types), optional uplo/diag trapezoid,
  *    and its own A and B: block-cyclic (random grid, rsrc/csrc, 'R'/'C' order, ranks beyond the
@@ -257,35 +258,49 @@ static int64_t run_case(dmxt_ctx *ctx, uint64_t seed, int64_t ncase, int64_t max
         reorder = 0;
     int bcomm = dmxt_rng_chance(&g, 20);
     dmxt_rng_shuffle(&g, perm2, P);
-    fz_tr tr[FZ_MAXTR];
-    int ntr = draw_case(&g, maxn, tr);
-    describe(desc, dlen, ncase, nsub, reorder, bcomm, ntr, tr);
+    /* the other ranks may run a second, independent batch at the same time (two groups of the
+     * world exchanging concurrently) */
+    int conc = nsub < P && dmxt_rng_chance(&g, 50);
+    fz_tr tr2[2][FZ_MAXTR];
+    int ntr2[2] = {0, 0};
+    ntr2[0] = draw_case(&g, maxn, tr2[0]);
+    describe(desc, dlen, ncase, nsub, reorder, bcomm, ntr2[0], tr2[0]);
+    if (conc) {
+        ntr2[1] = draw_case(&g, maxn, tr2[1]);
+        char more[2048];
+        describe(more, sizeof more, ncase, P - nsub, 0, bcomm, ntr2[1], tr2[1]);
+        dmxt_append(desc, dlen, " || at the same time on the other ranks: %s", more);
+    }
     dmxt_set_current(desc);
 
-    int pos = -1, pos2 = 0;
-    for (int k = 0; k < nsub; k++)
+    int at = 0, pos2 = 0;
+    for (int k = 0; k < P; k++) {
         if (perm[k] == ctx->rank)
-            pos = k;
-    /* B's order: the members sorted by perm2 */
-    for (int k = 0; k < P; k++)
+            at = k;
         if (perm2[k] == ctx->rank)
-            pos2 = k;
+            pos2 = k; /* B's order: the group sorted by perm2 */
+    }
+    const int grp = at < nsub ? 0 : conc ? 1 : -1;
+    const int pos = grp == 0 ? at : at - nsub;
     MPI_Comm ca = MPI_COMM_NULL, cb = MPI_COMM_NULL;
-    MPI_Comm_split(ctx->comm, pos >= 0 ? 0 : MPI_UNDEFINED, pos, &ca);
+    MPI_Comm_split(ctx->comm, grp >= 0 ? grp : MPI_UNDEFINED, pos, &ca);
     if (bcomm)
-        MPI_Comm_split(ctx->comm, pos >= 0 ? 0 : MPI_UNDEFINED, pos2, &cb);
+        MPI_Comm_split(ctx->comm, grp >= 0 ? grp : MPI_UNDEFINED, pos2, &cb);
     free(perm);
     free(perm2);
-    if (pos < 0)
+    if (grp < 0)
         return 0;
     if (!bcomm)
         cb = ca;
+    fz_tr *tr = tr2[grp];
+    const int ntr = ntr2[grp];
 
     int64_t bad = 0;
     dmx_status st = DMX_SUCCESS;
     dmx_transform t[FZ_MAXTR];
     dmxt_rng gm; /* the layouts' own draws (members only) */
-    dmxt_rng_seed(&gm, seed, (uint64_t)ncase * 2 + 2);
+    dmxt_rng_seed(&gm, seed + (uint64_t)grp * UINT64_C(0x9E3779B97F4A7C15),
+                  (uint64_t)ncase * 2 + 2);
     for (int k = 0; k < ntr && st == DMX_SUCCESS; k++) {
         fz_tr *x = &tr[k];
         st = make_side(ca, x->e.dtype, &x->a, x->e.ka, &gm, &x->A, &x->ga);
