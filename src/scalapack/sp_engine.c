@@ -48,6 +48,9 @@ typedef struct sp_entry {
     dmx_layout *dst[SP_MAX_PIECES];
     dmx_plan *plan;
     int src_in, dst_in; /* this process is in the source / target grid */
+    /* a side is a custom layout (first-block sizes), which cannot be rebound: the key holds its
+     * array's address, so a hit has the same array */
+    int src_custom, dst_custom;
 } sp_entry;
 
 typedef struct sp_context {
@@ -304,15 +307,16 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
      * touched, local offsets do not depend on M or N, and the layouts stay small when a small
      * window of a large matrix is moved. */
     dmx_layout *full_src = NULL, *full_dst = NULL;
+    int64_t si = 0, sj = 0, di = 0, dj = 0; /* where the submatrices start in those layouts */
+    const dmx_dtype dtype = dtype_of(gkey[K_TYPE]);
+    e->src_custom = src.custom;
+    e->dst_custom = dst.custom;
     SP_DMX(c->name,
-           dmx_layout_create_block_cyclic_mapped(
-               ctx->comm, src.i0 + src.rows, src.j0 + src.cols, src.mb, src.nb, src.nprow,
-               src.npcol, src.grid_ranks, src.rsrc, src.csrc, e->src_in ? (void *)c->src : NULL,
-               e->src_in ? mine[K_SRC + F_LLD] : 1, &full_src));
-    SP_DMX(c->name, dmx_layout_create_block_cyclic_mapped(
-                        ctx->comm, dst.i0 + dst.rows, dst.j0 + dst.cols, dst.mb, dst.nb, dst.nprow,
-                        dst.npcol, dst.grid_ranks, dst.rsrc, dst.csrc, e->dst_in ? c->dst : NULL,
-                        e->dst_in ? mine[K_DST + F_LLD] : 1, &full_dst));
+           sp_side_layout(ctx->comm, &src, e->src_in, mine[K_SRC + F_MYROW], mine[K_SRC + F_MYCOL],
+                          c->src, mine[K_SRC + F_LLD], dtype, &full_src, &si, &sj));
+    SP_DMX(c->name,
+           sp_side_layout(ctx->comm, &dst, e->dst_in, mine[K_DST + F_MYROW], mine[K_DST + F_MYCOL],
+                          c->dst, mine[K_DST + F_LLD], dtype, &full_dst, &di, &dj));
     free(src.grid_ranks);
     free(dst.grid_ranks);
 
@@ -322,15 +326,15 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     for (int k = 0; k < e->npieces; k++) {
         const sp_piece *p = &pieces[k];
         if (tran)
-            SP_DMX(c->name, dmx_layout_create_view(full_src, src.i0 + p->c0, src.j0 + p->r0,
-                                                   p->cols, p->rows, &e->src[k]));
+            SP_DMX(c->name, dmx_layout_create_view(full_src, si + p->c0, sj + p->r0, p->cols,
+                                                   p->rows, &e->src[k]));
         else
-            SP_DMX(c->name, dmx_layout_create_view(full_src, src.i0 + p->r0, src.j0 + p->c0,
-                                                   p->rows, p->cols, &e->src[k]));
-        SP_DMX(c->name, dmx_layout_create_view(full_dst, dst.i0 + p->r0, dst.j0 + p->c0, p->rows,
-                                               p->cols, &e->dst[k]));
+            SP_DMX(c->name, dmx_layout_create_view(full_src, si + p->r0, sj + p->c0, p->rows,
+                                                   p->cols, &e->src[k]));
+        SP_DMX(c->name, dmx_layout_create_view(full_dst, di + p->r0, dj + p->c0, p->rows, p->cols,
+                                               &e->dst[k]));
         memset(&tr[k], 0, sizeof tr[k]);
-        tr[k].dtype = dtype_of(gkey[K_TYPE]);
+        tr[k].dtype = dtype;
         tr[k].op = (dmx_op)gkey[K_OP];
         tr[k].alpha = c->alpha;
         tr[k].beta = c->beta;
@@ -347,10 +351,10 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
 
 /* Point the layouts of a side at this call's array. A process in the grid that passes NULL must
  * own nothing of the submatrix. */
-static void rebind_side(dmx_layout **views, int npieces, int in, const void *local,
+static void rebind_side(dmx_layout **views, int npieces, int in, int custom, const void *local,
                         const char *name, const char *mat)
 {
-    if (!in)
+    if (!in || custom)
         return;
     for (int k = 0; k < npieces; k++) {
         if (local != NULL) {
@@ -367,8 +371,8 @@ static void rebind_side(dmx_layout **views, int npieces, int in, const void *loc
 static void entry_execute(sp_entry *e, const sp_call *c, int rebind)
 {
     if (rebind) {
-        rebind_side(e->src, e->npieces, e->src_in, c->src, c->name, "A");
-        rebind_side(e->dst, e->npieces, e->dst_in, c->dst, c->name,
+        rebind_side(e->src, e->npieces, e->src_in, e->src_custom, c->src, c->name, "A");
+        rebind_side(e->dst, e->npieces, e->dst_in, e->dst_custom, c->dst, c->name,
                     c->routine == SP_TRAN ? "C" : "B");
     }
     for (int k = 0; k < e->npieces; k++)

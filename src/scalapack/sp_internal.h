@@ -72,6 +72,8 @@ enum side_field {
     F_LLD,
     F_I,
     F_J,
+    F_IMB, /* first row block size: MB unless an 11-integer descriptor (DTYPE 2) says otherwise */
+    F_INB, /* first column block size */
     SIDE_LEN
 };
 
@@ -84,13 +86,20 @@ enum key_field {
     K_UPPER,        /* p?trmr2d: upper trapezoid */
     K_WITHDIAG,     /* p?trmr2d: the diagonal is copied */
     K_CTXTMISMATCH, /* p?tran: A and C name different contexts on this process */
-    K_SRC,
+    /* The local array's address (low and high 32 bits) where a side needs a custom layout (an
+     * 11-integer descriptor with IMB != MB or INB != NB): such a layout cannot be rebound, so a
+     * cached plan is reused only for the same arrays. Zero otherwise. */
+    K_SRCPTR,
+    K_DSTPTR = K_SRCPTR + 2,
+    K_SRC = K_DSTPTR + 2,
     K_DST = K_SRC + SIDE_LEN,
     KEY_LEN = K_DST + SIDE_LEN
 };
 
 typedef struct sp_side {
     int nprow, npcol, m, n, mb, nb, rsrc, csrc;
+    int imb, inb;   /* first block sizes (= mb, nb for a 9-integer descriptor) */
+    int custom;     /* imb != mb or inb != nb: a dmx custom layout (sp_layout.c) */
     int i0, j0;     /* 0-based origin of the submatrix */
     int rows, cols; /* its size */
     int *grid_ranks;
@@ -109,6 +118,7 @@ typedef struct sp_piece {
 #define sp_decode_side DMXSP_INTERNAL(decode_side)
 #define sp_make_pieces DMXSP_INTERNAL(make_pieces)
 #define sp_xcalloc DMXSP_INTERNAL(xcalloc)
+#define sp_side_layout DMXSP_INTERNAL(side_layout)
 
 /* Is this process in grid ctxt? Its shape and coordinates (sp_key.c). */
 int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
@@ -119,6 +129,14 @@ int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows
                    sp_side *s, char *msg, size_t len);
 /* The pieces of a call from its key; returns their number (sp_key.c). */
 int sp_make_pieces(const int *key, sp_piece *p);
+/* The dmx layout of one side (sp_layout.c). Collective on comm. A block-cyclic side gives the
+ * mapped block-cyclic layout of rows [0, i0 + rows) x [0, j0 + cols) and *oi, *oj = i0, j0 (where
+ * the submatrix starts in it); a side with first-block sizes gives a custom layout of the
+ * submatrix alone and *oi = *oj = 0. in: this process is in the side's grid, at (myrow, mycol);
+ * local/lld: its array. */
+dmx_status sp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, int mycol,
+                          const void *local, int lld, dmx_dtype dtype, dmx_layout **out,
+                          int64_t *oi, int64_t *oj);
 /* calloc that aborts the program when memory runs out (sp_engine.c). */
 void *sp_xcalloc(size_t n, size_t sz, const char *name);
 

@@ -5,6 +5,7 @@
 #include "sp_internal.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +21,18 @@ int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
            *mycol < *npcol;
 }
 
-static void fill_side(int *s, const int *desc, int i, int j)
+/* Where ScaLAPACK reads DTYPE. The REDIST routines (p?gemr2d, p?trmr2d) never read it: their
+ * descriptor is always the 9-integer one (DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD), and their
+ * own test drivers leave DTYPE unset. The PBLAS (p?tran*) read it and accept 1, the same 9
+ * integers, and 2, 11 integers with first-block sizes (DTYPE, CTXT, M, N, IMB, INB, MB, NB, RSRC,
+ * CSRC, LLD); anything else is an error. The side is stored normalized: DTYPE 1 when valid (the
+ * raw value otherwise, for the message), IMB/INB = MB/NB for 9 integers. */
+static int is_inb_desc(sp_routine routine, const int *desc)
+{
+    return routine == SP_TRAN && desc[0] == 2;
+}
+
+static void fill_side(int *s, sp_routine routine, const int *desc, int i, int j)
 {
     int nprow, npcol, myrow, mycol;
     memset(s, 0, SIDE_LEN * sizeof *s);
@@ -31,16 +43,38 @@ static void fill_side(int *s, const int *desc, int i, int j)
     s[F_NPCOL] = npcol;
     s[F_MYROW] = myrow;
     s[F_MYCOL] = mycol;
-    s[F_DTYPE] = desc[0];
     s[F_M] = desc[2];
     s[F_N] = desc[3];
-    s[F_MB] = desc[4];
-    s[F_NB] = desc[5];
+    s[F_I] = i;
+    s[F_J] = j;
+    if (is_inb_desc(routine, desc)) {
+        s[F_DTYPE] = 1;
+        s[F_IMB] = desc[4];
+        s[F_INB] = desc[5];
+        s[F_MB] = desc[6];
+        s[F_NB] = desc[7];
+        s[F_RSRC] = desc[8];
+        s[F_CSRC] = desc[9];
+        s[F_LLD] = desc[10];
+        return;
+    }
+    s[F_DTYPE] = routine == SP_TRAN ? desc[0] : 1;
+    s[F_MB] = s[F_IMB] = desc[4];
+    s[F_NB] = s[F_INB] = desc[5];
     s[F_RSRC] = desc[6];
     s[F_CSRC] = desc[7];
     s[F_LLD] = desc[8];
-    s[F_I] = i;
-    s[F_J] = j;
+}
+
+/* The address of a side's array where the side needs a custom layout (see K_SRCPTR). */
+static void fill_pointer(int *k, sp_routine routine, const int *desc, const void *local)
+{
+    k[0] = k[1] = 0;
+    if (desc == NULL || !is_inb_desc(routine, desc) || (desc[4] == desc[6] && desc[5] == desc[7]))
+        return;
+    uint64_t v = (uint64_t)(uintptr_t)local;
+    k[0] = (int)(uint32_t)(v & 0xffffffffu);
+    k[1] = (int)(uint32_t)(v >> 32);
 }
 
 void sp_build_key(const sp_call *c, int *key)
@@ -63,14 +97,19 @@ void sp_build_key(const sp_call *c, int *key)
     if (c->routine == SP_TRAN && c->descsrc != NULL && c->descdst != NULL &&
         c->descsrc[1] != c->descdst[1])
         key[K_CTXTMISMATCH] = 1;
-    fill_side(key + K_SRC, c->descsrc, c->isrc, c->jsrc);
-    fill_side(key + K_DST, c->descdst, c->idst, c->jdst);
+    fill_side(key + K_SRC, c->routine, c->descsrc, c->isrc, c->jsrc);
+    fill_side(key + K_DST, c->routine, c->descdst, c->idst, c->jdst);
+    if (key[K_SRC + F_IN])
+        fill_pointer(key + K_SRCPTR, c->routine, c->descsrc, c->src);
+    if (key[K_DST + F_IN])
+        fill_pointer(key + K_DSTPTR, c->routine, c->descdst, c->dst);
 }
 
 /* ---- validation of a gathered key ------------------------------------------------------------ */
 
-static const char *const side_field_name[SIDE_LEN] = {
-    "", "NPROW", "NPCOL", "", "", "DTYPE", "M", "N", "MB", "NB", "RSRC", "CSRC", "", "I", "J"};
+static const char *const side_field_name[SIDE_LEN] = {"",  "NPROW", "NPCOL", "",    "",     "DTYPE",
+                                                      "M", "N",     "MB",    "NB",  "RSRC", "CSRC",
+                                                      "",  "I",     "J",     "IMB", "INB"};
 
 /* Decode one side of the gathered key; returns 0, or 1 with a message. Deterministic: every
  * process reaches the same verdict. rows x cols is the submatrix size on this side. */
@@ -123,8 +162,9 @@ int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows
         }
     }
     if (ref[F_DTYPE] != 1) {
-        snprintf(msg, len, "DTYPE_%s = %d; only 1 (BLOCK_CYCLIC_2D) is supported", mat,
-                 ref[F_DTYPE]);
+        snprintf(msg, len,
+                 "DTYPE_%s = %d; the PBLAS accept 1 (BLOCK_CYCLIC_2D) and 2 (BLOCK_CYCLIC_INB_2D)",
+                 mat, ref[F_DTYPE]);
         return 1;
     }
     s->m = ref[F_M];
@@ -133,9 +173,12 @@ int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows
     s->nb = ref[F_NB];
     s->rsrc = ref[F_RSRC];
     s->csrc = ref[F_CSRC];
-    if (s->m < 0 || s->n < 0 || s->mb < 1 || s->nb < 1) {
-        snprintf(msg, len, "bad descriptor of %s: M=%d N=%d MB=%d NB=%d", mat, s->m, s->n, s->mb,
-                 s->nb);
+    s->imb = ref[F_IMB];
+    s->inb = ref[F_INB];
+    s->custom = s->imb != s->mb || s->inb != s->nb;
+    if (s->m < 0 || s->n < 0 || s->mb < 1 || s->nb < 1 || s->imb < 1 || s->inb < 1) {
+        snprintf(msg, len, "bad descriptor of %s: M=%d N=%d MB=%d NB=%d IMB=%d INB=%d", mat, s->m,
+                 s->n, s->mb, s->nb, s->imb, s->inb);
         return 1;
     }
     if (s->rsrc < 0 || s->rsrc >= s->nprow || s->csrc < 0 || s->csrc >= s->npcol) {

@@ -11,10 +11,14 @@
  * order, 1x1 up to 2x3/3x2 and 1xP/Px1), a global context containing both, random descriptors
  * (offsets, rsrc/csrc, block sizes from 1 to larger than the matrix, padded lld, garbage
  * descriptors with CTXT = -1 on processes outside a grid) and for p?tran alpha/beta (including
- * 0, and NaN in C when beta = 0). Both implementations run on identical copies and every byte of
- * the local arrays is compared (so elements outside the submatrix and the padding must be left
- * alone); p?tran results may differ in the last bit. Each case runs a second time with fresh
- * arrays, data and scalars, which dmx serves from its plan cache (rebinding the arrays).
+ * 0, and NaN in C when beta = 0). ScaLAPACK's tolerance: p?gemr2d/p?trmr2d get garbage in DTYPE
+ * on random processes in a third of the cases (ScaLAPACK never reads it there; its REDIST drivers
+ * leave it unset), and p?tran gets the PBLAS' 11-integer descriptors (DTYPE 2, random first-block
+ * sizes IMB/INB) for A and/or C in about half of its cases. Both implementations run on identical
+ * copies and every byte of the local arrays is compared (so elements outside the submatrix and the
+ * padding must be left alone); p?tran results may differ in the last bit. Each case runs a second
+ * time with fresh arrays, data and scalars, which dmx serves from its plan cache (rebinding the
+ * arrays).
  *
  * Usage: test_compare [ncases] [seed]
  */
@@ -124,7 +128,8 @@ static int subset(const grid *a, const grid *u)
 /* ---- matrices ----------------------------------------------------------------------------------
  */
 typedef struct mat {
-    int desc[9];
+    int desc[11]; /* 9 integers (DTYPE 1), or 11 (DTYPE 2, p?tran only) */
+    int dlen;
     int in, i, j;
     size_t nelem;
 } mat;
@@ -140,27 +145,60 @@ static int pick_block(dmxt_rng *g, int extent)
     return extent + spt_int(g, 1, 5); /* larger than the matrix */
 }
 
+/* Local count of n indices in blocks of nb after a first block of first, dealt from process src
+ * over np processes, for process p: walks the blocks one by one (independent of dmx's formula). */
+static int numroc_first(int n, int first, int nb, int p, int src, int nprocs)
+{
+    int count = 0, owner = src;
+    for (int start = 0; start < n;) {
+        int len = start == 0 ? first : nb;
+        if (len > n - start)
+            len = n - start;
+        if (owner == p)
+            count += len;
+        start += len;
+        owner = (owner + 1) % nprocs;
+    }
+    return count;
+}
+
 /* Draw a descriptor for a rows x cols submatrix on grid gr (shared draws from g, garbage for
- * processes outside the grid from mine). */
-static void gen_mat(dmxt_rng *g, dmxt_rng *mine, const grid *gr, int rows, int cols, mat *a)
+ * processes outside the grid from mine). inb: an 11-integer descriptor (DTYPE 2) with random
+ * first-block sizes IMB/INB. junk_dtype: each process of the grid may put garbage in DTYPE, as
+ * ScaLAPACK's REDIST drivers leave it unset (p?gemr2d/p?trmr2d never read it). */
+static void gen_mat(dmxt_rng *g, dmxt_rng *mine, const grid *gr, int rows, int cols, int inb,
+                    int junk_dtype, mat *a)
 {
     a->i = spt_int(g, 0, 2) == 0 ? 1 : spt_int(g, 1, 6);
     a->j = spt_int(g, 0, 2) == 0 ? 1 : spt_int(g, 1, 6);
     int M = a->i - 1 + rows + spt_int(g, 0, 4);
     int N = a->j - 1 + cols + spt_int(g, 0, 4);
     int mb = pick_block(g, M), nb = pick_block(g, N);
+    int imb = mb, inbs = nb;
+    if (inb) {
+        imb = spt_int(g, 0, 3) == 0 ? mb : spt_int(g, 1, mb + 3);
+        inbs = spt_int(g, 0, 3) == 0 ? nb : spt_int(g, 1, nb + 3);
+    }
     int rsrc = spt_int(g, 0, gr->nprow - 1), csrc = spt_int(g, 0, gr->npcol - 1);
     int pad = spt_int(g, 0, 3);
     a->in = gr->ctxt >= 0;
+    a->dlen = inb ? 11 : 9;
     if (a->in) {
-        int locr = (int)dmxt_numroc(M, mb, gr->myrow, rsrc, gr->nprow);
-        int locc = (int)dmxt_numroc(N, nb, gr->mycol, csrc, gr->npcol);
+        int locr = numroc_first(M, imb, mb, gr->myrow, rsrc, gr->nprow);
+        int locc = numroc_first(N, inbs, nb, gr->mycol, csrc, gr->npcol);
         int lld = (locr > 1 ? locr : 1) + pad;
-        int d[9] = {1, gr->ctxt, M, N, mb, nb, rsrc, csrc, lld};
-        memcpy(a->desc, d, sizeof d);
+        if (inb) {
+            int d[11] = {2, gr->ctxt, M, N, imb, inbs, mb, nb, rsrc, csrc, lld};
+            memcpy(a->desc, d, sizeof d);
+        } else {
+            int d[9] = {1, gr->ctxt, M, N, mb, nb, rsrc, csrc, lld};
+            memcpy(a->desc, d, sizeof d);
+            if (junk_dtype && (me == 0 || spt_int(mine, 0, 1))) /* rank 0 always, as the drivers */
+                a->desc[0] = spt_int(mine, -100000, 100000);
+        }
         a->nelem = (size_t)lld * (size_t)(locc > 1 ? locc : 1);
     } else {
-        for (int k = 0; k < 9; k++)
+        for (int k = 0; k < 11; k++)
             a->desc[k] = spt_int(mine, -1000, 1000);
         a->desc[1] = -1;
         a->nelem = 0;
@@ -322,21 +360,26 @@ static long first_diff(const call *c, const void *x, const void *y, size_t nelem
     return -1;
 }
 
+static void print_desc(const char *what, int i, int j, const mat *a)
+{
+    fprintf(stderr, "    %s: i=%d j=%d desc={", what, i, j);
+    for (int k = 0; k < a->dlen; k++)
+        fprintf(stderr, "%s%d", k ? "," : "", a->desc[k]);
+    fprintf(stderr, "}\n");
+}
+
 static void describe(const call *c, int ncase, int round, const char *what, long k)
 {
     fprintf(stderr,
             "[rank %d] case %d round %d: p%c%s%s %s uplo=%c diag=%c m=%d n=%d alpha=(%g,%g) "
-            "beta=(%g,%g) ictxt=%d: %s differs at local element %ld\n"
-            "    A: ia=%d ja=%d desc={%d,%d,%d,%d,%d,%d,%d,%d,%d}\n"
-            "    B: ib=%d jb=%d desc={%d,%d,%d,%d,%d,%d,%d,%d,%d}\n",
+            "beta=(%g,%g) ictxt=%d: %s differs at local element %ld\n",
             me, ncase, round, tchar[c->type], rname[c->routine],
             c->routine == R_TRAN && c->type >= T_C ? (c->conj ? "c" : "u") : "",
             c->fortran ? "(F)" : "(C)", c->uplo[0] ? c->uplo[0] : '-',
             c->diag[0] ? c->diag[0] : '-', c->m, c->n, c->alpha[0], c->alpha[1], c->beta[0],
-            c->beta[1], c->ictxt, what, k, c->a.i, c->a.j, c->a.desc[0], c->a.desc[1], c->a.desc[2],
-            c->a.desc[3], c->a.desc[4], c->a.desc[5], c->a.desc[6], c->a.desc[7], c->a.desc[8],
-            c->b.i, c->b.j, c->b.desc[0], c->b.desc[1], c->b.desc[2], c->b.desc[3], c->b.desc[4],
-            c->b.desc[5], c->b.desc[6], c->b.desc[7], c->b.desc[8]);
+            c->beta[1], c->ictxt, what, k);
+    print_desc("A", c->a.i, c->a.j, &c->a);
+    print_desc("B", c->b.i, c->b.j, &c->b);
 }
 
 /* Print element k of the initial, ScaLAPACK's and dmx's target. */
@@ -441,9 +484,13 @@ int main(int argc, char **argv)
             c.ictxt = u->ctxt;
             participate = u->ctxt >= 0;
         }
-        gen_mat(&g, &mine, ga, c.routine == R_TRAN ? c.n : c.m, c.routine == R_TRAN ? c.m : c.n,
-                &c.a);
-        gen_mat(&g, &mine, gb, c.m, c.n, &c.b);
+        /* p?tran: 11-integer descriptors in about half the cases (each side on its own);
+         * p?gemr2d/p?trmr2d: garbage DTYPE on some processes in about a third */
+        int tran = c.routine == R_TRAN;
+        int inb_a = tran && spt_int(&g, 0, 1), inb_b = tran && spt_int(&g, 0, 1);
+        int junk = !tran && spt_int(&g, 0, 2) == 0;
+        gen_mat(&g, &mine, ga, tran ? c.n : c.m, tran ? c.m : c.n, inb_a, junk, &c.a);
+        gen_mat(&g, &mine, gb, c.m, c.n, inb_b, junk, &c.b);
         int cplx = c.type == T_C || c.type == T_Z;
         pick_scalar(&g, cplx, c.alpha, 1);
         pick_scalar(&g, cplx, c.beta, 1);
