@@ -31,6 +31,7 @@
  * was sent to it, so all ranks return the same status and no message is left behind. */
 #include "exchange.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------ */
@@ -133,7 +134,12 @@ cleanup:
     return st;
 }
 
-/* A window holding one int64_t counter per rank, for RSX. Collective on comm. */
+/* A window holding one int64_t counter per rank, for RSX. Collective on comm.
+ *
+ * The window is 4096 bytes, not 8: MPICH 4.0.2 misdelivers accumulates into an 8-byte window
+ * made by MPI_Win_allocate (two ranks' counters read (2,0) instead of (1,1)); a page-sized one is
+ * correct. (MPI_Win_create instead fails on Open MPI 4.1 for one-rank communicators and has the
+ * same split-communicator bug there as MPI_Win_allocate: see dmxi_xchg_rma_unsafe.) */
 static dmx_status make_window(MPI_Comm comm, MPI_Win *win, int64_t **counter)
 {
     dmx_status st = DMX_SUCCESS;
@@ -141,13 +147,28 @@ static dmx_status make_window(MPI_Comm comm, MPI_Win *win, int64_t **counter)
     DMXI_MPI(MPI_Info_create(&info));
     DMXI_MPI(MPI_Info_set(info, "no_locks", "true"));
     DMXI_MPI(MPI_Info_set(info, "accumulate_ops", "same_op"));
-    DMXI_MPI(MPI_Win_allocate((MPI_Aint)sizeof(int64_t), (int)sizeof(int64_t), info, comm, counter,
-                              win));
+    DMXI_MPI(MPI_Win_allocate((MPI_Aint)4096, (int)sizeof(int64_t), info, comm, counter, win));
     DMXI_MPI(MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN));
 cleanup:
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     return st;
+}
+
+int dmxi_xchg_rma_unsafe(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        char v[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+        int len = 0, major = 0;
+        known = 0;
+        if (MPI_Get_library_version(v, &len) == MPI_SUCCESS) {
+            const char *p = strstr(v, "Open MPI v");
+            if (p && sscanf(p + strlen("Open MPI v"), "%d", &major) == 1 && major < 5)
+                known = 1;
+        }
+    }
+    return known;
 }
 
 dmx_status dmxi_xchg_cached_window(dmx_exchange_request *r, MPI_Win *win, int64_t **counter)
