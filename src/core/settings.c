@@ -40,6 +40,10 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                                   "read by libdmx_scalapack itself, which uses public headers "
                                   "only",
                                   0},
+    [DMXI_SET_TIMEOUT] = {"DMX_TIMEOUT", 600, "600",
+                          "seconds without progress after which a waiting dmx call gives up (0: "
+                          "wait forever)",
+                          0},
 };
 
 const dmxi_setting_row *dmxi_setting_info(dmxi_setting s)

@@ -14,6 +14,7 @@ typedef enum dmxi_setting {
     DMXI_SET_MAX_MESSAGE_BYTES, /* test-only: bytes per MPI message */
     DMXI_SET_SHM_CHUNK_BYTES,   /* test-only: bytes per ring chunk */
     DMXI_SET_SCALAPACK_CACHE,   /* plans per context in libdmx_scalapack (read there) */
+    DMXI_SET_TIMEOUT,           /* seconds without progress before a wait gives up; 0: never */
     DMXI_NSETTINGS
 } dmxi_setting;
 

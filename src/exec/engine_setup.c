@@ -147,6 +147,8 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
     e->profile = dmxi_setting_int(DMXI_SET_PROFILE) != 0;
+    e->timeout = (double)dmxi_setting_int(DMXI_SET_TIMEOUT);
+    e->broken = 0;
     DMXI_TRY(dmxi_shm_setup(e));
     DMXI_TRY(dmxi_agree(e->comm, setup_requests(e)));
     e->stream = decide_stream(e);
