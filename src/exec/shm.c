@@ -25,8 +25,11 @@
  * nslots = DMXI_RING_SLOTS (4); compare the whole package a private buffer would hold.
  * DMX_SHM=0, or a window that cannot be made, keeps every peer on messages.
  */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
+
 #include "engine.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -251,8 +254,12 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         if (e->rpeer[i].shm)
             DMXI_MPI(MPI_Irecv(&offs[e->nspeer + i], 1, MPI_INT64_T, e->rpeer[i].rank,
                                DMXI_TAG_SETUP, e->comm, &req[nreq++]));
-    if (nreq > 0)
-        DMXI_MPI(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    /* test and yield rather than wait: MPICH's waits spin, starving oversubscribed ranks */
+    for (int done = nreq == 0; !done;) {
+        DMXI_MPI(dmxi_p2p_testall(nreq, req, &done));
+        if (!done)
+            sched_yield();
+    }
     for (int i = 0; i < e->nrpeer; i++) {
         dmxi_peer *q = &e->rpeer[i];
         if (!q->shm)
