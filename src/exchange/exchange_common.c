@@ -29,8 +29,11 @@
  * an allreduce (MAX) of the status, PCX and RSX add DMXI_XCHG_POISON to every rank's count and
  * then agree on the status with one more allreduce, on that path only. Every rank drains what
  * was sent to it, so all ranks return the same status and no message is left behind. */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
+
 #include "exchange.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -486,6 +489,8 @@ dmx_status dmx_exchange_end(dmx_exchange_request **request, dmx_exchange_result 
         int d = 0;
         DMXI_TRY(r->ops->progress(r, &d));
         r->done = d;
+        if (!d)
+            sched_yield(); /* ranks may outnumber cores, and MPICH's progress does not yield */
     }
     if (r->agreed != DMX_SUCCESS) {
         st = r->agreed;
