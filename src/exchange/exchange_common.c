@@ -340,7 +340,13 @@ static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *pr
         goto cleanup;
     }
     int in[4] = {(int)r->local, r->ndest, env, -env}, out[4];
-    DMXI_MPI(MPI_Allreduce(in, out, 4, MPI_INT, MPI_MAX, r->comm));
+    MPI_Request ar = MPI_REQUEST_NULL;
+    DMXI_MPI(MPI_Iallreduce(in, out, 4, MPI_INT, MPI_MAX, r->comm, &ar));
+    for (int flag = 0; !flag;) { /* test and yield: MPICH's blocking calls spin */
+        DMXI_MPI(MPI_Test(&ar, &flag, MPI_STATUS_IGNORE));
+        if (!flag)
+            sched_yield();
+    }
     r->res->info.coll_messages += dmxi_xchg_log2(r->size);
     if (out[0] != DMX_SUCCESS) {
         r->agreed = (dmx_status)out[0];

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
 /* Setup and release of the point-to-point engine (dmxi_exec_p2p): which peers go through the
  * node's shared window (shm.c), the message chunks, buffers and persistent requests of the
  * others, and whether A's writes stream past the caches.
@@ -10,6 +11,8 @@
  * the total is reported in e->buffer_bytes.
  */
 #include "engine.h"
+
+#include <sched.h>
 
 void dmxi_exec_init(dmxi_exec *e)
 {
@@ -207,5 +210,15 @@ int dmxi_p2p_testall(int n, MPI_Request *req, int *flag)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+int dmxi_p2p_wait(MPI_Request *req)
+{
+    for (;;) {
+        int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        sched_yield();
+    }
+}
 
 const dmxi_exec_ops dmxi_exec_p2p = {"p2p", dmxi_p2p_setup, dmxi_p2p_execute, dmxi_p2p_free};

@@ -185,7 +185,9 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
     MPI_Request *req = NULL;
     int nreq = 0;
     e->shm = 0;
-    DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
+    MPI_Request ar = MPI_REQUEST_NULL;
+    DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
+    DMXI_MPI(dmxi_p2p_wait(&ar));
     if (!all)
         goto cleanup;
     DMXI_TRY(dmxi_node_split(e->comm, &e->node));
@@ -214,7 +216,8 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
                                          &e->shm_buf, &e->win);
         MPI_Info_free(&info);
         want = rc == MPI_SUCCESS;
-        DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
+        DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
+        DMXI_MPI(dmxi_p2p_wait(&ar));
         if (!all) { /* fall back to messages everywhere */
             if (rc == MPI_SUCCESS)
                 MPI_Win_free(&e->win);
