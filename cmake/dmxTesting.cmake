@@ -17,10 +17,17 @@ if(DMX_SANITIZE)
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 endif()
 
-# dmx_add_mpi_test(<name> <target> NPROCS 1 2 3 4 [LARGE_NPROCS 6 8] [ARGS ...] [TIMEOUT s])
-# Tests at NPROCS get label "mpi"; those at LARGE_NPROCS get labels "mpi;large".
+# dmx_add_mpi_test(<name> <target> NPROCS 1 2 3 4 [LARGE_NPROCS 6 8] [ARGS ...] [TIMEOUT s]
+#                  [ENV VAR=value ...] [PASS_REGEX re] [SUFFIX s] [LAUNCHER_FLAGS ...])
+# Tests at NPROCS get label "mpi"; those at LARGE_NPROCS get labels "mpi;large". ENV adds to the
+# environment (through ctest, so any launcher passes it on: no launcher flags); PASS_REGEX
+# decides by the output instead of the exit code (for tests that end the job with MPI_Abort);
+# SUFFIX goes between the name and _np<N>; LAUNCHER_FLAGS go to mpiexec (check which launcher
+# DMX_MPIEXEC_VERSION names before passing any).
 function(dmx_add_mpi_test name target)
-  cmake_parse_arguments(T "" "TIMEOUT" "NPROCS;LARGE_NPROCS;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;PASS_REGEX;SUFFIX"
+    "NPROCS;LARGE_NPROCS;ARGS;LABELS;ENV;LAUNCHER_FLAGS" ${ARGN})
+  set(env ${DMX_TEST_ENV} ${T_ENV})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
@@ -29,11 +36,16 @@ function(dmx_add_mpi_test name target)
     if(np IN_LIST T_LARGE_NPROCS)
       list(APPEND labels large)
     endif()
-    add_test(NAME ${name}_np${np}
+    set(tname ${name}${T_SUFFIX}_np${np})
+    add_test(NAME ${tname}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${DMX_MPIEXEC_FLAGS}
-              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${T_ARGS})
-    set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${DMX_TEST_ENV}"
+              ${T_LAUNCHER_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}>
+              ${MPIEXEC_POSTFLAGS} ${T_ARGS})
+    set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${env}"
       LABELS "${labels}" TIMEOUT ${T_TIMEOUT} PROCESSORS 1)
+    if(T_PASS_REGEX)
+      set_tests_properties(${tname} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+    endif()
   endforeach()
 endfunction()
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install what dmx needs on Debian 12 (run as root). Skips apt when everything is present.
+# MPICH is installed beside Open MPI for test.sh's MPICH pass; Open MPI stays the default
+# alternative (mpicc, mpiexec), MPICH is reached as mpicc.mpich / mpiexec.mpich.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
-      libopenblas-dev clang-format cppcheck)
+      libopenblas-dev clang-format cppcheck mpich libmpich-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -174,6 +174,16 @@ int dmxi_xchg_entry_cmp(const void *a, const void *b);
 /* Count temporary bytes in the result's statistics. */
 void dmxi_xchg_temp(dmx_exchange_request *r, int64_t bytes);
 
+/* MPI_Testall(n, req, flag, MPI_STATUSES_IGNORE) (see exchange_common.c for why a function). */
+int dmxi_xchg_testall(int n, MPI_Request *req, int *flag);
+
+/* 1 if this MPI's one-sided windows cannot be trusted on communicators split at the same time:
+ * Open MPI before 5.0, whose osc rdma names a window's shared segment after the communicator's
+ * context id, which disjoint communicators split from one parent share (Open MPI issue 9492), so
+ * two halves exchanging at once counted each other's messages. Local; MPI_Get_library_version
+ * is read once. */
+int dmxi_xchg_rma_unsafe(void);
+
 /* The communicator cache's RSX window for r (created on first use, collective). */
 dmx_status dmxi_xchg_cached_window(dmx_exchange_request *r, MPI_Win *win, int64_t **counter);
 

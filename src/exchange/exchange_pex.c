@@ -139,7 +139,7 @@ static dmx_status pex_progress(dmx_exchange_request *r, int *done)
         if (r->multi_left[i] > 0)
             multi_done = 0;
     }
-    DMXI_MPI(MPI_Testall(r->nrreq, r->rreq, &flag, MPI_STATUSES_IGNORE));
+    DMXI_MPI(dmxi_xchg_testall(r->nrreq, r->rreq, &flag));
     if (!flag || !multi_done)
         goto cleanup;
     DMXI_TRY(dmxi_xchg_test_sends(r, &flag));

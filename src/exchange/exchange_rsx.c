@@ -27,7 +27,14 @@
  *   Messages per rank: k accumulates + k payloads + two fences (ceil(log2 P) each, estimated).
  *
  * Temporary memory: one MPI_Request and descriptor per payload, the distinct destinations with
- * counts: O(k); the window itself is 8 bytes per rank, kept across exchanges. */
+ * counts: O(k); the window itself is 4096 bytes per rank (see make_window), kept across
+ * exchanges.
+ *
+ * Open MPI before 5.0: its one-sided windows on communicators split from one parent at the same
+ * time share memory (dmxi_xchg_rma_unsafe, Open MPI issue 9492), so there RSX takes its census
+ * with PCX's reduce-scatter instead of the window (steps 1-3 become PCX's 1-2): the same
+ * messages arrive, the info still says RSX, the census costs Theta(P) as in PCX, and no window
+ * is created. */
 #include "exchange.h"
 
 enum { RSX_EPOCH = 0, RSX_RECV = 1 };
@@ -37,6 +44,8 @@ static const int64_t poison = DMXI_XCHG_POISON;
 static dmx_status rsx_start(dmx_exchange_request *r)
 {
     dmx_status st = DMX_SUCCESS;
+    if (dmxi_xchg_rma_unsafe())
+        return dmxi_exchange_pcx.start(r);
     r->phase = RSX_EPOCH;
     DMXI_TRY(dmxi_xchg_cached_window(r, &r->win, &r->win_counter));
     *r->win_counter = 0;
@@ -63,6 +72,8 @@ static dmx_status rsx_progress(dmx_exchange_request *r, int *done)
     dmx_status st = DMX_SUCCESS;
     int got = 1;
     *done = 0;
+    if (dmxi_xchg_rma_unsafe())
+        return dmxi_exchange_pcx.progress(r, done);
     while (got)
         DMXI_TRY(dmxi_xchg_probe_recv(r, MPI_ANY_SOURCE, &got));
     if (r->phase == RSX_EPOCH) {

@@ -11,8 +11,17 @@
  *    - transform each message package that has arrived, in whatever order;
  *    - when nothing else is ready, apply the next slice of the rectangles that are local in
  *      both layouts, straight from B to A;
- *    - when not even that, yield the processor (the ranks of a node may outnumber its cores).
- * 3. Wait for the sends.
+ *    - when not even that, an idle turn: one MPI call that lets MPI progress and report errors
+ *      (MPI_Testany on the receives, else MPI_Iprobe), then yield the processor (the ranks of a
+ *      node may outnumber its cores).
+ * 3. Wait for the sends (MPI_Testall and idle turns).
+ * No wait blocks inside MPI: MPICH progresses only inside MPI calls and its blocking waits spin
+ * without yielding, which starved the oversubscribed ranks that had work to do (np 3-4 on 2
+ * cores ran 55x slower than under Open MPI); and a rank that only polls its rings still
+ * advances its own outgoing messages. DMX_TIMEOUT seconds of idle turns in a row (no chunk,
+ * message or local work done: a peer died or never entered the execution) end the execution
+ * with DMX_ERR_MPI; the plan is then unusable (its rings are out of step) and can only be
+ * destroyed.
  * Each element that changes rank is copied twice on one node (pack, which also transposes and
  * conjugates; transform, a plain column walk; the chunk is still in the shared cache for it) and
  * three times across nodes (pack, MPI, transform); local elements are read once and written once.
@@ -121,6 +130,38 @@ static int64_t chunk_base(const dmxi_piece *v, const dmxi_peer *q, int64_t c)
     return v[q->cfirst[c]].boff & ~(int64_t)15;
 }
 
+/* The state of the idle turns: when the current run of them began (< 0: none running). */
+typedef struct idler {
+    double since;
+    int64_t yields;
+} idler;
+
+/* One idle turn (nothing was ready): poke MPI so it progresses and reports a failed peer, yield
+ * the processor, and give up after e->timeout seconds of idle turns in a row. @p what names the
+ * wait for the message. */
+static dmx_status idle_turn(dmxi_exec *e, idler *w, int poke, const char *what, int64_t left)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (poke) {
+        int flag = 0;
+        DMXI_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, e->comm, &flag, MPI_STATUS_IGNORE));
+    }
+    const double now = MPI_Wtime();
+    if (w->since < 0)
+        w->since = now;
+    else if (e->timeout > 0 && now - w->since > e->timeout) {
+        e->broken = 1;
+        DMXI_CHECK(0, DMX_ERR_MPI,
+                   "rank %d: no progress for %.0f s (DMX_TIMEOUT) while waiting for %s (%lld "
+                   "left): a peer rank died or did not enter the execution; destroy the plan",
+                   e->rank, now - w->since, what, (long long)left);
+    }
+    sched_yield();
+    w->yields++;
+cleanup:
+    return st;
+}
+
 /* CPU time of this thread (under oversubscription wall time would count other ranks' turns). */
 static double thread_cpu(void)
 {
@@ -148,7 +189,10 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
     prof f = {e->profile != 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    idler w = {-1.0, 0};
     const double t0 = MPI_Wtime();
+    DMXI_CHECK(!e->broken, DMX_ERR_STATE,
+               "an earlier execution of this plan gave up (DMX_TIMEOUT); destroy the plan");
     if (f.on)
         f.t = thread_cpu();
     if (e->nrreq > 0)
@@ -209,15 +253,10 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
                 busy = 1;
             }
         }
-        /* A message package that has arrived; block only when nothing else is left. */
+        /* A message package that has arrived, in whatever order. */
         if (recv_left > 0) {
             int idx = MPI_UNDEFINED, flag = 0;
-            if (busy || rings_left > 0 || next_local < e->nlocal) {
-                DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
-            } else {
-                DMXI_MPI(MPI_Waitany(e->nrreq, e->rreq, &idx, MPI_STATUS_IGNORE));
-                DMXI_CHECK(idx != MPI_UNDEFINED, DMX_ERR_INTERNAL, "no active receive left");
-            }
+            DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
             if (idx != MPI_UNDEFINED) {
                 dmxi_peer *q = &e->rpeer[e->rreq_peer[idx]];
                 recv_left--;
@@ -232,9 +271,12 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
             busy = 1;
             prof_tick(&f, &f.local);
         }
-        if (!busy) {
-            sched_yield();
-            f.yields++;
+        if (busy) {
+            w.since = -1.0;
+        } else {
+            /* the Testany above already called MPI when receives are left */
+            DMXI_TRY(idle_turn(e, &w, recv_left == 0, recv_left > 0 ? "messages" : "ring chunks",
+                               recv_left > 0 ? recv_left : rings_left));
             prof_tick(&f, &f.idle);
         }
     }
@@ -244,8 +286,13 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         e->rpeer[i].seq += e->rpeer[i].shm ? e->rpeer[i].nring : 0;
     if (e->stream)
         dmxi_kernel_fence();
-    if (e->nsreq > 0)
-        DMXI_MPI(MPI_Waitall(e->nsreq, e->sreq, MPI_STATUSES_IGNORE));
+    w.since = -1.0;
+    for (int sent = e->nsreq == 0; !sent;) {
+        DMXI_MPI(dmxi_p2p_testall(e->nsreq, e->sreq, &sent));
+        if (!sent)
+            DMXI_TRY(idle_turn(e, &w, 0, "sends to complete", e->nsreq));
+    }
+    f.yields = w.yields;
     if (f.on)
         fprintf(stderr,
                 "dmx profile rank %d: CPU ms pack %.2f, local %.2f, unpack %.2f, idle %.2f (%lld "

@@ -129,6 +129,8 @@ struct dmxi_exec {
     int64_t *cfirst; /* storage of every ring peer's chunk boundaries */
     int stream;      /* write A with non-temporal stores where the kernels can (engine.c) */
     int profile;     /* DMX_PROFILE=1: print phase times of every execution to stderr */
+    double timeout;  /* DMX_TIMEOUT: seconds without progress before execute gives up; 0: never */
+    int broken;      /* an execution gave up half-way: the rings' counters are out of step */
     void *impl;      /* state of another engine (unused by dmxi_exec_p2p) */
 
     /* ---- reported by the engine after setup() ---- */

@@ -25,8 +25,11 @@
  * nslots = DMXI_RING_SLOTS (4); compare the whole package a private buffer would hold.
  * DMX_SHM=0, or a window that cannot be made, keeps every peer on messages.
  */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
+
 #include "engine.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -182,7 +185,9 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
     MPI_Request *req = NULL;
     int nreq = 0;
     e->shm = 0;
-    DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
+    MPI_Request ar = MPI_REQUEST_NULL;
+    DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
+    DMXI_MPI(dmxi_p2p_wait(&ar));
     if (!all)
         goto cleanup;
     DMXI_TRY(dmxi_node_split(e->comm, &e->node));
@@ -211,7 +216,8 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
                                          &e->shm_buf, &e->win);
         MPI_Info_free(&info);
         want = rc == MPI_SUCCESS;
-        DMXI_MPI(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm));
+        DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
+        DMXI_MPI(dmxi_p2p_wait(&ar));
         if (!all) { /* fall back to messages everywhere */
             if (rc == MPI_SUCCESS)
                 MPI_Win_free(&e->win);
@@ -251,8 +257,12 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         if (e->rpeer[i].shm)
             DMXI_MPI(MPI_Irecv(&offs[e->nspeer + i], 1, MPI_INT64_T, e->rpeer[i].rank,
                                DMXI_TAG_SETUP, e->comm, &req[nreq++]));
-    if (nreq > 0)
-        DMXI_MPI(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    /* test and yield rather than wait: MPICH's waits spin, starving oversubscribed ranks */
+    for (int done = nreq == 0; !done;) {
+        DMXI_MPI(dmxi_p2p_testall(nreq, req, &done));
+        if (!done)
+            sched_yield();
+    }
     for (int i = 0; i < e->nrpeer; i++) {
         dmxi_peer *q = &e->rpeer[i];
         if (!q->shm)
