@@ -11,6 +11,7 @@
  * printed so noisy runs can be recognized. */
 #include "bench.h"
 #include "bench_coll.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,26 +37,6 @@ static void loadavg(char *buf, size_t n)
     size_t l = strlen(buf);
     if (l > 0 && buf[l - 1] == '\n')
         buf[l - 1] = '\0';
-}
-
-static int parse_list(const char *s, int *sel, int n, int is_alg)
-{
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", s);
-    for (int i = 0; i < n; i++)
-        sel[i] = 0;
-    for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
-        int found = 0;
-        for (int i = 0; i < n; i++) {
-            const char *nm =
-                is_alg ? dmx_coll_alg_name((dmx_coll_alg)i) : dmx_coll_kind_name((dmx_coll_kind)i);
-            if (nm && strcmp(nm, t) == 0)
-                sel[i] = found = 1;
-        }
-        if (!found)
-            return -1;
-    }
-    return 0;
 }
 
 static void usage(FILE *f)
@@ -94,7 +75,7 @@ static void sweep_segments(const opts *o, int rank, int p)
     double tm[16], best = 1e300;
     int bi = 0;
     for (int i = 0; i < nr; i++) {
-        tm[i] = bcoll_median(t[i], reps);
+        tm[i] = bench_median(t[i], reps);
         if (tm[i] < best) {
             best = tm[i];
             bi = i;
@@ -143,19 +124,19 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         if (strcmp(a, "--json") == 0)
             o.json = 1;
         else if (strcmp(a, "--coll") == 0 && v)
-            bad = parse_list(argv[++i], o.kinds, DMX_COLL_NKINDS, 0);
+            bad = bcoll_parse_names(argv[++i], o.kinds, DMX_COLL_NKINDS, 0);
         else if (strcmp(a, "--alg") == 0 && v)
-            bad = parse_list(argv[++i], o.algs, DMX_COLL_NALGS, 1);
+            bad = bcoll_parse_names(argv[++i], o.algs, DMX_COLL_NALGS, 1);
         else if (strcmp(a, "--min") == 0 && v)
-            o.minb = atoll(argv[++i]);
+            bad = bench_parse_i64(argv[++i], 0, &o.minb);
         else if (strcmp(a, "--max") == 0 && v)
-            o.maxb = atoll(argv[++i]);
+            bad = bench_parse_i64(argv[++i], 0, &o.maxb);
         else if (strcmp(a, "--reps") == 0 && v)
-            o.reps = atoi(argv[++i]);
+            bad = bench_parse_int(argv[++i], 0, &o.reps);
         else if (strcmp(a, "--budget") == 0 && v)
             o.budget = atof(argv[++i]);
         else if (strcmp(a, "--sweep-segments") == 0 && v)
-            o.sweep = atoll(argv[++i]);
+            bad = bench_parse_i64(argv[++i], 0, &o.sweep);
         else if (strcmp(a, "--help") == 0) {
             if (rank == 0)
                 usage(stdout);
@@ -232,7 +213,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                 }
             double med[DMX_COLL_NALGS], best = 1e300, tauto = -1, tmpi = -1;
             for (int i = 0; i < na; i++) {
-                med[i] = bcoll_median(t[i], reps);
+                med[i] = bench_median(t[i], reps);
                 total_wrong += wrong[i];
                 if (med[i] < best)
                     best = med[i];

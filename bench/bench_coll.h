@@ -23,11 +23,13 @@ void bcoll_free(bcoll_case *c);
 /* One timed run: barrier, the call, max over ranks of the elapsed time. *wrong = number of ranks
  * whose output differs from the reference (or whose call failed). Collective. */
 double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int *wrong);
-/* Median of n doubles (sorts them). */
-double bcoll_median(double *v, int n);
 /* The model's prediction on MPI_COMM_WORLD's node count; -1 if none. */
 double bcoll_predict(const bcoll_case *c, dmx_coll_alg alg, dmx_coll_alg *chosen);
 /* Nodes spanned by MPI_COMM_WORLD. Collective (first call). */
 int bcoll_nodes(void);
+/* A comma-separated list of collective names (is_alg 0: dmx_coll_kind_name) or algorithm names
+ * (is_alg 1: dmx_coll_alg_name): sel[i] = 1 for each named one of the n, 0 for the others.
+ * Returns 0, or -1 if a name is unknown. Local. */
+int bcoll_parse_names(const char *s, int *sel, int n, int is_alg);
 
 #endif

@@ -1,6 +1,8 @@
 /* The measurement engine of the collectives benchmark and calibration (bench_coll.h). */
 #include "bench_coll.h"
+#include "bench_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,11 +177,10 @@ double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int *wrong)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     dmx_status st = call(c, alg);
-    double t = MPI_Wtime() - t0, tmax = 0;
+    double tmax = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0);
     int bad = st != DMX_SUCCESS ||
               (c->cmp_bytes > 0 && memcmp(c->out, c->ref, (size_t)c->cmp_bytes) != 0);
     int v[1] = {bad}, s[1] = {0};
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(v, s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (c->cmp_bytes > 0)
         memset(c->out, 0, (size_t)c->cmp_bytes); /* the next run must write it again */
@@ -187,16 +188,24 @@ double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int *wrong)
     return tmax;
 }
 
-static int cmp_double(const void *a, const void *b)
+int bcoll_parse_names(const char *s, int *sel, int n, int is_alg)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double bcoll_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", s);
+    for (int i = 0; i < n; i++)
+        sel[i] = 0;
+    for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
+        int found = 0;
+        for (int i = 0; i < n; i++) {
+            const char *nm =
+                is_alg ? dmx_coll_alg_name((dmx_coll_alg)i) : dmx_coll_kind_name((dmx_coll_kind)i);
+            if (nm && strcmp(nm, t) == 0)
+                sel[i] = found = 1;
+        }
+        if (!found)
+            return -1;
+    }
+    return 0;
 }
 
 double bcoll_predict(const bcoll_case *c, dmx_coll_alg alg, dmx_coll_alg *chosen)

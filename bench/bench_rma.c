@@ -23,9 +23,10 @@
  * Output: a table, or with --json one line per measurement. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench_rma.h"
-#include "dmx.h"
 #include "bench.h"
+#include "bench_rma.h"
+#include "bench_util.h"
+#include "dmx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,46 +41,6 @@ static void usage(FILE *f)
                "       [--reps 5] [--warmup 1] [--shm 1,0] [--ops put,get] [--no-patch]\n"
                "       [--no-strided] [--patch-n 4096] [--patch-m 256] [--patch-nb 64]\n"
                "       [--patch-reps 20]\n");
-}
-
-static int parse_list(const char *s, int64_t *out, int max)
-{
-    int n = 0;
-    while (*s) {
-        char *end = NULL;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 0 || n == max)
-            return -1;
-        out[n++] = v;
-        s = end;
-        if (*s == ',')
-            s++;
-        else if (*s)
-            return -1;
-    }
-    return n;
-}
-
-double bench_rma_median(const double *v, int n)
-{
-    double *c = malloc((size_t)n * sizeof *c);
-    memcpy(c, v, (size_t)n * sizeof *c);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && c[j] < c[j - 1]; j--) {
-            double t = c[j];
-            c[j] = c[j - 1];
-            c[j - 1] = t;
-        }
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-    free(c);
-    return m;
-}
-
-double bench_rma_max(double t)
-{
-    double m = 0;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
 }
 
 const char *bench_rma_osc(void)
@@ -193,7 +154,7 @@ static int one_rep(run *R, int op, int impl, int shm, double *t)
                 memcpy(R->dst + b * st2, R->pk + b * be, (size_t)be * 8);
         }
     }
-    *t = bench_rma_max(MPI_Wtime() - t0);
+    *t = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0);
     int ok = st == DMX_SUCCESS, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (impl == IMPL_DMX)
@@ -270,7 +231,7 @@ static int64_t strided(const bench_rma_opts *o, int rank, int np)
                         times[c * o->reps + rep] = t;
                 }
             for (int c = 0; c < ncfg; c++) {
-                double tm = bench_rma_median(times + c * o->reps, o->reps);
+                double tm = bench_median(times + c * o->reps, o->reps);
                 double gbs = (double)R.E * 8 / tm / 1e9;
                 total_wrong += wrong[c];
                 if (rank != 0)
@@ -323,15 +284,16 @@ int dmx_cmd_bench_rma(int argc, char **argv)
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (v && strcmp(a, "--mib") == 0 && parse_list(v, tmp, 1) == 1 && tmp[0] > 0)
-            o.mib = tmp[0], i++;
-        else if (v && strcmp(a, "--reps") == 0 && parse_list(v, tmp, 1) == 1 && tmp[0] > 0)
-            o.reps = (int)tmp[0], i++;
-        else if (v && strcmp(a, "--warmup") == 0 && parse_list(v, tmp, 1) == 1)
-            o.warmup = (int)tmp[0], i++;
-        else if (v && strcmp(a, "--blocks") == 0 && (o.nblocks = parse_list(v, o.blocks, 16)) > 0)
+        } else if (v && strcmp(a, "--mib") == 0 && bench_parse_i64(v, 1, &o.mib) == 0)
             i++;
-        else if (v && strcmp(a, "--shm") == 0 && (o.nshm = parse_list(v, tmp, 2)) > 0) {
+        else if (v && strcmp(a, "--reps") == 0 && bench_parse_int(v, 1, &o.reps) == 0)
+            i++;
+        else if (v && strcmp(a, "--warmup") == 0 && bench_parse_int(v, 0, &o.warmup) == 0)
+            i++;
+        else if (v && strcmp(a, "--blocks") == 0 &&
+                 (o.nblocks = bench_parse_list(v, o.blocks, 16)) > 0)
+            i++;
+        else if (v && strcmp(a, "--shm") == 0 && (o.nshm = bench_parse_list(v, tmp, 2)) > 0) {
             for (int k = 0; k < o.nshm; k++)
                 o.shm[k] = tmp[k] != 0;
             i++;
@@ -342,14 +304,14 @@ int dmx_cmd_bench_rma(int argc, char **argv)
             if (strstr(v, "get"))
                 o.ops[o.nops++] = 1;
             i++;
-        } else if (v && strcmp(a, "--patch-n") == 0 && parse_list(v, tmp, 1) == 1 && tmp[0] > 0)
-            o.patch_n = tmp[0], i++;
-        else if (v && strcmp(a, "--patch-m") == 0 && parse_list(v, tmp, 1) == 1 && tmp[0] > 0)
-            o.patch_m = tmp[0], i++;
-        else if (v && strcmp(a, "--patch-nb") == 0 && parse_list(v, tmp, 1) == 1 && tmp[0] > 0)
-            o.patch_nb = tmp[0], i++;
-        else if (v && strcmp(a, "--patch-reps") == 0 && parse_list(v, tmp, 1) == 1 && tmp[0] > 0)
-            o.patch_reps = (int)tmp[0], i++;
+        } else if (v && strcmp(a, "--patch-n") == 0 && bench_parse_i64(v, 1, &o.patch_n) == 0)
+            i++;
+        else if (v && strcmp(a, "--patch-m") == 0 && bench_parse_i64(v, 1, &o.patch_m) == 0)
+            i++;
+        else if (v && strcmp(a, "--patch-nb") == 0 && bench_parse_i64(v, 1, &o.patch_nb) == 0)
+            i++;
+        else if (v && strcmp(a, "--patch-reps") == 0 && bench_parse_int(v, 1, &o.patch_reps) == 0)
+            i++;
         else {
             usage(stderr);
             return 2;

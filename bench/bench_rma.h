@@ -19,10 +19,6 @@ typedef struct bench_rma_opts {
     int patch_reps;
 } bench_rma_opts;
 
-/* Median of n doubles (sorts a copy). */
-double bench_rma_median(const double *v, int n);
-/* Maximum over ranks of a local time. */
-double bench_rma_max(double t);
 /* The one-sided component as given on the mpirun command line ("default" if none). */
 const char *bench_rma_osc(void);
 

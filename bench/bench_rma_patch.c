@@ -12,6 +12,7 @@
 
 #include "alltoallv_redist.h"
 #include "bench_rma.h"
+#include "bench_util.h"
 #include "dmx.h"
 
 #include <stdio.h>
@@ -30,12 +31,10 @@ void pdgemr2d_(const int *m, const int *n, const double *a, const int *ia, const
                const int *ictxt);
 #endif
 
-static uint64_t mix(uint64_t z)
+/* A random 64-bit value as a function of seed (splitmix64's first output from that state). */
+static uint64_t mix(uint64_t seed)
 {
-    z += UINT64_C(0x9E3779B97F4A7C15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
+    return bench_random_next(&seed);
 }
 
 static int64_t check(const double *buf, int64_t m, int64_t n, int64_t i0, int64_t j0)
@@ -129,7 +128,7 @@ int64_t bench_rma_patch(const bench_rma_opts *o)
                 }
 #endif
             }
-            double t = bench_rma_max(MPI_Wtime() - t0);
+            double t = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0);
             int64_t bad = check(buf, m, n, i0[me], j0[me]), sum = 0;
             MPI_Allreduce(&bad, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
             wrong[impl] += sum;
@@ -138,7 +137,7 @@ int64_t bench_rma_patch(const bench_rma_opts *o)
         }
     }
     for (int impl = 0; impl < nimpl; impl++) {
-        double tm = bench_rma_median(times + impl * o->patch_reps, o->patch_reps);
+        double tm = bench_median(times + impl * o->patch_reps, o->patch_reps);
         if (rank != 0)
             continue;
         if (o->json)

@@ -14,6 +14,7 @@
  *     MPI's time / the best algorithm's, per size range (boundaries at geometric midpoints).
  * Timings on a shared machine are noisy: run it on a quiet one. */
 #include "bench_coll.h"
+#include "bench_util.h"
 #include "dmx_tool.h"
 
 #include <math.h>
@@ -42,7 +43,7 @@ static double pingpong(MPI_Comm c, int rank, char *buf, int64_t n, int reps)
         if (k >= 0)
             t[k] = (MPI_Wtime() - t0) / 2;
     }
-    double m = bcoll_median(t, reps);
+    double m = bench_median(t, reps);
     MPI_Bcast(&m, 1, MPI_DOUBLE, 0, c);
     return m;
 }
@@ -123,7 +124,7 @@ static void corrections(char *txt, int p, int quick)
                 }
             for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
                 if (dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a)) {
-                    meas[si][a] = bcoll_median(t[a], reps);
+                    meas[si][a] = bench_median(t[a], reps);
                     pred[si][a] = a == DMX_COLL_MPI ? 0 : bcoll_predict(&c, (dmx_coll_alg)a, NULL);
                 }
             ok[si] = 1;
@@ -230,7 +231,7 @@ int dmx_cmd_calibrate(int argc, char **argv)
             MPI_Reduce_local(a, b, (int)n, MPI_INT, MPI_SUM);
             t[k] = MPI_Wtime() - t0;
         }
-        double g = bcoll_median(t, 5) / (double)(n * 4);
+        double g = bench_median(t, 5) / (double)(n * 4);
         MPI_Bcast(&g, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         append(txt, "gamma = %.6g\n", g, 0, 0);
         free(a);
@@ -259,7 +260,7 @@ int dmx_cmd_calibrate(int argc, char **argv)
                 double wgt = (double)(p + segs[i] - 2), th = 0;
                 dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_RING, 2,
                                  (int64_t)ceil((double)c.bytes / (double)segs[i]), 1, &th, NULL);
-                num += wgt * (bcoll_median(T[i], 5) - wgt * th);
+                num += wgt * (bench_median(T[i], 5) - wgt * th);
                 den += wgt * wgt;
             }
             double o = den > 0 && num > 0 ? num / den : 0;

@@ -10,6 +10,8 @@
  * the textbook sqrt(m (p-2) beta / alpha)). --svg draws predicted time against size (8 B to
  * 1 GiB, log-log), one line per algorithm, for the first collective and P. The parameters are
  * the built-in defaults, DMX_MODEL's file, or --model FILE. */
+#include "bench_coll.h"
+#include "bench_util.h"
 #include "dmx.h"
 #include "dmx_tool.h"
 
@@ -138,33 +140,22 @@ int dmx_cmd_model_coll(int argc, char **argv)
     const char *svgf = NULL, *model = NULL;
     for (int i = 0; i < DMX_COLL_NKINDS; i++)
         kinds[i] = 1;
-    int kind_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--p") == 0 && v)
             np = parse_i64s(argv[++i], ps, MAXL);
         else if (strcmp(a, "--bytes") == 0 && v)
             nb = parse_i64s(argv[++i], bs, MAXL);
-        else if (strcmp(a, "--nodes") == 0 && v)
-            nodes = atoll(argv[++i]);
-        else if (strcmp(a, "--svg") == 0 && v)
+        else if (strcmp(a, "--nodes") == 0 && v) {
+            if (bench_parse_i64(argv[++i], 1, &nodes) != 0)
+                nodes = 0; /* not a count >= 1: usage below */
+        } else if (strcmp(a, "--svg") == 0 && v)
             svgf = argv[++i];
         else if (strcmp(a, "--model") == 0 && v)
             model = argv[++i];
         else if (strcmp(a, "--coll") == 0 && v) {
-            char tmp[256];
-            snprintf(tmp, sizeof tmp, "%s", argv[++i]);
-            for (int k = 0; k < DMX_COLL_NKINDS; k++)
-                kinds[k] = 0;
-            for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
-                int found = 0;
-                for (int k = 0; k < DMX_COLL_NKINDS; k++)
-                    if (strcmp(t, dmx_coll_kind_name((dmx_coll_kind)k)) == 0)
-                        kinds[k] = found = 1;
-                if (!found)
-                    np = -1;
-            }
-            kind_given = 1;
+            if (bcoll_parse_names(argv[++i], kinds, DMX_COLL_NKINDS, 0) != 0)
+                np = -1;
         } else
             np = -1;
     }
@@ -176,7 +167,6 @@ int dmx_cmd_model_coll(int argc, char **argv)
                 "  reduce_scatter, alltoall, the whole vector otherwise\n");
         return 2;
     }
-    (void)kind_given;
     if (model && dmx_coll_model_load(model) != DMX_SUCCESS) {
         fprintf(stderr, "dmx model coll: %s\n", dmx_last_error());
         return 1;

@@ -25,9 +25,7 @@ dmx_status dmxi_allgather_bruck(const dmxi_cargs *a)
         DMXI_TRY(dmxi_c_sendrecv(tmp, (int64_t)n * m, (r - d + p) % p, tmp + (int64_t)d * m,
                                  (int64_t)n * m, (r + d) % p, DMXI_COLL_TAG, a->comm));
     }
-    int64_t head = (int64_t)(p - r) * m;
-    memcpy(b + (int64_t)r * m, tmp, (size_t)head);
-    memcpy(b, tmp + head, (size_t)((int64_t)r * m));
+    dmxi_rotate_blocks(b, tmp, p, p - r, m); /* tmp block j is rank (r + j) % p's */
 cleanup:
     free(tmp);
     return st;

@@ -12,9 +12,7 @@ dmx_status dmxi_bcast_binomial(const dmxi_cargs *a)
     dmx_status st = DMX_SUCCESS;
     int p = a->size, v = dmxi_mod((int64_t)a->rank - a->root, p);
     int64_t bytes = a->count * a->esize;
-    int low = 1;
-    while (low < p && !(v & low))
-        low <<= 1;
+    int low = dmxi_binomial_low(v, p);
     if (v > 0)
         DMXI_TRY(dmxi_c_recv(a->rbuf, bytes, (v - low + a->root) % p, DMXI_COLL_TAG, a->comm));
     for (int mask = low >> 1; mask >= 1; mask >>= 1)

@@ -19,9 +19,7 @@ dmx_status dmxi_bcast_scatter_ag(const dmxi_cargs *a)
     char *buf = a->rbuf;
     if (p == 1)
         goto cleanup;
-    int low = 1;
-    while (low < p && !(v & low))
-        low <<= 1;
+    int low = dmxi_binomial_low(v, p);
     if (v > 0) {
         int end = v + low < p ? v + low : p;
         int64_t o = dmxi_blk_off(bytes, p, v), n = dmxi_blk_off(bytes, p, end) - o;

@@ -141,6 +141,23 @@ int dmxi_pow2_floor(int p)
     return q;
 }
 
+int dmxi_binomial_low(int v, int p)
+{
+    int low = 1;
+    while (low < p && !(v & low))
+        low <<= 1;
+    return low;
+}
+
+void dmxi_rotate_blocks(void *dst, const void *src, int p, int shift, int64_t m)
+{
+    int64_t head = (int64_t)(p - shift) * m, tail = (int64_t)shift * m;
+    if (m <= 0)
+        return;
+    memcpy(dst, (const char *)src + tail, (size_t)head);
+    memcpy((char *)dst + head, src, (size_t)tail);
+}
+
 dmx_status dmxi_c_send(const void *buf, int64_t bytes, int dest, int tag, MPI_Comm comm)
 {
     return dmxi_c_sendrecv(buf, bytes, dest, NULL, 0, MPI_PROC_NULL, tag, comm);

@@ -69,6 +69,13 @@ static inline int dmxi_mod(int64_t a, int p)
 }
 /* Largest power of two <= p (p >= 1). */
 int dmxi_pow2_floor(int p);
+/* Binomial tree on relative ranks 0..p-1 rooted at 0: the lowest set bit of v (v > 0), the
+ * distance to v's parent v - low; for v = 0 the least power of two >= p. v's subtree is
+ * v .. min(v + low, p) - 1 and its children are v + mask for mask = low/2, low/4, ..., 1. */
+int dmxi_binomial_low(int v, int p);
+/* dst block j = src block (j + shift) % p, for p blocks of m bytes (0 <= shift <= p; dst and
+ * src do not overlap). Rotates root-relative block order into rank order and back. */
+void dmxi_rotate_blocks(void *dst, const void *src, int p, int shift, int64_t m);
 
 /* Point to point in bytes of any length: pieces of at most DMXI_COLL_CHUNK bytes. dest or src
  * may be MPI_PROC_NULL (that side is skipped). */

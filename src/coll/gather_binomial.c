@@ -15,9 +15,7 @@ dmx_status dmxi_gather_binomial(const dmxi_cargs *a)
     char *tmp = NULL;
     int p = a->size, v = dmxi_mod((int64_t)a->rank - a->root, p);
     int64_t m = a->count * a->esize;
-    int low = 1;
-    while (low < p && !(v & low))
-        low <<= 1;
+    int low = dmxi_binomial_low(v, p);
     int mine = v + low < p ? low : p - v;
     char *have = NULL;
     if (v == 0 && a->root == 0) {
@@ -44,10 +42,8 @@ dmx_status dmxi_gather_binomial(const dmxi_cargs *a)
     if (v > 0) {
         DMXI_TRY(
             dmxi_c_send(have, (int64_t)mine * m, (v - low + a->root) % p, DMXI_COLL_TAG, a->comm));
-    } else if (a->root != 0 && m > 0) {
-        int64_t head = (int64_t)(p - a->root) * m;
-        memcpy((char *)a->rbuf + (int64_t)a->root * m, tmp, (size_t)head);
-        memcpy(a->rbuf, tmp + head, (size_t)((int64_t)a->root * m));
+    } else if (a->root != 0) {
+        dmxi_rotate_blocks(a->rbuf, tmp, p, p - a->root, m); /* relative order to rank order */
     }
 cleanup:
     free(tmp);

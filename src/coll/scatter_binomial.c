@@ -19,9 +19,7 @@ dmx_status dmxi_scatter_binomial(const dmxi_cargs *a)
     char *tmp = NULL;
     int p = a->size, v = dmxi_mod((int64_t)a->rank - a->root, p);
     int64_t m = a->count * a->esize;
-    int low = 1;
-    while (low < p && !(v & low))
-        low <<= 1;
+    int low = dmxi_binomial_low(v, p);
     int mine = v + low < p ? low : p - v; /* blocks of my subtree */
     const char *have = NULL;              /* my subtree's blocks, relative order */
     if (v == 0) {
@@ -30,11 +28,7 @@ dmx_status dmxi_scatter_binomial(const dmxi_cargs *a)
         } else {
             tmp = dmxi_malloc((int64_t)p * m, 1);
             DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (binomial scatter)");
-            int64_t head = (int64_t)(p - a->root) * m;
-            if (m > 0) {
-                memcpy(tmp, (const char *)a->sbuf + (int64_t)a->root * m, (size_t)head);
-                memcpy(tmp + head, a->sbuf, (size_t)((int64_t)a->root * m));
-            }
+            dmxi_rotate_blocks(tmp, a->sbuf, p, a->root, m); /* rank order to relative order */
             have = tmp;
         }
     } else {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dmxt_util.h"
+#include "lap_instances.h"
 
 /* This test's checks, and its random instances from the tests' one generator (own seed). */
 static dmxt_count results;
@@ -24,118 +25,10 @@ static dmxt_rng rng;
 
 /* ---- instances -------------------------------------------------------------------------- */
 
-typedef struct instance {
-    int n;
-    int64_t *rowptr;
-    int *col;
-    int64_t *gain;
-    int64_t *dense; /* n x n, 0 where missing */
-} instance;
-
-static void instance_free(instance *in)
-{
-    free(in->rowptr);
-    free(in->col);
-    free(in->gain);
-    free(in->dense);
-    memset(in, 0, sizeof *in);
-}
-
-/* Random sparse instance: each pair present with probability permille/1000 (plus, with
- * "diag", the diagonal often), gains in [0, gmax] (zeros kept as explicit entries), columns of
- * a row in random order. */
-static void make_instance(instance *in, int n, int permille, int64_t gmax, int diag)
-{
-    in->n = n;
-    in->rowptr = calloc((size_t)n + 1, sizeof *in->rowptr);
-    in->col = malloc((size_t)n * (size_t)n * sizeof *in->col + 1);
-    in->gain = malloc((size_t)n * (size_t)n * sizeof *in->gain + 1);
-    in->dense = calloc((size_t)n * (size_t)n + 1, sizeof *in->dense);
-    int *perm = malloc((size_t)n * sizeof *perm + 1);
-    int64_t k = 0;
-    for (int x = 0; x < n; x++) {
-        for (int y = 0; y < n; y++)
-            perm[y] = y;
-        for (int y = n - 1; y > 0; y--) {
-            int z = (int)dmxt_rng_int(&rng, 0, y), t = perm[y];
-            perm[y] = perm[z];
-            perm[z] = t;
-        }
-        for (int t = 0; t < n; t++) {
-            int y = perm[t];
-            int present = dmxt_rng_int(&rng, 0, 999) < permille ||
-                          (diag && y == x && dmxt_rng_next(&rng) % 2);
-            if (!present)
-                continue;
-            in->col[k] = y;
-            in->gain[k] = dmxt_rng_int(&rng, 0, gmax);
-            in->dense[(int64_t)x * n + y] = in->gain[k];
-            k++;
-        }
-        in->rowptr[x + 1] = k;
-    }
-    free(perm);
-}
-
-static dmxi_lap_sparse view(const instance *in)
+static dmxi_lap_sparse view(const lapt_instance *in)
 {
     dmxi_lap_sparse g = {in->n, in->rowptr, in->col, in->gain};
     return g;
-}
-
-static int is_perm(const int *s, int n)
-{
-    char *seen = calloc((size_t)n + 1, 1);
-    int ok = 1;
-    for (int x = 0; x < n && ok; x++) {
-        if (s[x] < 0 || s[x] >= n || seen[s[x]])
-            ok = 0;
-        else
-            seen[s[x]] = 1;
-    }
-    free(seen);
-    return ok;
-}
-
-static int64_t perm_gain(const instance *in, const int *s)
-{
-    int64_t sum = 0;
-    for (int x = 0; x < in->n; x++)
-        sum += in->dense[(int64_t)x * in->n + s[x]];
-    return sum;
-}
-
-/* ---- references ---------------------------------------------------------------------------- */
-
-/* Best total gain over all n! permutations (next-permutation enumeration). */
-static int64_t brute_force(const instance *in)
-{
-    int n = in->n, p[8];
-    for (int k = 0; k < n; k++)
-        p[k] = k;
-    int64_t best = perm_gain(in, p);
-    for (;;) {
-        int i = n - 2;
-        while (i >= 0 && p[i] >= p[i + 1])
-            i--;
-        if (i < 0)
-            break;
-        int j = n - 1;
-        while (p[j] <= p[i])
-            j--;
-        int t = p[i];
-        p[i] = p[j];
-        p[j] = t;
-        for (int a = i + 1, b = n - 1; a < b; a++, b--) {
-            t = p[a];
-            p[a] = p[b];
-            p[b] = t;
-        }
-        int64_t gsum = perm_gain(in, p);
-        if (gsum > best)
-            best = gsum;
-    }
-    return best;
 }
 
 /* Textbook Hungarian method, minimizing cost[i][j] (1-based internally): potentials u, v;
@@ -202,7 +95,7 @@ static int64_t hungarian_min(int n, const int64_t *cost, int *assign)
     return total;
 }
 
-static int64_t reference_max(const instance *in)
+static int64_t reference_max(const lapt_instance *in)
 {
     int n = in->n;
     int64_t *cost = malloc((size_t)n * (size_t)n * sizeof *cost + 1);
@@ -210,7 +103,7 @@ static int64_t reference_max(const instance *in)
     for (int64_t k = 0; k < (int64_t)n * n; k++)
         cost[k] = -in->dense[k];
     int64_t best = -hungarian_min(n, cost, assign);
-    DMXT_EXPECT(&results, is_perm(assign, n) && perm_gain(in, assign) == best,
+    DMXT_EXPECT(&results, lapt_is_permutation(assign, n) && lapt_instance_total(in, assign) == best,
                 "reference Hungarian broken");
     free(cost);
     free(assign);
@@ -218,7 +111,7 @@ static int64_t reference_max(const instance *in)
 }
 
 /* Run the three library solvers on in and compare with the optimum opt. */
-static void check_solvers(const instance *in, int64_t opt, const char *what)
+static void check_solvers(const lapt_instance *in, int64_t opt, const char *what)
 {
     int n = in->n;
     int *se = malloc((size_t)n * sizeof *se + 1), *sg = malloc((size_t)n * sizeof *sg + 1);
@@ -228,22 +121,25 @@ static void check_solvers(const instance *in, int64_t opt, const char *what)
     dmx_status st = dmxi_lap_exact(&g, se, &te);
     DMXT_EXPECT(&results, st == DMX_SUCCESS, "%s n=%d: exact failed: %s", what, n,
                 dmx_last_error());
-    DMXT_EXPECT(&results, st == DMX_SUCCESS && is_perm(se, n),
+    DMXT_EXPECT(&results, st == DMX_SUCCESS && lapt_is_permutation(se, n),
                 "%s n=%d: exact sigma not a permutation", what, n);
-    DMXT_EXPECT(&results, st == DMX_SUCCESS && te == opt && perm_gain(in, se) == opt,
+    DMXT_EXPECT(&results, st == DMX_SUCCESS && te == opt && lapt_instance_total(in, se) == opt,
                 "%s n=%d: exact gain %lld (reported %lld), optimum %lld", what, n,
-                (long long)perm_gain(in, se), (long long)te, (long long)opt);
+                (long long)lapt_instance_total(in, se), (long long)te, (long long)opt);
     /* phase 2/3 on every deferred row (limit 0) and the plain row-by-row order (-1) */
     for (int lim = -1; lim <= 1; lim++) {
         int64_t tt = -1;
         st = dmxi_lap_exact_tuned(&g, lim, sd, &tt);
         DMXT_EXPECT(&results,
-                    st == DMX_SUCCESS && is_perm(sd, n) && tt == opt && perm_gain(in, sd) == opt,
+                    st == DMX_SUCCESS && lapt_is_permutation(sd, n) && tt == opt &&
+                        lapt_instance_total(in, sd) == opt,
                     "%s n=%d: exact (scan limit %d) gain %lld, optimum %lld", what, n, lim,
                     (long long)tt, (long long)opt);
     }
     st = dmxi_lap_greedy(&g, sg, &tg);
-    DMXT_EXPECT(&results, st == DMX_SUCCESS && is_perm(sg, n) && tg == perm_gain(in, sg),
+    DMXT_EXPECT(&results,
+                st == DMX_SUCCESS && lapt_is_permutation(sg, n) &&
+                    tg == lapt_instance_total(in, sg),
                 "%s n=%d: greedy failed or wrong total", what, n);
     DMXT_EXPECT(&results, tg <= opt && 2 * tg >= opt, "%s n=%d: greedy %lld vs optimum %lld", what,
                 n, (long long)tg, (long long)opt);
@@ -254,10 +150,10 @@ static void check_solvers(const instance *in, int64_t opt, const char *what)
         double td = -1;
         st = dmxi_lap_dense(n, dg, sd, &td);
         DMXT_EXPECT(&results,
-                    st == DMX_SUCCESS && is_perm(sd, n) && perm_gain(in, sd) == opt &&
-                        td == (double)opt,
+                    st == DMX_SUCCESS && lapt_is_permutation(sd, n) &&
+                        lapt_instance_total(in, sd) == opt && td == (double)opt,
                     "%s n=%d: dense gain %lld (reported %.0f), optimum %lld", what, n,
-                    (long long)perm_gain(in, sd), td, (long long)opt);
+                    (long long)lapt_instance_total(in, sd), td, (long long)opt);
         free(dg);
     }
     free(se);
@@ -274,11 +170,12 @@ static void test_exhaustive(void)
     for (int n = 1; n <= 8; n++) {
         int reps = n <= 6 ? 60 : (n == 7 ? 25 : 10);
         for (int r = 0; r < reps; r++) {
-            instance in;
+            lapt_instance in;
             int permille = (int)dmxt_rng_int(&rng, 100, 700);
-            make_instance(&in, n, permille, gmax[r % 4], r % 3 == 0);
-            check_solvers(&in, brute_force(&in), "exhaustive");
-            instance_free(&in);
+            lapt_instance_make(&in, &rng, n, permille, gmax[r % 4], r % 3 == 0);
+            check_solvers(&in, lapt_best_over_permutations(in.n, lapt_instance_total_fn, &in),
+                          "exhaustive");
+            lapt_instance_free(&in);
             count++;
         }
     }
@@ -292,13 +189,13 @@ static void test_random_sparse(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int n = sizes[s];
         for (int r = 0; r < 6; r++) {
-            instance in;
+            lapt_instance in;
             /* a few entries per row, as relabeling produces; sometimes dense rows */
             int permille = r == 5 ? 300 : (int)(1000 * dmxt_rng_int(&rng, 1, 6) / n) + 1;
             int64_t gmax = r % 3 == 0 ? 4 : (r % 3 == 1 ? 1000 : INT64_C(1) << 36);
-            make_instance(&in, n, permille, gmax, r % 2);
+            lapt_instance_make(&in, &rng, n, permille, gmax, r % 2);
             check_solvers(&in, reference_max(&in), "random");
-            instance_free(&in);
+            lapt_instance_free(&in);
             count++;
         }
     }
@@ -325,7 +222,8 @@ static void test_dense_general(void)
         for (int x = 0; st == DMX_SUCCESS && x < n; x++)
             chk += g[(int64_t)x * n + s[x]];
         DMXT_EXPECT(&results,
-                    st == DMX_SUCCESS && is_perm(s, n) && tot == (double)opt && chk == tot,
+                    st == DMX_SUCCESS && lapt_is_permutation(s, n) && tot == (double)opt &&
+                        chk == tot,
                     "dense n=%d: %.0f vs optimum %lld", n, tot, (long long)opt);
         free(g);
         free(cost);
@@ -367,7 +265,7 @@ static void test_dense_general(void)
         double tot = 0;
         dmx_status st = dmxi_lap_dense(n, g, s, &tot);
         DMXT_EXPECT(&results,
-                    st == DMX_SUCCESS && is_perm(s, n) &&
+                    st == DMX_SUCCESS && lapt_is_permutation(s, n) &&
                         fabs(tot - best) <= 1e-9 * fabs(best) + 1e-9,
                     "dense fractional: %.12g vs %.12g", tot, best);
     }
@@ -455,8 +353,8 @@ static void test_edge_cases(void)
 /* The same input gives the same sigma; larger instance for a run time sanity check. */
 static void test_determinism(void)
 {
-    instance in;
-    make_instance(&in, 2000, 3, 50, 1);
+    lapt_instance in;
+    lapt_instance_make(&in, &rng, 2000, 3, 50, 1);
     dmxi_lap_sparse g = view(&in);
     int *a = malloc(2000 * sizeof *a), *b = malloc(2000 * sizeof *b);
     int64_t ta = 0, tb = 0;
@@ -472,7 +370,7 @@ static void test_determinism(void)
                 "greedy solver not deterministic");
     free(a);
     free(b);
-    instance_free(&in);
+    lapt_instance_free(&in);
 }
 
 int main(void)

@@ -2,7 +2,7 @@
  * dmx_relabel_volume_*). Pure C, no MPI.
  *
  *  - assignment on random sparse gains, n <= 8: the exact method reaches the optimum found by
- *    trying every permutation (written here), the greedy one stays within [opt/2, opt], the
+ *    trying every permutation (lap_instances.c), the greedy one stays within [opt/2, opt], the
  *    identity method returns the identity; the reported totals agree with a sum written here;
  *  - assignment up to n = 300: the public calls return exactly the sigma and gain of the
  *    internal solvers (dmxi_lap_exact, dmxi_lap_greedy) they wrap;
@@ -22,114 +22,17 @@
 #include <string.h>
 
 #include "dmxt_util.h"
+#include "lap_instances.h"
 
 static dmxt_count results;
 static dmxt_rng rng;
 
 /* ---- assignment ------------------------------------------------------------------------- */
 
-typedef struct instance {
-    int n;
-    int64_t *rowptr;
-    int *col;
-    int64_t *gain;
-    int64_t *dense; /* n x n, 0 where missing */
-} instance;
-
-static void instance_free(instance *in)
-{
-    free(in->rowptr);
-    free(in->col);
-    free(in->gain);
-    free(in->dense);
-    memset(in, 0, sizeof *in);
-}
-
-/* Random instance: each pair with probability percent/100, gains in [0, gmax], random column
- * order within a row. */
-static void make_instance(instance *in, int n, int percent, int64_t gmax)
-{
-    size_t nn = (size_t)n * (size_t)n + 1;
-    in->n = n;
-    in->rowptr = calloc((size_t)n + 1, sizeof *in->rowptr);
-    in->col = malloc(nn * sizeof *in->col);
-    in->gain = malloc(nn * sizeof *in->gain);
-    in->dense = calloc(nn, sizeof *in->dense);
-    int *perm = malloc(((size_t)n + 1) * sizeof *perm);
-    int64_t k = 0;
-    for (int x = 0; x < n; x++) {
-        for (int y = 0; y < n; y++)
-            perm[y] = y;
-        dmxt_rng_shuffle(&rng, perm, n);
-        for (int t = 0; t < n; t++) {
-            if (!dmxt_rng_chance(&rng, percent))
-                continue;
-            int64_t g = dmxt_rng_int(&rng, 0, gmax);
-            in->col[k] = perm[t];
-            in->gain[k] = g;
-            in->dense[(size_t)x * (size_t)n + (size_t)perm[t]] = g;
-            k++;
-        }
-        in->rowptr[x + 1] = k;
-    }
-    free(perm);
-}
-
-static dmx_relabel_gains public_gains(const instance *in)
+static dmx_relabel_gains public_gains(const lapt_instance *in)
 {
     dmx_relabel_gains g = {in->n, in->rowptr, in->col, in->gain};
     return g;
-}
-
-static int64_t dense_total(const instance *in, const int *sigma)
-{
-    int64_t s = 0;
-    for (int x = 0; x < in->n; x++)
-        s += in->dense[(size_t)x * (size_t)in->n + (size_t)sigma[x]];
-    return s;
-}
-
-static int is_permutation(const int *sigma, int n)
-{
-    char used[1024] = {0};
-    for (int x = 0; x < n; x++) {
-        if (sigma[x] < 0 || sigma[x] >= n || used[sigma[x]])
-            return 0;
-        used[sigma[x]] = 1;
-    }
-    return 1;
-}
-
-/* Largest value of f over all permutations of [0, n) (n <= 8), by recursion over positions. */
-typedef int64_t (*perm_fn)(const void *ctx, const int *perm);
-static int64_t best_rec(int *perm, int pos, int n, perm_fn f, const void *ctx)
-{
-    if (pos == n)
-        return f(ctx, perm);
-    int64_t best = INT64_MIN;
-    for (int k = pos; k < n; k++) {
-        int t = perm[pos];
-        perm[pos] = perm[k];
-        perm[k] = t;
-        int64_t v = best_rec(perm, pos + 1, n, f, ctx);
-        if (v > best)
-            best = v;
-        perm[k] = perm[pos];
-        perm[pos] = t;
-    }
-    return best;
-}
-static int64_t best_over_permutations(int n, perm_fn f, const void *ctx)
-{
-    int perm[8];
-    for (int k = 0; k < n; k++)
-        perm[k] = k;
-    return best_rec(perm, 0, n, f, ctx);
-}
-
-static int64_t instance_gain_fn(const void *ctx, const int *perm)
-{
-    return dense_total(ctx, perm);
 }
 
 static void test_assign_bruteforce(void)
@@ -138,36 +41,38 @@ static void test_assign_bruteforce(void)
         int n = (int)dmxt_rng_int(&rng, 0, 8);
         int percent = (int)dmxt_rng_int(&rng, 10, 100);
         int64_t gmax = dmxt_rng_chance(&rng, 50) ? 5 : 1000000;
-        instance in;
-        make_instance(&in, n, percent, gmax);
+        lapt_instance in;
+        lapt_instance_make(&in, &rng, n, 10 * percent, gmax, 0);
         dmx_relabel_gains g = public_gains(&in);
-        int64_t opt = n > 0 ? best_over_permutations(n, instance_gain_fn, &in) : 0;
+        int64_t opt = n > 0 ? lapt_best_over_permutations(n, lapt_instance_total_fn, &in) : 0;
         int sigma[8];
         int64_t total = -1, check = -1;
 
         dmx_status st = dmx_relabel_assign(&g, DMX_RELABEL_EXACT, sigma, &total);
         DMXT_EXPECT(&results, st == DMX_SUCCESS, "exact n=%d: %s", n, dmx_last_error());
-        DMXT_EXPECT(&results, is_permutation(sigma, n), "exact n=%d: not a permutation", n);
-        DMXT_EXPECT(&results, total == opt && dense_total(&in, sigma) == opt,
+        DMXT_EXPECT(&results, lapt_is_permutation(sigma, n), "exact n=%d: not a permutation", n);
+        DMXT_EXPECT(&results, total == opt && lapt_instance_total(&in, sigma) == opt,
                     "exact n=%d: gain %lld (sum %lld), optimum %lld", n, (long long)total,
-                    (long long)dense_total(&in, sigma), (long long)opt);
+                    (long long)lapt_instance_total(&in, sigma), (long long)opt);
         st = dmx_relabel_assign_gain(&g, sigma, &check);
         DMXT_EXPECT(&results, st == DMX_SUCCESS && check == opt, "assign_gain n=%d: %lld vs %lld",
                     n, (long long)check, (long long)opt);
 
         st = dmx_relabel_assign(&g, DMX_RELABEL_GREEDY, sigma, &total);
         DMXT_EXPECT(&results,
-                    st == DMX_SUCCESS && is_permutation(sigma, n) &&
-                        total == dense_total(&in, sigma) && total <= opt && 2 * total >= opt,
+                    st == DMX_SUCCESS && lapt_is_permutation(sigma, n) &&
+                        total == lapt_instance_total(&in, sigma) && total <= opt &&
+                        2 * total >= opt,
                     "greedy n=%d: gain %lld, optimum %lld", n, (long long)total, (long long)opt);
 
         st = dmx_relabel_assign(&g, DMX_RELABEL_IDENTITY, sigma, &total);
         int ident = 1;
         for (int x = 0; x < n; x++)
             ident &= sigma[x] == x;
-        DMXT_EXPECT(&results, st == DMX_SUCCESS && ident && total == dense_total(&in, sigma),
+        DMXT_EXPECT(&results,
+                    st == DMX_SUCCESS && ident && total == lapt_instance_total(&in, sigma),
                     "identity n=%d", n);
-        instance_free(&in);
+        lapt_instance_free(&in);
     }
 }
 
@@ -177,9 +82,9 @@ static void test_assign_vs_internal(void)
     for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
         for (int rep = 0; rep < 4; rep++) {
             int n = ns[a];
-            instance in;
-            make_instance(&in, n, rep == 0 ? 100 : (int)dmxt_rng_int(&rng, 1, 30),
-                          rep == 1 ? 3 : 100000);
+            lapt_instance in;
+            lapt_instance_make(&in, &rng, n, rep == 0 ? 1000 : 10 * (int)dmxt_rng_int(&rng, 1, 30),
+                               rep == 1 ? 3 : 100000, 0);
             dmx_relabel_gains g = public_gains(&in);
             dmxi_lap_sparse s = {in.n, in.rowptr, in.col, in.gain};
             int *sp = malloc((size_t)n * sizeof *sp), *si = malloc((size_t)n * sizeof *si);
@@ -198,7 +103,7 @@ static void test_assign_vs_internal(void)
                         "greedy n=%d: public and internal differ", n);
             free(sp);
             free(si);
-            instance_free(&in);
+            lapt_instance_free(&in);
         }
     }
 }
@@ -440,10 +345,10 @@ static void test_volumes(void)
         }
         /* the exact relabeling reaches the least remote volume over all permutations */
         if (p <= 8) {
-            int64_t best = -best_over_permutations(p, neg_remote_fn, &rc);
+            int64_t best = -lapt_best_over_permutations(p, neg_remote_fn, &rc);
             int ok = dmx_relabel_volume_solve(h, DMX_RELABEL_EXACT, sigma, &remote) == DMX_SUCCESS;
             DMXT_EXPECT(&results,
-                        ok && is_permutation(sigma, p) && remote == best &&
+                        ok && lapt_is_permutation(sigma, p) && remote == best &&
                             -neg_remote_fn(&rc, sigma) == best,
                         "solve: remote %lld, least %lld (p=%d)", (long long)remote, (long long)best,
                         p);

@@ -115,7 +115,25 @@ static shape random_shape(dmxt_rng *g, int64_t room)
     return s;
 }
 
-/* Put (or accumulate, acc = 1) tests on one heap: rank r targets (r + shift) % P. */
+/* want as it must be after moving sh: each moved element (the source's position soff + b sstr + e,
+ * from fill id of rank r) at destination position doff + b dstr + e. */
+static void expect_moved(dmx_dtype t, void *want, const shape *sh, int id, int r)
+{
+    for (int64_t b = 0; b < sh->bc; b++)
+        for (int64_t e = 0; e < sh->be; e++)
+            set_elem(t, want, sh->doff + b * sh->dstr + e, id, r, sh->soff + b * sh->sstr + e);
+}
+
+/* "<op> <dtype> be .. bc .. dstr .. sstr .. <dir> <peer>", the name of a case in messages. */
+static void describe(char *what, size_t n, const char *op, dmx_dtype t, const shape *sh,
+                     const char *dir, int peer, int nbi)
+{
+    snprintf(what, n, "%s %s be %lld bc %lld dstr %lld sstr %lld %s %d%s", op, tname(t),
+             (long long)sh->be, (long long)sh->bc, (long long)sh->dstr, (long long)sh->sstr, dir,
+             peer, nbi ? " nbi" : "");
+}
+
+/* Put tests on one heap: rank r targets (r + shift) % P. */
 static void put_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, dmxt_rng *g,
                       dmxt_checker *C)
 {
@@ -137,13 +155,9 @@ static void put_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
             fill(t, src, HEAP_ELEMS, 2, me);
         st_check(C, dmx_rma_barrier(h), "barrier");
         fill(t, want, HEAP_ELEMS, 0, me);
-        for (int64_t b = 0; b < sh.bc; b++)
-            for (int64_t e = 0; e < sh.be; e++)
-                set_elem(t, want, sh.doff + b * sh.dstr + e, 1, origin, sh.soff + b * sh.sstr + e);
+        expect_moved(t, want, &sh, 1, origin);
         char what[160];
-        snprintf(what, sizeof what, "put %s be %lld bc %lld dstr %lld sstr %lld from %d%s",
-                 tname(t), (long long)sh.be, (long long)sh.bc, (long long)sh.dstr,
-                 (long long)sh.sstr, origin, nbi ? " nbi" : "");
+        describe(what, sizeof what, "put", t, &sh, "from", origin, nbi);
         compare(C, t, heap, want, HEAP_ELEMS, what);
     }
     free(src);
@@ -171,13 +185,9 @@ static void get_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
         st_check(C, st, nbi ? "dmx_aget_nbi" : "dmx_aget");
         if (nbi)
             st_check(C, dmx_rma_quiet(h), "quiet");
-        for (int64_t b = 0; b < sh.bc; b++)
-            for (int64_t e = 0; e < sh.be; e++)
-                set_elem(t, want, sh.doff + b * sh.dstr + e, 0, target, sh.soff + b * sh.sstr + e);
+        expect_moved(t, want, &sh, 0, target);
         char what[160];
-        snprintf(what, sizeof what, "get %s be %lld bc %lld dstr %lld sstr %lld from %d%s",
-                 tname(t), (long long)sh.be, (long long)sh.bc, (long long)sh.dstr,
-                 (long long)sh.sstr, target, nbi ? " nbi" : "");
+        describe(what, sizeof what, "get", t, &sh, "from", target, nbi);
         compare(C, t, dst, want, HEAP_ELEMS, what);
     }
     st_check(C, dmx_rma_barrier(h), "barrier");
@@ -222,11 +232,9 @@ static void acc_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
             dmxt_get(t, heap, k, &re, &im);
             int cplx = t == DMX_CFLOAT || t == DMX_CDOUBLE;
             if (re != want[2 * k] || (cplx && im != want[2 * k + 1])) {
-                dmxt_fail(C,
-                          "acc %s be %lld bc %lld dstr %lld sstr %lld into %d: element %lld "
-                          "is %g want %g",
-                          tname(t), (long long)sh.be, (long long)sh.bc, (long long)sh.dstr,
-                          (long long)sh.sstr, target, (long long)k, re, want[2 * k]);
+                char what[160];
+                describe(what, sizeof what, "acc", t, &sh, "into", target, nbi);
+                dmxt_fail(C, "%s: element %lld is %g want %g", what, (long long)k, re, want[2 * k]);
                 break;
             }
         }
