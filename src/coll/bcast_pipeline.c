@@ -47,7 +47,7 @@ dmx_status dmxi_bcast_pipeline(const dmxi_cargs *a)
         if (v < p - 1)
             DMXI_MPI(MPI_Isend(buf + o, n, MPI_BYTE, next, DMXI_COLL_TAG, a->comm, &rq[r + i]));
     }
-    DMXI_MPI(MPI_Waitall((int)(2 * r), rq, MPI_STATUSES_IGNORE));
+    DMXI_MPI(dmxi_waitall((int)(2 * r), rq));
 cleanup:
     if (rq && st != DMX_SUCCESS) /* do not leave requests behind on an error path */
         for (int64_t i = 0; i < 2 * r; i++)

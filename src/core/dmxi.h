@@ -70,6 +70,11 @@ dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line);
         }                                                                                          \
     } while (0)
 
+/* MPI_Testall / MPI_Waitall with MPI_STATUSES_IGNORE, returning MPI's code (wrap in DMXI_MPI).
+ * One place holds the compiler exemption that MPICH's headers need (util.c). */
+int dmxi_testall(int n, MPI_Request *req, int *flag);
+int dmxi_waitall(int n, MPI_Request *req);
+
 /* int64_t -> int for counts that reach MPI; fails with DMX_ERR_OVERFLOW instead of wrapping. */
 dmx_status dmxi_to_int(int64_t v, int *out, const char *what);
 

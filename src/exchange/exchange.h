@@ -174,8 +174,6 @@ int dmxi_xchg_entry_cmp(const void *a, const void *b);
 /* Count temporary bytes in the result's statistics. */
 void dmxi_xchg_temp(dmx_exchange_request *r, int64_t bytes);
 
-/* MPI_Testall(n, req, flag, MPI_STATUSES_IGNORE) (see exchange_common.c for why a function). */
-int dmxi_xchg_testall(int n, MPI_Request *req, int *flag);
 
 /* 1 if this MPI's one-sided windows cannot be trusted on communicators split at the same time:
  * Open MPI before 5.0, whose osc rdma names a window's shared segment after the communicator's

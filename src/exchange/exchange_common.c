@@ -190,20 +190,6 @@ cleanup:
     return st;
 }
 
-/* GCC 12 reads MPICH's MPI_Status array parameter as needing n statuses and warns
- * (-Wstringop-overflow) on MPI_STATUSES_IGNORE, a constant that is no array; one place holds the
- * exemption. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-int dmxi_xchg_testall(int n, MPI_Request *req, int *flag)
-{
-    return MPI_Testall(n, req, flag, MPI_STATUSES_IGNORE);
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Begin, test, end                                                                             */

@@ -139,7 +139,7 @@ static dmx_status pex_progress(dmx_exchange_request *r, int *done)
         if (r->multi_left[i] > 0)
             multi_done = 0;
     }
-    DMXI_MPI(dmxi_xchg_testall(r->nrreq, r->rreq, &flag));
+    DMXI_MPI(dmxi_testall(r->nrreq, r->rreq, &flag));
     if (!flag || !multi_done)
         goto cleanup;
     DMXI_TRY(dmxi_xchg_test_sends(r, &flag));

@@ -143,7 +143,7 @@ dmx_status dmxi_xchg_test_sends(dmx_exchange_request *r, int *flag)
 {
     dmx_status st = DMX_SUCCESS;
     *flag = 0;
-    DMXI_MPI(dmxi_xchg_testall(r->nsend, r->sreq, flag));
+    DMXI_MPI(dmxi_testall(r->nsend, r->sreq, flag));
 cleanup:
     return st;
 }

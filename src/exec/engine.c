@@ -288,7 +288,7 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         dmxi_kernel_fence();
     w.since = -1.0;
     for (int sent = e->nsreq == 0; !sent;) {
-        DMXI_MPI(dmxi_p2p_testall(e->nsreq, e->sreq, &sent));
+        DMXI_MPI(dmxi_testall(e->nsreq, e->sreq, &sent));
         if (!sent)
             DMXI_TRY(idle_turn(e, &w, 0, "sends to complete", e->nsreq));
     }

@@ -14,8 +14,6 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e);
 dmx_status dmxi_p2p_execute(dmxi_exec *e);
 dmx_status dmxi_p2p_free(dmxi_exec *e);
 
-/* MPI_Testall(n, req, flag, MPI_STATUSES_IGNORE) (engine_setup.c says why a function). */
-int dmxi_p2p_testall(int n, MPI_Request *req, int *flag);
 
 /* MPI_Wait by MPI_Test and sched_yield: MPICH's blocking calls spin without yielding, which
  * costs a scheduler time slice per collective when ranks outnumber cores (200 allreduces at 3

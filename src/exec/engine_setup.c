@@ -196,20 +196,6 @@ dmx_status dmxi_p2p_free(dmxi_exec *e)
     return st;
 }
 
-/* GCC 12 reads MPICH's MPI_Status array parameter as needing n statuses and warns
- * (-Wstringop-overflow) on MPI_STATUSES_IGNORE, a constant that is no array; one place holds the
- * exemption. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-int dmxi_p2p_testall(int n, MPI_Request *req, int *flag)
-{
-    return MPI_Testall(n, req, flag, MPI_STATUSES_IGNORE);
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 int dmxi_p2p_wait(MPI_Request *req)
 {

@@ -259,7 +259,7 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
                                DMXI_TAG_SETUP, e->comm, &req[nreq++]));
     /* test and yield rather than wait: MPICH's waits spin, starving oversubscribed ranks */
     for (int done = nreq == 0; !done;) {
-        DMXI_MPI(dmxi_p2p_testall(nreq, req, &done));
+        DMXI_MPI(dmxi_testall(nreq, req, &done));
         if (!done)
             sched_yield();
     }
