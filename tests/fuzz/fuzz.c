@@ -19,7 +19,7 @@
  *    harness's serial reference (dmxt_reference: a formula per element, no use of the library's
  *    planner), every element of every B unchanged, all padding and every canary untouched.
  *
- * Usage: fuzz [cases [seed [first]]]; or DMX_FUZZ_CASES, DMX_FUZZ_SEED, DMX_FUZZ_FIRST. A
+ * Usage: fuzz [cases [seed [first]]]; DMX_FUZZ_CASES, DMX_FUZZ_SEED, DMX_FUZZ_FIRST override. A
  * failing case is printed with its seed and number: `fuzz 1 <seed> <case>` reruns it alone.
  * DMX_FUZZ_MAXN (default 40) bounds the matrix sides. The harness's watchdog
  * (DMX_TEST_TIMEOUT seconds, default 300) is rearmed at every case, so it bounds one case, not
@@ -379,16 +379,15 @@ int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
     dmxt_init(&ctx, &argc, &argv, "fuzz");
-    int64_t ncases = dmxt_env_int("DMX_FUZZ_CASES", 200);
-    int64_t first = dmxt_env_int("DMX_FUZZ_FIRST", 0);
+    /* argv gives the counts a test was registered with; the environment overrides them, so
+     * that a whole ctest run can be made longer or shorter (test.sh's MPICH pass) */
+    int64_t ncases = argc > 1 ? strtoll(argv[1], NULL, 0) : 200;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : ctx.seed;
+    int64_t first = argc > 3 ? strtoll(argv[3], NULL, 0) : 0;
+    ncases = dmxt_env_int("DMX_FUZZ_CASES", ncases);
+    seed = (uint64_t)dmxt_env_int("DMX_FUZZ_SEED", (int64_t)seed);
+    first = dmxt_env_int("DMX_FUZZ_FIRST", first);
     int64_t maxn = dmxt_env_int("DMX_FUZZ_MAXN", 40);
-    uint64_t seed = (uint64_t)dmxt_env_int("DMX_FUZZ_SEED", (int64_t)ctx.seed);
-    if (argc > 1)
-        ncases = strtoll(argv[1], NULL, 0);
-    if (argc > 2)
-        seed = strtoull(argv[2], NULL, 0);
-    if (argc > 3)
-        first = strtoll(argv[3], NULL, 0);
     if (maxn < 1 || maxn > 200)
         maxn = 40;
     ctx.seed = seed;
