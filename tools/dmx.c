@@ -30,6 +30,8 @@ static const subcommand commands[] = {
      dmx_cmd_calibrate, 1},
     {"model coll", "--p P --bytes B[,B...] [--svg FILE]", "predicted collective times at any P",
      dmx_cmd_model_coll, 0},
+    {"model gemm", "--p P[,P...] --n N [--svg FILE]", "predicted multiply times, best G (HSUMMA)",
+     dmx_cmd_model_gemm, 0},
     {"bench relabel", "[--json] [options]", "relabeling solver benchmark", dmx_cmd_bench_relabel,
      0},
     {"plan", "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]",

@@ -62,6 +62,7 @@ typedef struct dmx_gemm_info {
      * multiply writes C's memory directly */
     int a_in_place, b_in_place, c_in_place;
     double predicted_seconds; /**< the model's time for the multiply (redistribution excluded) */
+    double compute_seconds;   /**< its local multiply part (the rest is communication) */
     /* Counted by this rank during the last execution (0 before the first). */
     int64_t bcasts;      /**< broadcasts this rank took part in (communicators of 2+ ranks) */
     int64_t bcast_bytes; /**< payload bytes of those broadcasts */
@@ -100,13 +101,12 @@ DMX_API dmx_status dmx_gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_o
                             dmx_scalar beta, dmx_layout *c, const dmx_gemm_options *options);
 
 /**
- * The model's time in seconds for @p alg on a @p prow x @p pcol grid (Cannon: q x q) of
- * single-rank nodes... or ranks of one node (@p nodes as in dmx_coll_predict), with G groups
- * (HSUMMA), panel b and outer panel B (0: chosen), for an m x n x k product of @p dtype. For
- * DMX_GEMM_AUTO the cheapest choice over algorithms, grids, G and panels; *chosen (may be NULL)
- * receives the choice in the fields of dmx_gemm_info (alg, grid, groups, panels,
- * predicted_seconds). Uses dmx_coll_predict and the local multiply rate (DMX_GEMM_MFLOPS).
- * Local.
+ * The model's time in seconds for an m x n x k product of @p dtype by @p alg on @p p ranks
+ * spread over @p nodes nodes (as in dmx_coll_predict), with the grid, G and panels of
+ * @p options where set (NULL or 0: the cheapest choice; with @p alg AUTO also the cheapest
+ * algorithm). *chosen receives the choice in the fields of dmx_gemm_info (alg, grid, groups,
+ * panels, predicted_seconds, compute_seconds). Uses dmx_coll_predict and the local multiply
+ * rate (DMX_GEMM_MFLOPS). Above 4096 ranks only the most square grid is searched. Local.
  */
 DMX_API dmx_status dmx_gemm_predict(dmx_gemm_alg alg, dmx_dtype dtype, int64_t m, int64_t n,
                                     int64_t k, int64_t p, int64_t nodes,

@@ -70,7 +70,7 @@ int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc)
 {
     int best = 0;
     for (int r = 1; r <= pr && r <= G; r++) {
-        if (pr % r || G % r || pc % (G / r))
+        if (pr % r || G % r || pc % (G / r) || (int64_t)r * pc < G)
             continue;
         if (!best || abs(r - G / r) < abs(*gr - *gc)) {
             *gr = r;
@@ -111,13 +111,15 @@ static void consider(const mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, in
     best->group_rows = gr, best->group_cols = gc, best->groups = gr * gc;
     best->panel = b, best->outer_panel = B;
     best->predicted_seconds = t;
+    best->compute_seconds = (c->t >= DMX_CFLOAT ? 8.0 : 2.0) * (double)((c->m + pr - 1) / pr) *
+                            (double)((c->n + pc - 1) / pc) * (double)c->k * c->gamma;
 }
 
 static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dmx_gemm_alg alg,
                          dmx_gemm_info *out)
 {
     dmx_status st = DMX_SUCCESS;
-    static const int64_t widths[] = {32, 64, 128, 256, 512, 1024};
+    static const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
     int have = 0;
     int64_t kk = c->k > 0 ? c->k : 1;
     DMXI_CHECK(p >= 1 && p <= INT_MAX, DMX_ERR_ARG, "p = %lld", (long long)p);
@@ -142,8 +144,14 @@ static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dm
                      &have);
             continue;
         }
+        int sq = 1; /* the most square grid, the only one searched above 4096 ranks */
+        for (int r = 1; (int64_t)r * r <= p; r++)
+            if (p % r == 0)
+                sq = r;
         for (int pr = 1; pr <= p; pr++) {
             if (p % pr && !o->prow)
+                continue;
+            if (p > 4096 && !o->prow && pr != sq)
                 continue;
             int pc = (int)(p / pr);
             if (o->prow) {
@@ -151,7 +159,7 @@ static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dm
                     continue;
                 pc = o->pcol;
             }
-            for (int wi = 0; wi < 6; wi++) {
+            for (int wi = 0; wi < 8; wi++) {
                 int64_t b = o->panel ? o->panel : (widths[wi] < kk ? widths[wi] : kk);
                 if (o->panel && wi > 0)
                     break;
@@ -161,7 +169,7 @@ static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dm
                 }
                 for (int G = 1; G <= pr * pc; G++) {
                     int gr = 0, gc = 0;
-                    if (o->groups && G != o->groups)
+                    if ((o->groups && G != o->groups) || (pr * pc) % G)
                         continue;
                     if (!dmxi_gemm_group_grid(pr, pc, G, &gr, &gc))
                         continue;
