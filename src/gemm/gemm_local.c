@@ -82,7 +82,7 @@ void dmxi_gemm_scale(dmx_dtype t, int64_t m, int64_t n, dmx_scalar beta, void *c
 void dmxi_gemm_copy(size_t esz, int64_t m, int64_t n, const void *src, int64_t lds, void *dst,
                     int64_t ldd)
 {
-    if (m <= 0)
+    if (m <= 0 || n <= 0)
         return;
     if (lds == m && ldd == m) {
         memcpy(dst, src, (size_t)(m * n) * esz);
