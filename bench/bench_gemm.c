@@ -8,9 +8,9 @@
  * layout dmx's SUMMA uses as is; pdgemm gets the same arrays and descriptors), or 32 x 32 blocks.
  * Each configuration: one warm-up, then R timed executions (barrier, MPI_Wtime, max over
  * ranks), the median reported. Every result is checked against a serial reference on 64 sampled
- * elements per rank (max_err: the largest relative error). Peak: every rank times a local
- * dgemm (dmx_gemm on MPI_COMM_SELF, n = 1024) at the same time; peak = mean rate x
- * min(P, cores online). Run with OPENBLAS_NUM_THREADS=1. */
+ * elements per rank (max_err: the largest relative error). Peak: min(P, cores online) ranks
+ * time a local dgemm at once (dmx_gemm on MPI_COMM_SELF, n = 1024; the rest sleep); peak = mean
+ * rate x min(P, cores online). Run with OPENBLAS_NUM_THREADS=1. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include "dmx.h"
@@ -26,6 +26,7 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static double fa(int64_t i, int64_t j)
@@ -124,39 +125,61 @@ static double timed(dmx_gemm_plan *g, int reps)
     return best;
 }
 
-/* One core's dgemm rate (GFLOP/s), measured on every rank at once; the mean. */
-static double core_rate(void)
+/* Wait for the others without spinning on a core (Open MPI's blocking calls poll). */
+static void idle_barrier(void)
+{
+    MPI_Request r;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    while (!done) {
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* One core's dgemm rate (GFLOP/s): ranks below the number of cores time a local multiply at the
+ * same time (the others sleep), the mean of their rates. */
+static double core_rate(int ncores)
 {
     const int64_t n = 1024;
-    double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n),
-           *c = malloc(sizeof(double) * n * n), rate = 0.0, sum = 0.0;
-    dmx_layout *la = NULL, *lb = NULL, *lc = NULL;
-    for (int64_t i = 0; i < n * n; i++)
-        a[i] = fa(i % n, i / n), b[i] = fb(i % n, i / n), c[i] = 0;
-    dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, a, n, &la);
-    dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, b, n, &lb);
-    dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, c, n, &lc);
-    dmx_scalar one = {1, 0}, zero = {0, 0};
-    dmx_gemm_plan *g = NULL;
-    dmx_gemm_plan_create(MPI_COMM_SELF, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, la, lb, zero, lc, NULL,
-                         &g);
-    dmx_gemm_plan_execute(g);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int r = 0; r < 3; r++)
-        dmx_gemm_plan_execute(g);
-    rate = 3.0 * 2.0 * (double)n * n * n / (MPI_Wtime() - t0) / 1e9;
-    dmx_gemm_plan_destroy(&g);
-    dmx_layout_destroy(&la);
-    dmx_layout_destroy(&lb);
-    dmx_layout_destroy(&lc);
-    free(a);
-    free(b);
-    free(c);
-    int np;
+    int rank, np, measure;
+    double rate = 0.0, sum = 0.0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    measure = rank < ncores;
+    idle_barrier();
+    if (measure) {
+        double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n),
+               *c = malloc(sizeof(double) * n * n);
+        dmx_layout *la = NULL, *lb = NULL, *lc = NULL;
+        for (int64_t i = 0; i < n * n; i++)
+            a[i] = fa(i % n, i / n), b[i] = fb(i % n, i / n), c[i] = 0;
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, a, n, &la);
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, b, n, &lb);
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, c, n, &lc);
+        dmx_scalar one = {1, 0}, zero = {0, 0};
+        dmx_gemm_plan *g = NULL;
+        dmx_gemm_plan_create(MPI_COMM_SELF, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, la, lb, zero, lc,
+                             NULL, &g);
+        dmx_gemm_plan_execute(g);
+        double t0 = MPI_Wtime();
+        for (int r = 0; r < 3; r++)
+            dmx_gemm_plan_execute(g);
+        rate = 3.0 * 2.0 * (double)n * n * n / (MPI_Wtime() - t0) / 1e9;
+        dmx_gemm_plan_destroy(&g);
+        dmx_layout_destroy(&la);
+        dmx_layout_destroy(&lb);
+        dmx_layout_destroy(&lc);
+        free(a);
+        free(b);
+        free(c);
+    }
+    idle_barrier();
     MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    return sum / np;
+    return sum / (np < ncores ? np : ncores);
 }
 
 static void report(int json, int rank, const char *impl, const char *alg, const char *layout,
@@ -212,7 +235,7 @@ static int run(int argc, char **argv)
             pr = r;
     pc = np / pr;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double peak = core_rate() * (double)(np < cores ? np : cores);
+    double peak = core_rate((int)cores) * (double)(np < cores ? np : cores);
     if (rank == 0 && !json)
         printf("# grid %dx%d, peak %.2f GFLOP/s (measured core rate x min(np, %ld cores)); "
                "timings on a shared machine are noisy\n",

@@ -2,7 +2,7 @@
 # Install what dmx needs on Debian 12 (run as root). Skips apt when everything is present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
-      libopenblas-dev clang-format cppcheck)
+      libopenblas-dev clang-format cppcheck libsimgrid-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
