@@ -208,7 +208,8 @@ static void report(int json, int rank, const char *impl, const char *alg, const 
 static int run(int argc, char **argv)
 {
     int64_t n = 4096, m = 0, k = 0;
-    int reps = 3, json = 0, rank, np, pr = 1, pc;
+    int reps = 3, json = 0, rank, np, pr = 1, pc, only = -1, groups = 0, nopeak = 0;
+    int64_t panel = 0, outer = 0, nodes = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
             n = atoll(argv[++i]);
@@ -220,9 +221,25 @@ static int run(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            const char *w = argv[++i];
+            for (int a = DMX_GEMM_AUTO; a <= DMX_GEMM_CANNON; a++)
+                if (strcmp(w, dmx_gemm_alg_name((dmx_gemm_alg)a)) == 0)
+                    only = a;
+        } else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc)
+            groups = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--panel") == 0 && i + 1 < argc)
+            panel = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--outer") == 0 && i + 1 < argc)
+            outer = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
+            nodes = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--no-peak") == 0)
+            nopeak = 1;
         else {
             fprintf(stderr, "usage: mpirun -n P dmx bench gemm [--n N] [--m M --k K] [--reps R] "
-                            "[--json]\n");
+                            "[--json]\n       [--only ALG [--groups G] [--panel b] [--outer B]] "
+                            "[--nodes N] [--no-peak]\n");
             return 2;
         }
     }
@@ -235,7 +252,7 @@ static int run(int argc, char **argv)
             pr = r;
     pc = np / pr;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double peak = core_rate((int)cores) * (double)(np < cores ? np : cores);
+    double peak = nopeak ? 1.0 : core_rate((int)cores) * (double)(np < cores ? np : cores);
     if (rank == 0 && !json)
         printf("# grid %dx%d, peak %.2f GFLOP/s (measured core rate x min(np, %ld cores)); "
                "timings on a shared machine are noisy\n",
@@ -251,6 +268,11 @@ static int run(int argc, char **argv)
         dmx_gemm_plan *g = NULL;
         dmx_gemm_options_init(&o);
         o.alg = (dmx_gemm_alg)a;
+        if (only >= 0) {
+            if (a != only)
+                continue;
+            o.groups = groups, o.panel = panel, o.outer_panel = outer;
+        }
         if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
                                  zero, C.l, &o, &g) != DMX_SUCCESS) {
             if (rank == 0)
@@ -266,8 +288,27 @@ static int run(int argc, char **argv)
         snprintf(alg, sizeof alg, "%s%s", a == DMX_GEMM_AUTO ? "auto:" : "",
                  dmx_gemm_alg_name(info.alg));
         report(json, rank, "dmx", alg, "fit", m, n, k, np, t, check(&C, k, pr, pc, rank), peak, -1);
+        if (only >= 0) { /* the model's prediction for the same configuration, nodes as given */
+            dmx_gemm_options po;
+            dmx_gemm_info pred;
+            dmx_gemm_options_init(&po);
+            po.prow = info.prow, po.pcol = info.pcol;
+            po.groups = info.alg == DMX_GEMM_HSUMMA ? info.groups : 0;
+            po.panel = info.alg == DMX_GEMM_CANNON ? 0 : info.panel;
+            po.outer_panel = info.alg == DMX_GEMM_HSUMMA ? info.outer_panel : 0;
+            if (rank == 0 && dmx_gemm_predict(info.alg, DMX_DOUBLE, m, n, k, np, nodes, &po,
+                                              &pred) == DMX_SUCCESS)
+                printf("{\"bench\":\"gemm_sim\",\"alg\":\"%s\",\"np\":%d,\"grid\":\"%dx%d\","
+                       "\"G\":%d,\"b\":%lld,\"B\":%lld,\"n\":%lld,\"t_med\":%.6f,"
+                       "\"t_model\":%.6f}\n",
+                       dmx_gemm_alg_name(info.alg), np, info.prow, info.pcol, info.groups,
+                       (long long)info.panel, (long long)info.outer_panel, (long long)n, t,
+                       pred.predicted_seconds);
+        }
         dmx_gemm_plan_destroy(&g);
     }
+    if (only >= 0)
+        goto done;
 #ifdef DMX_HAVE_SCALAPACK
     {
         int ctxt, desca[9], descb[9], descc[9], info, one_i = 1, zero_i = 0;
@@ -320,6 +361,7 @@ static int run(int argc, char **argv)
         }
         dmx_gemm_plan_destroy(&g);
     }
+done:
     free_bc(&A);
     free_bc(&B);
     free_bc(&C);
