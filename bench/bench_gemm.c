@@ -109,9 +109,11 @@ static int cmp_d(const void *a, const void *b)
 
 static double timed(dmx_gemm_plan *g, int reps)
 {
-    double t[64], best;
+    double t[64] = {0}, best;
     if (reps > 64)
         reps = 64;
+    if (reps < 1)
+        reps = 1;
     dmx_gemm_plan_execute(g); /* warm-up */
     for (int r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -313,7 +315,7 @@ static int run(int argc, char **argv)
     {
         int ctxt, desca[9], descb[9], descc[9], info, one_i = 1, zero_i = 0;
         int M = (int)m, N = (int)n, K = (int)k, mb, nb, lld;
-        double t[64];
+        double t[64] = {0};
         Cblacs_get(-1, 0, &ctxt);
         Cblacs_gridinit(&ctxt, "Row", pr, pc);
         mb = (int)A.mb, nb = (int)A.nb, lld = (int)(A.lr > 0 ? A.lr : 1);
@@ -323,7 +325,7 @@ static int run(int argc, char **argv)
         mb = (int)C.mb, nb = (int)C.nb, lld = (int)(C.lr > 0 ? C.lr : 1);
         descinit_(descc, &M, &N, &mb, &nb, &zero_i, &zero_i, &ctxt, &lld, &info);
         double al = 1.0, be = 0.0;
-        int R = reps > 64 ? 64 : reps;
+        int R = reps > 64 ? 64 : reps < 1 ? 1 : reps;
         pdgemm_("N", "N", &M, &N, &K, &al, A.d, &one_i, &one_i, desca, B.d, &one_i, &one_i, descb,
                 &be, C.d, &one_i, &one_i, descc);
         for (int r = 0; r < R; r++) {

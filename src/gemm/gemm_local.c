@@ -61,7 +61,7 @@ void dmxi_gemm_scale(dmx_dtype t, int64_t m, int64_t n, dmx_scalar beta, void *c
 {
     size_t esz = dmx_dtype_size(t);
     for (int64_t j = 0; j < n; j++) {
-        char *col = (char *)c + (size_t)(j * ldc) * esz;
+        void *col = (char *)c + (size_t)(j * ldc) * esz;
         if (dmxi_gemm_is_zero(beta)) {
             memset(col, 0, (size_t)m * esz);
             continue;

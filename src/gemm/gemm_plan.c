@@ -372,7 +372,7 @@ static dmx_status setup_grid(dmx_gemm_plan *g)
         goto cleanup;
     int64_t ml = g->rows[g->myr + 1] - g->rows[g->myr];
     int64_t nl = g->cols[g->myc + 1] - g->cols[g->myc];
-    int64_t wa = g->info.panel, wb = g->info.panel, nbuf = 2;
+    int64_t wa = g->info.panel, wb = wa, nbuf = 2;
     if (cannon) {
         nbuf = 1; /* buffer 0 is the operand block itself */
         wa = wb = g->ka[1] - g->ka[0];
