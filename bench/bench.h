@@ -13,5 +13,7 @@ int dmx_cmd_bench_relabel(int argc, char **argv);
 int dmx_cmd_bench_rma(int argc, char **argv);
 /* dmx bench coll [options]     (under mpirun) bench/bench_coll.c */
 int dmx_cmd_bench_coll(int argc, char **argv);
+/* mpirun -n P dmx bench gemm [options]  bench/bench_gemm.c */
+int dmx_cmd_bench_gemm(int argc, char **argv);
 
 #endif

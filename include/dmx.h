@@ -31,5 +31,6 @@
 #include "dmx/relabel.h"
 #include "dmx/coll.h"
 #include "dmx/rma.h"
+#include "dmx/gemm.h"
 
 #endif /* DMX_H */

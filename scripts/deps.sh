@@ -4,7 +4,7 @@
 # alternative (mpicc, mpiexec), MPICH is reached as mpicc.mpich / mpiexec.mpich.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
-      libopenblas-dev clang-format cppcheck mpich libmpich-dev)
+      libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -8,7 +8,11 @@ int dmx_cmd_plan(int argc, char **argv);
 
 /* mpirun -n P dmx calibrate [options]  tools/calibrate.c */
 int dmx_cmd_calibrate(int argc, char **argv);
+/* mpirun -n P dmx calibrate gemm [options]  tools/calibrate_gemm.c */
+int dmx_cmd_calibrate_gemm(int argc, char **argv);
 /* dmx model coll [options]     (one process)  tools/model_coll.c */
 int dmx_cmd_model_coll(int argc, char **argv);
+/* dmx model gemm [options]     (one process)  tools/model_gemm.c */
+int dmx_cmd_model_gemm(int argc, char **argv);
 
 #endif

@@ -60,6 +60,14 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "0: collectives skip the argument agreement (one small allreduce "
                              "per call); a bad argument on one rank may then hang the others",
                              0},
+    [DMXI_SET_GEMM] = {"DMX_GEMM", 0, "auto",
+                       "multiply algorithm for DMX_GEMM_AUTO plans: auto, summa, hsumma or "
+                       "cannon",
+                       0},
+    [DMXI_SET_GEMM_MFLOPS] = {"DMX_GEMM_MFLOPS", 10000, "10000",
+                              "one rank's local multiply rate in MFLOP/s for the multiply's "
+                              "model (dmx calibrate measures it)",
+                              0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -1,0 +1,379 @@
+/* dmx bench gemm: the distributed multiply C = A B (doubles) by dmx (auto and each algorithm)
+ * against ScaLAPACK's pdgemm on the same block-cyclic data, and with A, B, C given in 32 x 32
+ * blocks (the redistribution's share of the time).
+ *
+ *   mpirun -n P dmx bench gemm [--n N] [--m M --k K] [--reps R] [--json]
+ *
+ * Grid: the most square pr x pc = P. Data: block-cyclic with blocks ceil(m/pr) x ceil(n/pc) (the
+ * layout dmx's SUMMA uses as is; pdgemm gets the same arrays and descriptors), or 32 x 32 blocks.
+ * Each configuration: one warm-up, then R timed executions (barrier, MPI_Wtime, max over
+ * ranks), the median reported. Every result is checked against a serial reference on 64 sampled
+ * elements per rank (max_err: the largest relative error). Peak: min(P, cores online) ranks
+ * time a local dgemm at once (dmx_gemm on MPI_COMM_SELF, n = 1024; the rest sleep); peak = mean
+ * rate x min(P, cores online). Run with OPENBLAS_NUM_THREADS=1. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+#include "dmx.h"
+#ifdef DMX_HAVE_SCALAPACK
+#include "bench_scalapack.h"
+void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc);
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double fa(int64_t i, int64_t j)
+{
+    return (double)((i * 7 + j * 3) % 17 - 8) / 8.0;
+}
+static double fb(int64_t i, int64_t j)
+{
+    return (double)((i * 5 + j * 11) % 13 - 6) / 6.0;
+}
+
+typedef struct bc {
+    int64_t m, n, mb, nb, lr, lc;
+    double *d;
+    dmx_layout *l;
+} bc;
+
+static int64_t numroc64(int64_t n, int64_t nb, int p, int np)
+{
+    int64_t full = n / nb, r = full / np * nb, extra = full % np; /* as ScaLAPACK's numroc */
+    if (p < extra)
+        r += nb;
+    else if (p == extra)
+        r += n % nb;
+    return r;
+}
+
+static int make_bc(bc *x, int64_t m, int64_t n, int64_t mb, int64_t nb, int pr, int pc, int rank,
+                   double (*f)(int64_t, int64_t))
+{
+    int myr = rank / pc, myc = rank % pc;
+    x->m = m, x->n = n, x->mb = mb, x->nb = nb;
+    x->lr = numroc64(m, mb, myr, pr);
+    x->lc = numroc64(n, nb, myc, pc);
+    x->d =
+        calloc((size_t)(x->lr > 0 ? x->lr : 1) * (size_t)(x->lc > 0 ? x->lc : 1), sizeof(double));
+    for (int64_t lj = 0; lj < x->lc; lj++)
+        for (int64_t li = 0; li < x->lr; li++) {
+            int64_t i = (li / mb * pr + myr) * mb + li % mb,
+                    j = (lj / nb * pc + myc) * nb + lj % nb;
+            x->d[li + lj * x->lr] = f ? f(i, j) : 0.0;
+        }
+    return dmx_layout_create_block_cyclic(MPI_COMM_WORLD, m, n, mb, nb, pr, pc, 'R', 0, 0, x->d,
+                                          x->lr > 0 ? x->lr : 1, &x->l) != DMX_SUCCESS;
+}
+
+static void free_bc(bc *x)
+{
+    dmx_layout_destroy(&x->l);
+    free(x->d);
+}
+
+/* Largest relative error over 64 sampled local elements of C against a serial dot product. */
+static double check(const bc *c, int64_t k, int pr, int pc, int rank)
+{
+    int myr = rank / pc, myc = rank % pc;
+    double err = 0.0;
+    for (int s = 0; s < 64 && c->lr > 0 && c->lc > 0; s++) {
+        int64_t li = (s * 7919) % c->lr, lj = (s * 104729) % c->lc;
+        int64_t i = (li / c->mb * pr + myr) * c->mb + li % c->mb;
+        int64_t j = (lj / c->nb * pc + myc) * c->nb + lj % c->nb;
+        double ref = 0.0, mag = 0.0;
+        for (int64_t l = 0; l < k; l++) {
+            ref += fa(i, l) * fb(l, j);
+            mag += fabs(fa(i, l) * fb(l, j));
+        }
+        double e = fabs(c->d[li + lj * c->lr] - ref) / (mag > 0 ? mag : 1.0);
+        err = e > err ? e : err;
+    }
+    double all = 0.0;
+    MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double timed(dmx_gemm_plan *g, int reps)
+{
+    double t[64] = {0}, best;
+    if (reps > 64)
+        reps = 64;
+    if (reps < 1)
+        reps = 1;
+    dmx_gemm_plan_execute(g); /* warm-up */
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        dmx_gemm_plan_execute(g);
+        double e = MPI_Wtime() - t0;
+        MPI_Allreduce(&e, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_d);
+    best = t[reps / 2];
+    return best;
+}
+
+/* Wait for the others without spinning on a core (Open MPI's blocking calls poll). */
+static void idle_barrier(void)
+{
+    MPI_Request r;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    while (!done) {
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* One core's dgemm rate (GFLOP/s): ranks below the number of cores time a local multiply at the
+ * same time (the others sleep), the mean of their rates. */
+static double core_rate(int ncores)
+{
+    const int64_t n = 1024;
+    int rank, np, measure;
+    double rate = 0.0, sum = 0.0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    measure = rank < ncores;
+    idle_barrier();
+    if (measure) {
+        double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n),
+               *c = malloc(sizeof(double) * n * n);
+        dmx_layout *la = NULL, *lb = NULL, *lc = NULL;
+        for (int64_t i = 0; i < n * n; i++)
+            a[i] = fa(i % n, i / n), b[i] = fb(i % n, i / n), c[i] = 0;
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, a, n, &la);
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, b, n, &lb);
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, c, n, &lc);
+        dmx_scalar one = {1, 0}, zero = {0, 0};
+        dmx_gemm_plan *g = NULL;
+        dmx_gemm_plan_create(MPI_COMM_SELF, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, la, lb, zero, lc,
+                             NULL, &g);
+        dmx_gemm_plan_execute(g);
+        double t0 = MPI_Wtime();
+        for (int r = 0; r < 3; r++)
+            dmx_gemm_plan_execute(g);
+        rate = 3.0 * 2.0 * (double)n * n * n / (MPI_Wtime() - t0) / 1e9;
+        dmx_gemm_plan_destroy(&g);
+        dmx_layout_destroy(&la);
+        dmx_layout_destroy(&lb);
+        dmx_layout_destroy(&lc);
+        free(a);
+        free(b);
+        free(c);
+    }
+    idle_barrier();
+    MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sum / (np < ncores ? np : ncores);
+}
+
+static void report(int json, int rank, const char *impl, const char *alg, const char *layout,
+                   int64_t m, int64_t n, int64_t k, int np, double t, double err, double peak,
+                   double share)
+{
+    double gf = 2.0 * (double)m * (double)n * (double)k / t / 1e9;
+    if (rank != 0)
+        return;
+    if (json)
+        printf("{\"bench\":\"gemm\",\"impl\":\"%s\",\"alg\":\"%s\",\"layout\":\"%s\",\"m\":%lld,"
+               "\"n\":%lld,\"k\":%lld,\"np\":%d,\"t_med\":%.6f,\"gflops\":%.3f,\"frac_peak\":%.3f,"
+               "\"max_err\":%.3g,\"redist_share\":%.3f}\n",
+               impl, alg, layout, (long long)m, (long long)n, (long long)k, np, t, gf, gf / peak,
+               err, share);
+    else
+        printf("%-9s %-7s %-7s %5lldx%5lldx%5lld np %d  t_med %8.4f s  %7.2f GFLOP/s  %5.1f%% of "
+               "peak  max_err %.2g%s\n",
+               impl, alg, layout, (long long)m, (long long)n, (long long)k, np, t, gf,
+               100 * gf / peak, err, share >= 0 ? "" : "");
+    if (!json && share >= 0)
+        printf("          redistribution share of the time: %.1f%%\n", 100 * share);
+    fflush(stdout);
+}
+
+static int run(int argc, char **argv)
+{
+    int64_t n = 4096, m = 0, k = 0;
+    int reps = 3, json = 0, rank, np, pr = 1, pc, only = -1, groups = 0, nopeak = 0;
+    int64_t panel = 0, outer = 0, nodes = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
+            n = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)
+            m = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--k") == 0 && i + 1 < argc)
+            k = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            const char *w = argv[++i];
+            for (int a = DMX_GEMM_AUTO; a <= DMX_GEMM_CANNON; a++)
+                if (strcmp(w, dmx_gemm_alg_name((dmx_gemm_alg)a)) == 0)
+                    only = a;
+        } else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc)
+            groups = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--panel") == 0 && i + 1 < argc)
+            panel = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--outer") == 0 && i + 1 < argc)
+            outer = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
+            nodes = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--no-peak") == 0)
+            nopeak = 1;
+        else {
+            fprintf(stderr, "usage: mpirun -n P dmx bench gemm [--n N] [--m M --k K] [--reps R] "
+                            "[--json]\n       [--only ALG [--groups G] [--panel b] [--outer B]] "
+                            "[--nodes N] [--no-peak]\n");
+            return 2;
+        }
+    }
+    m = m > 0 ? m : n;
+    k = k > 0 ? k : n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    for (int r = 1; r * r <= np; r++)
+        if (np % r == 0)
+            pr = r;
+    pc = np / pr;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    double peak = nopeak ? 1.0 : core_rate((int)cores) * (double)(np < cores ? np : cores);
+    if (rank == 0 && !json)
+        printf("# grid %dx%d, peak %.2f GFLOP/s (measured core rate x min(np, %ld cores)); "
+               "timings on a shared machine are noisy\n",
+               pr, pc, peak, cores);
+    dmx_scalar one = {1, 0}, zero = {0, 0};
+    bc A, B, C;
+    int bad = make_bc(&A, m, k, (m + pr - 1) / pr, (k + pc - 1) / pc, pr, pc, rank, fa);
+    bad |= make_bc(&B, k, n, (k + pr - 1) / pr, (n + pc - 1) / pc, pr, pc, rank, fb);
+    bad |= make_bc(&C, m, n, (m + pr - 1) / pr, (n + pc - 1) / pc, pr, pc, rank, NULL);
+    double t_fit = 0;
+    for (int a = DMX_GEMM_AUTO; a <= DMX_GEMM_CANNON && !bad; a++) {
+        dmx_gemm_options o;
+        dmx_gemm_plan *g = NULL;
+        dmx_gemm_options_init(&o);
+        o.alg = (dmx_gemm_alg)a;
+        if (only >= 0) {
+            if (a != only)
+                continue;
+            o.groups = groups, o.panel = panel, o.outer_panel = outer;
+        }
+        if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
+                                 zero, C.l, &o, &g) != DMX_SUCCESS) {
+            if (rank == 0)
+                fprintf(stderr, "%s: %s\n", dmx_gemm_alg_name(o.alg), dmx_last_error());
+            continue;
+        }
+        double t = timed(g, reps);
+        dmx_gemm_info info;
+        dmx_gemm_plan_get_info(g, &info);
+        if (a == DMX_GEMM_AUTO)
+            t_fit = t;
+        char alg[32];
+        snprintf(alg, sizeof alg, "%s%s", a == DMX_GEMM_AUTO ? "auto:" : "",
+                 dmx_gemm_alg_name(info.alg));
+        report(json, rank, "dmx", alg, "fit", m, n, k, np, t, check(&C, k, pr, pc, rank), peak, -1);
+        if (only >= 0) { /* the model's prediction for the same configuration, nodes as given */
+            dmx_gemm_options po;
+            dmx_gemm_info pred;
+            dmx_gemm_options_init(&po);
+            po.prow = info.prow, po.pcol = info.pcol;
+            po.groups = info.alg == DMX_GEMM_HSUMMA ? info.groups : 0;
+            po.panel = info.alg == DMX_GEMM_CANNON ? 0 : info.panel;
+            po.outer_panel = info.alg == DMX_GEMM_HSUMMA ? info.outer_panel : 0;
+            if (rank == 0 && dmx_gemm_predict(info.alg, DMX_DOUBLE, m, n, k, np, nodes, &po,
+                                              &pred) == DMX_SUCCESS)
+                printf("{\"bench\":\"gemm_sim\",\"alg\":\"%s\",\"np\":%d,\"grid\":\"%dx%d\","
+                       "\"G\":%d,\"b\":%lld,\"B\":%lld,\"n\":%lld,\"t_med\":%.6f,"
+                       "\"t_model\":%.6f}\n",
+                       dmx_gemm_alg_name(info.alg), np, info.prow, info.pcol, info.groups,
+                       (long long)info.panel, (long long)info.outer_panel, (long long)n, t,
+                       pred.predicted_seconds);
+        }
+        dmx_gemm_plan_destroy(&g);
+    }
+    if (only >= 0)
+        goto done;
+#ifdef DMX_HAVE_SCALAPACK
+    {
+        int ctxt, desca[9], descb[9], descc[9], info, one_i = 1, zero_i = 0;
+        int M = (int)m, N = (int)n, K = (int)k, mb, nb, lld;
+        double t[64] = {0};
+        Cblacs_get(-1, 0, &ctxt);
+        Cblacs_gridinit(&ctxt, "Row", pr, pc);
+        mb = (int)A.mb, nb = (int)A.nb, lld = (int)(A.lr > 0 ? A.lr : 1);
+        descinit_(desca, &M, &K, &mb, &nb, &zero_i, &zero_i, &ctxt, &lld, &info);
+        mb = (int)B.mb, nb = (int)B.nb, lld = (int)(B.lr > 0 ? B.lr : 1);
+        descinit_(descb, &K, &N, &mb, &nb, &zero_i, &zero_i, &ctxt, &lld, &info);
+        mb = (int)C.mb, nb = (int)C.nb, lld = (int)(C.lr > 0 ? C.lr : 1);
+        descinit_(descc, &M, &N, &mb, &nb, &zero_i, &zero_i, &ctxt, &lld, &info);
+        double al = 1.0, be = 0.0;
+        int R = reps > 64 ? 64 : reps < 1 ? 1 : reps;
+        pdgemm_("N", "N", &M, &N, &K, &al, A.d, &one_i, &one_i, desca, B.d, &one_i, &one_i, descb,
+                &be, C.d, &one_i, &one_i, descc);
+        for (int r = 0; r < R; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            pdgemm_("N", "N", &M, &N, &K, &al, A.d, &one_i, &one_i, desca, B.d, &one_i, &one_i,
+                    descb, &be, C.d, &one_i, &one_i, descc);
+            double e = MPI_Wtime() - t0;
+            MPI_Allreduce(&e, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        }
+        qsort(t, (size_t)R, sizeof *t, cmp_d);
+        report(json, rank, "scalapack", "pdgemm", "fit", m, n, k, np, t[R / 2],
+               check(&C, k, pr, pc, rank), peak, -1);
+        Cblacs_gridexit(ctxt);
+    }
+#endif
+    free_bc(&A);
+    free_bc(&B);
+    free_bc(&C);
+    /* A, B, C in 32 x 32 blocks: dmx auto redistributes them; share = 1 - t_fit / t. */
+    bad |= make_bc(&A, m, k, 32, 32, pr, pc, rank, fa);
+    bad |= make_bc(&B, k, n, 32, 32, pr, pc, rank, fb);
+    bad |= make_bc(&C, m, n, 32, 32, pr, pc, rank, NULL);
+    if (!bad) {
+        dmx_gemm_plan *g = NULL;
+        if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
+                                 zero, C.l, NULL, &g) == DMX_SUCCESS) {
+            double t = timed(g, reps);
+            dmx_gemm_info info;
+            dmx_gemm_plan_get_info(g, &info);
+            char alg[32];
+            snprintf(alg, sizeof alg, "auto:%s", dmx_gemm_alg_name(info.alg));
+            report(json, rank, "dmx", alg, "32x32", m, n, k, np, t, check(&C, k, pr, pc, rank),
+                   peak, t_fit > 0 ? 1.0 - t_fit / t : -1);
+        }
+        dmx_gemm_plan_destroy(&g);
+    }
+done:
+    free_bc(&A);
+    free_bc(&B);
+    free_bc(&C);
+    return bad;
+}
+
+int dmx_cmd_bench_gemm(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rc = run(argc, argv);
+    MPI_Finalize();
+    return rc;
+}

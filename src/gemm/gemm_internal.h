@@ -1,0 +1,77 @@
+/* Internal state of a multiply plan and the helpers the algorithm files share. Not installed. */
+#ifndef DMXI_GEMM_INTERNAL_H
+#define DMXI_GEMM_INTERNAL_H
+
+#include "dmxi.h"
+
+/* One rank's part of a plan. Partitions are arrays of part boundaries (parts+1 entries); part
+ * i is [x[i], x[i+1]) and may be empty. */
+struct dmx_gemm_plan {
+    MPI_Comm comm; /* duplicate of the caller's */
+    int p, rank;
+    dmx_dtype dtype;
+    size_t esz;
+    dmx_op ta, tb;
+    dmx_scalar alpha, beta;
+    int64_t m, n, k;
+    dmx_gemm_info info; /* choices and counters */
+    int overlap;        /* nonblocking look-ahead */
+    int pr, pc, gr, gc; /* grid, group grid */
+    int myr, myc;       /* my grid position, -1 when idle */
+    int64_t *rows;      /* pr+1: C's and A's rows */
+    int64_t *cols;      /* pc+1: C's and B's columns */
+    int64_t *ka;        /* k split for A's columns (SUMMA: pc parts; Cannon: q parts) */
+    int64_t *kb;        /* k split for B's rows (SUMMA: pr parts; Cannon: q parts) */
+    void *a, *b, *c;    /* my local blocks, column-major */
+    int64_t lda, ldb, ldc;
+    void *a_own, *b_own, *c_own; /* what the plan allocated for them */
+    const dmx_layout *ua, *ub;   /* the caller's layouts */
+    dmx_layout *uc;
+    dmx_layout *la, *lb, *lc;      /* the algorithm's layouts (NULL when in place) */
+    dmx_plan *pa, *pb, *pcback;    /* redistributions */
+    MPI_Comm row, col;             /* my grid row (rank = column) and column */
+    MPI_Comm row_cross, row_group; /* HSUMMA: same place in other groups / my group */
+    MPI_Comm col_cross, col_group;
+    void *work[4]; /* panel buffers (two A, two B) */
+};
+
+/* Typed helpers on column-major arrays (gemm_local.c). Local. */
+/* C (m x n) = alpha * A (m x k) * B (k x n) + beta * C, CBLAS no-transpose. */
+void dmxi_gemm_local(dmx_dtype t, int64_t m, int64_t n, int64_t k, dmx_scalar alpha, const void *a,
+                     int64_t lda, const void *b, int64_t ldb, dmx_scalar beta, void *c,
+                     int64_t ldc);
+/* C (m x n) = beta * C (beta 0 writes zeros). */
+void dmxi_gemm_scale(dmx_dtype t, int64_t m, int64_t n, dmx_scalar beta, void *c, int64_t ldc);
+/* Copy the m x n submatrix at src (leading dimension lds) to dst (leading dimension ldd). */
+void dmxi_gemm_copy(size_t esz, int64_t m, int64_t n, const void *src, int64_t lds, void *dst,
+                    int64_t ldd);
+/* The MPI datatype of one element. */
+MPI_Datatype dmxi_gemm_mpi_type(dmx_dtype t);
+/* 1 if s is exactly zero. */
+int dmxi_gemm_is_zero(dmx_scalar s);
+
+/* Panels: the cut points of [0, k) that are boundaries of either split, so each piece lies
+ * in one part of both (gemm_plan.c). *cuts (malloc'd) gets n+1 points. */
+dmx_status dmxi_gemm_cuts(const int64_t *x, int nx, const int64_t *y, int ny, int64_t **cuts,
+                          int *n);
+/* Part of split x (nparts) holding index i. */
+int dmxi_gemm_part(const int64_t *x, int nparts, int64_t i);
+
+/* Broadcast helpers with counting (gemm_plan.c): start (overlap) or run (blocking) a broadcast
+ * of count elements on comm from root. size-1 communicators send nothing and count nothing. */
+dmx_status dmxi_gemm_bcast_start(dmx_gemm_plan *g, void *buf, int64_t count, int root,
+                                 MPI_Comm comm, MPI_Request *req);
+
+/* The algorithms: run the multiply on the plan's local blocks. first_beta is beta for the
+ * first local update (later ones use 1); with no local update at all the caller scales. */
+dmx_status dmxi_gemm_summa(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
+dmx_status dmxi_gemm_hsumma(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
+dmx_status dmxi_gemm_cannon(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
+
+/* The model (gemm_model.c). */
+dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p,
+                            const dmx_gemm_options *opt, dmx_gemm_info *out);
+/* Group grid gr x gc for G groups on a pr x pc grid (gr | pr, gc | pc); 0 if impossible. */
+int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc);
+
+#endif
