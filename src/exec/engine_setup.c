@@ -196,7 +196,6 @@ dmx_status dmxi_p2p_free(dmxi_exec *e)
     return st;
 }
 
-
 int dmxi_p2p_wait(MPI_Request *req)
 {
     for (;;) {
