@@ -174,7 +174,6 @@ int dmxi_xchg_entry_cmp(const void *a, const void *b);
 /* Count temporary bytes in the result's statistics. */
 void dmxi_xchg_temp(dmx_exchange_request *r, int64_t bytes);
 
-
 /* 1 if this MPI's one-sided windows cannot be trusted on communicators split at the same time:
  * Open MPI before 5.0, whose osc rdma names a window's shared segment after the communicator's
  * context id, which disjoint communicators split from one parent share (Open MPI issue 9492), so

@@ -14,7 +14,6 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e);
 dmx_status dmxi_p2p_execute(dmxi_exec *e);
 dmx_status dmxi_p2p_free(dmxi_exec *e);
 
-
 /* MPI_Wait by MPI_Test and sched_yield: MPICH's blocking calls spin without yielding, which
  * costs a scheduler time slice per collective when ranks outnumber cores (200 allreduces at 3
  * ranks on 2 cores: 2.3 s blocking, 0.15 s nonblocking with this loop). Returns MPI's code. */
