@@ -1,8 +1,14 @@
 /* The part of the test harness every dmx test uses, MPI or not: see dmxt_util.h. */
+#define _POSIX_C_SOURCE 200809L /* write, alarm */
+
 #include "dmxt_util.h"
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------------------------------- */
 /* RNG                                                                                      */
@@ -127,4 +133,23 @@ void dmxt_count_print(const dmxt_count *c)
 int dmxt_count_exit_code(const dmxt_count *c)
 {
     return c->failed == 0 ? 0 : 1;
+}
+
+static char watchdog_msg[256];
+static int watchdog_fd = 2;
+
+static void watchdog_fire(int sig)
+{
+    (void)sig;
+    ssize_t w = write(watchdog_fd, watchdog_msg, strlen(watchdog_msg));
+    (void)w;
+    _exit(3);
+}
+
+void dmxt_watchdog(unsigned seconds, int fd, const char *message)
+{
+    snprintf(watchdog_msg, sizeof watchdog_msg, "%s", message);
+    watchdog_fd = fd;
+    signal(SIGALRM, watchdog_fire);
+    alarm(seconds);
 }

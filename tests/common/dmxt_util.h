@@ -78,4 +78,9 @@ void dmxt_count_print(const dmxt_count *c);
 /* The exit status of a test program: 0 if nothing failed, else 1. */
 int dmxt_count_exit_code(const dmxt_count *c);
 
+/* A watchdog for a test that might hang: after @p seconds, write @p message (copied, at most
+ * 255 bytes) to file descriptor @p fd and end the process with exit code 3. Once per process;
+ * seconds 0 turns it off. */
+void dmxt_watchdog(unsigned seconds, int fd, const char *message);
+
 #endif /* DMXT_UTIL_H */

@@ -117,15 +117,6 @@ out:
     return fails;
 }
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "FAIL: watchdog expired (hang in split exchanges)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(3);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -133,8 +124,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *to = getenv("DMX_TEST_TIMEOUT");
-    signal(SIGALRM, on_alarm);
-    alarm(to ? (unsigned)atoi(to) : 60u);
+    dmxt_watchdog(to ? (unsigned)atoi(to) : 60u, 2,
+                  "FAIL: watchdog expired (hang in split exchanges)\n");
     const char *sd = getenv("DMX_TEST_SEED");
     uint64_t seed = sd ? strtoull(sd, NULL, 10) : 20241124u;
     const int nproto = 4;

@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "dmx.h"
+#include "dmxt_util.h"
 
 #include <mpi.h>
 #include <signal.h>
@@ -28,23 +29,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "FAIL: watchdog expired (a rank kept waiting)\n0 passed, 1 failed\n";
-    ssize_t w = write(1, msg, sizeof msg - 1);
-    (void)w;
-    _exit(3);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    signal(SIGALRM, on_alarm);
-    alarm(60);
+    dmxt_watchdog(60, 1, "FAIL: watchdog expired (a rank kept waiting)\n0 passed, 1 failed\n");
     const char *tv = getenv("DMX_TIMEOUT");
     const double limit = (tv ? atof(tv) : 600.0) + 10.0;
     const char *kv = getenv("DMX_TEST_KILL");
