@@ -21,7 +21,7 @@ enum { MAXS = 32, MAXREP = 41 };
 
 typedef struct opts {
     int json, reps, kinds[DMX_COLL_NKINDS], algs[DMX_COLL_NALGS];
-    int64_t minb, maxb, sweep, cap;
+    int64_t minb, maxb, sweep, cap, overhead;
     double budget;
 } opts;
 
@@ -43,10 +43,11 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mpirun -n P dmx bench coll [--json] [--coll LIST] [--alg LIST]\n"
                "         [--min BYTES] [--max BYTES] [--reps N] [--budget SECONDS]\n"
-               "         [--sweep-segments BYTES]\n"
+               "         [--sweep-segments BYTES] [--overhead CALLS]\n"
                "  LIST: comma-separated names (bcast,scatter,...; mpi,auto,ring,...)\n"
                "  sizes: 8 B x 8^k up to 64 MiB within [min, max]; blocked collectives use the\n"
-               "  size per block; cases needing more than 128 MiB per buffer are skipped\n");
+               "  size per block; cases needing more than 128 MiB per buffer are skipped\n"
+               "  --overhead N: ns per call of N 8-byte broadcasts in a row, MPI_Bcast vs dmx\n");
 }
 
 static void sweep_segments(const opts *o, int rank, int p)
@@ -103,6 +104,60 @@ static void sweep_segments(const opts *o, int rank, int p)
     bcoll_free(&c);
 }
 
+/* The front end's cost per call: n 8-byte broadcasts from rank 0 in a row by MPI_Bcast (on a
+ * duplicate of MPI_COMM_WORLD), by dmx AUTO, by dmx naming the algorithm "mpi" and by dmx
+ * binomial. Rounds run every variant once, starting with a different one each round; per round
+ * and variant the elapsed time (max over ranks) / n; the median over rounds is printed. */
+static void overhead(const opts *o, int rank, int p)
+{
+    enum { NV = 4, ROUNDS = 7 };
+    const char *names[NV] = {"MPI_Bcast", "dmx auto", "dmx mpi", "dmx binomial"};
+    const dmx_coll_alg algs[NV] = {DMX_COLL_MPI, DMX_COLL_AUTO, DMX_COLL_MPI, DMX_COLL_BINOMIAL};
+    double t[NV][ROUNDS], buf = 1.0;
+    int64_t n = o->overhead;
+    int bad = 0;
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    dmx_coll_alg pick = DMX_COLL_MPI;
+    dmx_coll_choose(DMX_COLL_BCAST, p, 8, bcoll_nodes(), &pick);
+    for (int v = 1; v < NV; v++) /* warm up: the communicator cache, AUTO's memo */
+        bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, algs[v]) != DMX_SUCCESS;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int j = 0; j < NV; j++) {
+            int v = (j + r) % NV;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            if (v == 0)
+                for (int64_t i = 0; i < n; i++)
+                    bad |= MPI_Bcast(&buf, 1, MPI_DOUBLE, 0, dup) != MPI_SUCCESS;
+            else
+                for (int64_t i = 0; i < n; i++)
+                    bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, algs[v]) !=
+                           DMX_SUCCESS;
+            t[v][r] = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0) / (double)n;
+        }
+    int anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    double base = bench_median(t[0], ROUNDS);
+    if (rank == 0) {
+        printf("# %lld 8-byte broadcasts in a row, np %d, median of %d rounds (AUTO picks %s)\n",
+               (long long)n, p, ROUNDS, dmx_coll_alg_name(pick));
+        for (int v = 0; v < NV; v++) {
+            double m = bench_median(t[v], ROUNDS);
+            if (o->json)
+                printf("{\"bench\":\"coll_overhead\",\"impl\":\"%s\",\"np\":%d,\"calls\":%lld,"
+                       "\"t_call\":%.9g,\"wrong\":%d}\n",
+                       names[v], p, (long long)n, m, anybad);
+            else
+                printf("%-14s %8.1f ns per call  (%+.1f ns vs MPI_Bcast)\n", names[v], m * 1e9,
+                       (m - base) * 1e9);
+        }
+        if (anybad)
+            printf("# some calls failed\n");
+    }
+    MPI_Comm_free(&dup);
+}
+
 int dmx_cmd_bench_coll(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -135,6 +190,8 @@ int dmx_cmd_bench_coll(int argc, char **argv)
             bad = bench_parse_int(argv[++i], 0, &o.reps);
         else if (strcmp(a, "--budget") == 0 && v)
             o.budget = atof(argv[++i]);
+        else if (strcmp(a, "--overhead") == 0 && v)
+            bad = bench_parse_i64(argv[++i], 1, &o.overhead);
         else if (strcmp(a, "--sweep-segments") == 0 && v)
             bad = bench_parse_i64(argv[++i], 0, &o.sweep);
         else if (strcmp(a, "--help") == 0) {
@@ -165,6 +222,10 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     int dpairs = 0, dconcord = 0; /* pairs whose measured times differ by more than 10% */
     if (o.sweep > 0) {
         sweep_segments(&o, rank, p);
+        goto done;
+    }
+    if (o.overhead > 0) {
+        overhead(&o, rank, p);
         goto done;
     }
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
@@ -277,7 +338,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
             bcoll_free(&c);
         }
     }
-    if (rank == 0 && o.sweep == 0)
+    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
         printf("# summary: auto within 1.1x of the best in %d of %d cells; MPI >= 1.5x slower "
                "than the best in %d cells, auto >= 1.3x faster than MPI in %d of them; model "
                "orders %d of %d algorithm pairs as measured (%.0f%%), %d of the %d pairs that "

@@ -1,12 +1,22 @@
-/* Collectives, the public entry points: argument checks, the agreement on them, buffer
- * normalization (MPI_IN_PLACE, own blocks, writable accumulators) and dispatch to the chosen
- * algorithm or to the MPI library's own call.
+/* Collectives, the public entry points: argument checks, what happens when one fails
+ * (DMX_COLL_CHECK), buffer normalization (MPI_IN_PLACE, own blocks, writable accumulators) and
+ * dispatch to the chosen algorithm or to the MPI library's own call.
  *
- * Agreement: every call makes one MPI_Allreduce (MAX) of nine int64 values: the local status,
- * count, -count, root, -root, alg, -alg, k, -k. A status above zero on any rank fails every
- * rank with it; a max that differs from minus the max of the negation means ranks passed
- * different values (DMX_ERR_ARG everywhere). Nothing else is sent before it. DMX_COLL_CHECK=0
- * skips it (coll_select.c): local checks only, as cheap as MPI's call and as unforgiving.
+ * DMX_COLL_CHECK (read once, coll_select.c) decides what a failed local check does:
+ *  local (default): the check calls the dmx error handler (dmxi_fatal) on that rank, then the
+ *    call returns the status there. The default handler prints the message and aborts the
+ *    job, so the ranks that passed their checks and wait in the collective are not left
+ *    hanging: the promise MPI_ERRORS_ARE_FATAL gives. Costs nothing when the checks pass.
+ *  agree (or 1): one MPI_Allreduce (MAX) of nine int64 values: the local status, count,
+ *    -count, root, -root, alg, -alg, k, -k. A status above zero on any rank fails every rank
+ *    with it; a max that differs from minus the max of the negation means ranks passed
+ *    different values (DMX_ERR_ARG everywhere). Nothing else is sent before it. It doubles the
+ *    time of a small collective.
+ *  off (or 0): the status is returned on that rank, nothing else (the others may then wait).
+ *
+ * Per-call cost when the checks pass: the communicator's cache is found by one compare when it
+ * is the last one used (dmxi_ccomm_fast), the datatype and op checks remember the last valid
+ * ones, and AUTO's choice is remembered per communicator and collective for the last size.
  *
  * Temporary memory made here (the algorithms' own is in their files and docs/coll.md):
  *  reduce: count elements on non-root ranks (the accumulator); reduce-scatter: p*count
@@ -15,6 +25,18 @@
 #include "coll_internal.h"
 
 #include <string.h>
+
+/* How a failed check is recorded: dmxi_error, or dmxi_fatal (which also calls the error
+ * handler) when DMX_COLL_CHECK=local. Set by run() before any check. */
+typedef dmx_status (*fail_fn)(dmx_status, const char *, int, const char *, ...);
+static fail_fn fail = dmxi_error;
+#define CCHECK(cond, code, ...)                                                                    \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            st = fail((code), __FILE__, __LINE__, __VA_ARGS__);                                    \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
 
 static int is_rooted(dmx_coll_kind k)
 {
@@ -42,12 +64,12 @@ static dmx_status check_type(MPI_Datatype type, int64_t *esize)
         *esize = ok_esize;
         goto cleanup;
     }
-    DMXI_CHECK(type != MPI_DATATYPE_NULL, DMX_ERR_ARG, "datatype is MPI_DATATYPE_NULL");
+    CCHECK(type != MPI_DATATYPE_NULL, DMX_ERR_ARG, "datatype is MPI_DATATYPE_NULL");
     DMXI_MPI(MPI_Type_get_envelope(type, &ni, &na, &nd, &comb));
-    DMXI_CHECK(comb == MPI_COMBINER_NAMED, DMX_ERR_UNSUPPORTED,
-               "only predefined MPI datatypes are supported");
+    CCHECK(comb == MPI_COMBINER_NAMED, DMX_ERR_UNSUPPORTED,
+           "only predefined MPI datatypes are supported");
     DMXI_MPI(MPI_Type_size(type, &sz));
-    DMXI_CHECK(sz > 0, DMX_ERR_ARG, "datatype has size 0");
+    CCHECK(sz > 0, DMX_ERR_ARG, "datatype has size 0");
     *esize = sz;
     ok_type = type;
     ok_esize = sz;
@@ -61,11 +83,11 @@ static dmx_status check_op(MPI_Datatype type, MPI_Op op, int64_t esize)
     dmx_status st = DMX_SUCCESS;
     if (op == ok_op && type == ok_op_type && op != MPI_OP_NULL)
         goto cleanup;
-    DMXI_CHECK(op != MPI_OP_NULL, DMX_ERR_ARG, "op is MPI_OP_NULL");
-    DMXI_CHECK(esize <= 64, DMX_ERR_UNSUPPORTED, "datatype too large for reductions");
+    CCHECK(op != MPI_OP_NULL, DMX_ERR_ARG, "op is MPI_OP_NULL");
+    CCHECK(esize <= 64, DMX_ERR_UNSUPPORTED, "datatype too large for reductions");
     unsigned char a[64] = {0}, b[64] = {0};
     int rc = MPI_Reduce_local(a, b, 1, type, op);
-    DMXI_CHECK(rc == MPI_SUCCESS, DMX_ERR_ARG, "MPI_Op not valid for this datatype");
+    CCHECK(rc == MPI_SUCCESS, DMX_ERR_ARG, "MPI_Op not valid for this datatype");
     ok_op = op;
     ok_op_type = type;
 cleanup:
@@ -85,29 +107,43 @@ typedef struct call {
     dmx_coll_alg alg;
 } call;
 
+/* *out = a * b for a, b >= 0; 0 if that overflows int64_t. */
+static inline int mul_ok(int64_t a, int64_t b, int64_t *out)
+{
+#if defined(__GNUC__)
+    return !__builtin_mul_overflow(a, b, out);
+#else
+    if (b != 0 && a > INT64_MAX / b)
+        return 0;
+    *out = a * b;
+    return 1;
+#endif
+}
+
 static dmx_status local_checks(const call *c, int rank, int p, int64_t *esize, int64_t *bytes)
 {
     dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(c->count >= 0, DMX_ERR_ARG, "negative count %lld", (long long)c->count);
-    DMXI_CHECK(c->alg >= 0 && c->alg < DMX_COLL_NALGS && dmx_coll_alg_valid(c->kind, c->alg),
-               DMX_ERR_ARG, "algorithm %d is not one of %s's", (int)c->alg,
-               dmx_coll_kind_name(c->kind));
+    CCHECK(c->count >= 0, DMX_ERR_ARG, "negative count %lld", (long long)c->count);
+    CCHECK((unsigned)c->alg < DMX_COLL_NALGS && ((dmxi_coll_valid_mask[c->kind] >> c->alg) & 1u),
+           DMX_ERR_ARG, "algorithm %d is not one of %s's", (int)c->alg,
+           dmx_coll_kind_name(c->kind));
     if (is_rooted(c->kind))
-        DMXI_CHECK(c->root >= 0 && c->root < p, DMX_ERR_ARG, "root %d out of range [0, %d)",
-                   c->root, p);
+        CCHECK(c->root >= 0 && c->root < p, DMX_ERR_ARG, "root %d out of range [0, %d)", c->root,
+               p);
     DMXI_TRY(check_type(c->type, esize));
     if (is_reduction(c->kind))
         DMXI_TRY(check_op(c->type, c->op, *esize));
-    DMXI_TRY(dmxi_mul64(c->count, *esize, bytes));
     int64_t total = 0;
-    DMXI_TRY(dmxi_mul64(*bytes, p, &total));
+    CCHECK(mul_ok(c->count, *esize, bytes) && mul_ok(*bytes, p, &total), DMX_ERR_OVERFLOW,
+           "%lld elements of %lld bytes on %d ranks overflow int64_t", (long long)c->count,
+           (long long)*esize, p);
     if (c->count > 0) {
         int root_here = is_rooted(c->kind) && rank == c->root;
         int need_s = c->kind != DMX_COLL_BCAST && (c->kind != DMX_COLL_SCATTER || root_here);
         int need_r = c->kind == DMX_COLL_BCAST ||
                      ((c->kind != DMX_COLL_GATHER && c->kind != DMX_COLL_REDUCE) || root_here);
-        DMXI_CHECK(!need_s || c->sbuf != NULL, DMX_ERR_NULL, "send buffer is NULL");
-        DMXI_CHECK(!need_r || c->rbuf != NULL, DMX_ERR_NULL, "receive buffer is NULL");
+        CCHECK(!need_s || c->sbuf != NULL, DMX_ERR_NULL, "send buffer is NULL");
+        CCHECK(!need_r || c->rbuf != NULL, DMX_ERR_NULL, "receive buffer is NULL");
     }
 cleanup:
     return st;
@@ -138,11 +174,13 @@ cleanup:
 }
 
 /* The MPI library's own call on the duplicate. */
-static dmx_status run_mpi(const call *c, MPI_Comm comm, int p)
+static dmx_status run_mpi(const call *c, const dmxi_ccomm *cc, int p)
 {
     dmx_status st = DMX_SUCCESS;
-    int n = 0;
-    DMXI_TRY(dmxi_to_int(c->count, &n, "count"));
+    MPI_Comm comm = cc->dup;
+    int n = (int)c->count;
+    if (c->count > INT_MAX)
+        DMXI_TRY(dmxi_to_int(c->count, &n, "count"));
     const void *s = c->sbuf;
     void *r = c->rbuf;
     switch (c->kind) {
@@ -161,8 +199,7 @@ static dmx_status run_mpi(const call *c, MPI_Comm comm, int p)
     case DMX_COLL_SCAN: DMXI_MPI(MPI_Scan(s, r, n, c->type, c->op, comm)); break;
     case DMX_COLL_EXSCAN: DMXI_MPI(MPI_Exscan(s, r, n, c->type, c->op, comm)); break;
     case DMX_COLL_SHIFT: {
-        int rank = 0;
-        DMXI_MPI(MPI_Comm_rank(comm, &rank));
+        int rank = cc->rank;
         int kk = dmxi_mod(c->k, p);
         int to = (rank + kk) % p, from = dmxi_mod((int64_t)rank - kk, p);
         if (s == MPI_IN_PLACE)
@@ -252,21 +289,32 @@ static dmx_status run(const call *c)
     void *tmp = NULL;
     int rank = 0, p = 0;
     int64_t esize = 0, bytes = 0;
-    dmxi_coll_model_init();
-    DMXI_CHECK(c->comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
-    DMXI_TRY(dmxi_ccomm_get(c->comm, &cc));
+    dmxi_coll_check_mode mode = dmxi_coll_check(); /* reads the settings once */
+    fail = mode == DMXI_COLL_CHECK_LOCAL ? dmxi_fatal : dmxi_error;
+    CCHECK(c->comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
+    DMXI_TRY(dmxi_ccomm_fast(c->comm, &cc));
     rank = cc->rank;
     p = cc->size;
     local = local_checks(c, rank, p, &esize, &bytes);
-    if (dmxi_coll_check())
+    if (mode == DMXI_COLL_CHECK_AGREE)
         DMXI_TRY(agree(cc->dup, local, c));
     else
-        DMXI_TRY(local);
+        DMXI_TRY(local); /* local mode: the handler has seen it already */
 
-    /* bytes is the model's m: one block for blocked collectives, the vector otherwise. */
-    dmx_coll_alg alg = dmxi_coll_choose(c->kind, c->alg, p, bytes, cc->nodes);
+    /* bytes is the model's m: one block for blocked collectives, the vector otherwise. AUTO's
+     * choice for the last size of this collective on this communicator is remembered. */
+    dmx_coll_alg alg = c->alg;
+    if (alg == DMX_COLL_AUTO) {
+        dmxi_cmemo *m = &cc->memo[c->kind];
+        if (m->epoch == dmxi_coll_model_epoch && m->bytes == bytes) {
+            alg = (dmx_coll_alg)m->alg;
+        } else {
+            alg = dmxi_coll_choose(c->kind, alg, p, bytes, cc->nodes);
+            *m = (dmxi_cmemo){bytes, dmxi_coll_model_epoch, (int)alg};
+        }
+    }
     if (alg == DMX_COLL_MPI) {
-        DMXI_TRY(run_mpi(c, cc->dup, p));
+        DMXI_TRY(run_mpi(c, cc, p));
         goto cleanup;
     }
     dmxi_coll_fn fn = lookup(c->kind, alg);

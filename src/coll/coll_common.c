@@ -13,6 +13,11 @@
 static int ccomm_keyval = MPI_KEYVAL_INVALID;
 static int cfinal_keyval = MPI_KEYVAL_INVALID;
 
+/* The last communicator looked up and its cache (dmxi_ccomm_fast). Cleared when that cache is
+ * deleted, before a new communicator can reuse the handle. */
+MPI_Comm dmxi_ccomm_last_comm = MPI_COMM_NULL;
+dmxi_ccomm *dmxi_ccomm_last = NULL;
+
 static int free_comm(MPI_Comm *c)
 {
     if (*c == MPI_COMM_NULL)
@@ -27,6 +32,10 @@ static int ccomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)keyval;
     (void)extra;
     dmxi_ccomm *c = attr;
+    if (dmxi_ccomm_last == c) {
+        dmxi_ccomm_last = NULL;
+        dmxi_ccomm_last_comm = MPI_COMM_NULL;
+    }
     int rc = free_comm(&c->grow);
     int r = free_comm(&c->gcol);
     if (rc == MPI_SUCCESS)
@@ -76,6 +85,8 @@ dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
     DMXI_MPI(MPI_Comm_get_attr(comm, ccomm_keyval, &v, &flag));
     if (flag) {
         *out = v;
+        dmxi_ccomm_last = v;
+        dmxi_ccomm_last_comm = comm;
         goto cleanup;
     }
     c = calloc(1, sizeof *c);
@@ -93,6 +104,8 @@ dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
     DMXI_MPI(MPI_Allreduce(&leader, &c->nodes, 1, MPI_INT, MPI_SUM, c->dup));
     DMXI_MPI(MPI_Comm_set_attr(comm, ccomm_keyval, c));
     *out = c;
+    dmxi_ccomm_last = c;
+    dmxi_ccomm_last_comm = comm;
     c = NULL;
 cleanup:
     if (node != MPI_COMM_NULL)

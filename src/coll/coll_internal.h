@@ -14,6 +14,14 @@
  * tag per phase suffices (distinct phases get distinct tags only to make traces readable). */
 enum { DMXI_COLL_TAG = 7100, DMXI_COLL_TAG2 = 7101, DMXI_COLL_TAG3 = 7102 };
 
+/* AUTO's last choice for one collective on one communicator: small collectives repeat their
+ * size, and this makes the repeat a compare instead of a model evaluation. */
+typedef struct dmxi_cmemo {
+    int64_t bytes;
+    unsigned epoch; /* dmxi_coll_model_epoch when made; 0: empty */
+    int alg;
+} dmxi_cmemo;
+
 /* The cache attached to a user communicator. */
 typedef struct dmxi_ccomm {
     MPI_Comm dup;        /* private duplicate, MPI_ERRORS_RETURN */
@@ -21,6 +29,7 @@ typedef struct dmxi_ccomm {
     int gr, gc;          /* its dimensions: gr * gc = p, gr the largest divisor <= sqrt p */
     int nodes;           /* shared-memory nodes spanned (for the model), 0 until known */
     int rank, size;      /* in dup */
+    dmxi_cmemo memo[DMX_COLL_NKINDS];
 } dmxi_ccomm;
 
 /* What an algorithm gets. Buffers are already normalized by the front end (coll_api*.c):
@@ -52,7 +61,20 @@ typedef struct dmxi_cargs {
 typedef dmx_status (*dmxi_coll_fn)(const dmxi_cargs *a);
 
 /* ---- coll_common.c ---------------------------------------------------------------------- */
+/* The cache of comm, made on first use (collective then; local afterwards). The last
+ * communicator looked up is remembered (dmxi_ccomm_last*, cleared when its cache is deleted),
+ * so a repeat costs one compare instead of MPI_Comm_get_attr: use dmxi_ccomm_fast. */
 dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out);
+extern MPI_Comm dmxi_ccomm_last_comm;
+extern dmxi_ccomm *dmxi_ccomm_last;
+static inline dmx_status dmxi_ccomm_fast(MPI_Comm comm, dmxi_ccomm **out)
+{
+    if (comm == dmxi_ccomm_last_comm && dmxi_ccomm_last != NULL) {
+        *out = dmxi_ccomm_last;
+        return DMX_SUCCESS;
+    }
+    return dmxi_ccomm_get(comm, out);
+}
 /* Make the internal grid communicators of cc (collective on cc->dup). */
 dmx_status dmxi_ccomm_grid(dmxi_ccomm *cc);
 
@@ -96,12 +118,25 @@ dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64
                               int nodes);
 /* The model's pipeline segment count (DMX_COLL_SEGMENTS overrides). */
 int64_t dmxi_coll_segments(int p, int64_t bytes, int nodes);
-/* 0 if DMX_COLL_CHECK=0 turned the argument agreement off. */
-int dmxi_coll_check(void);
+/* DMX_COLL_CHECK: what a collective does about its arguments (coll_api.c). */
+typedef enum dmxi_coll_check_mode {
+    DMXI_COLL_CHECK_OFF = 0,   /* off, 0: local checks, the status returned on that rank */
+    DMXI_COLL_CHECK_LOCAL = 1, /* local (default): local checks, a failure calls the handler */
+    DMXI_COLL_CHECK_AGREE = 2  /* agree, 1: local checks, then one allreduce agrees on them */
+} dmxi_coll_check_mode;
+dmxi_coll_check_mode dmxi_coll_check(void);
 /* Bumped by coll_model.c whenever the parameters change (invalidates AUTO's cached choices). */
 extern unsigned dmxi_coll_model_epoch;
-/* Load DMX_MODEL once (on first use). */
-void dmxi_coll_model_init(void);
+/* Read the settings and load DMX_MODEL once (on first use); dmxi_coll_ready says it is done. */
+extern int dmxi_coll_ready;
+void dmxi_coll_settings_read(void);
+static inline void dmxi_coll_model_init(void)
+{
+    if (!dmxi_coll_ready)
+        dmxi_coll_settings_read();
+}
+/* Bit a of dmxi_coll_valid_mask[k]: algorithm a (AUTO and MPI included) implements k. */
+extern const unsigned dmxi_coll_valid_mask[DMX_COLL_NKINDS];
 
 /* ---- algorithms: dmxi_<coll>_<alg> in <coll>_<alg>.c ------------------------------------ */
 dmx_status dmxi_bcast_flat(const dmxi_cargs *a);

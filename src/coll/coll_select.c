@@ -1,10 +1,9 @@
 /* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
- * Every DMX_* setting of the module is read here (dmxi_coll_model_init): DMX_MODEL (a model
- * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective) and
- * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count) and DMX_COLL_CHECK=0
- * (skip the argument agreement: saves one small allreduce per call, but a bad argument on one
- * rank may then hang the others, as with MPI's own calls). They are read once, at the first
- * collective. */
+ * Every DMX_* setting of the module is read here (dmxi_coll_settings_read): DMX_MODEL (a model
+ * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective),
+ * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count) and DMX_COLL_CHECK (agree,
+ * local or off: what a collective does about its arguments, see coll_api.c). They are read
+ * once, at the first collective. */
 #include "coll_internal.h"
 
 #include <ctype.h>
@@ -19,24 +18,27 @@ static const char *const kind_names[DMX_COLL_NKINDS] = {
     "bcast",          "scatter",  "gather", "allgather", "reduce", "allreduce",
     "reduce_scatter", "alltoall", "scan",   "exscan",    "shift"};
 
-/* Bit a set in valid[k]: algorithm a implements collective k. */
+/* Bit a set in dmxi_coll_valid_mask[k]: algorithm a implements collective k (AUTO and MPI
+ * implement all). */
 #define B(a) (1u << (a))
-static const unsigned valid[DMX_COLL_NKINDS] = {
-    [DMX_COLL_BCAST] = B(DMX_COLL_FLAT) | B(DMX_COLL_RING) | B(DMX_COLL_PIPELINE) |
+#define ANY (B(DMX_COLL_AUTO) | B(DMX_COLL_MPI))
+const unsigned dmxi_coll_valid_mask[DMX_COLL_NKINDS] = {
+    [DMX_COLL_BCAST] = ANY | B(DMX_COLL_FLAT) | B(DMX_COLL_RING) | B(DMX_COLL_PIPELINE) |
                        B(DMX_COLL_BINOMIAL) | B(DMX_COLL_SCATTER_AG) | B(DMX_COLL_GRID),
-    [DMX_COLL_SCATTER] = B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
-    [DMX_COLL_GATHER] = B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
-    [DMX_COLL_ALLGATHER] =
-        B(DMX_COLL_RING) | B(DMX_COLL_RECDBL) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
-    [DMX_COLL_REDUCE] = B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RS_GATHER),
-    [DMX_COLL_ALLREDUCE] = B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RECDBL) | B(DMX_COLL_RING),
-    [DMX_COLL_REDUCE_SCATTER] = B(DMX_COLL_RING) | B(DMX_COLL_HALVING),
-    [DMX_COLL_ALLTOALL] =
-        B(DMX_COLL_PAIRWISE) | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
-    [DMX_COLL_SCAN] = B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
-    [DMX_COLL_EXSCAN] = B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
-    [DMX_COLL_SHIFT] = B(DMX_COLL_RING) | B(DMX_COLL_GRID),
+    [DMX_COLL_SCATTER] = ANY | B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
+    [DMX_COLL_GATHER] = ANY | B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
+    [DMX_COLL_ALLGATHER] = B(DMX_COLL_AUTO) | B(DMX_COLL_MPI) | B(DMX_COLL_RING) |
+                           B(DMX_COLL_RECDBL) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
+    [DMX_COLL_REDUCE] = ANY | B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RS_GATHER),
+    [DMX_COLL_ALLREDUCE] = ANY | B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RECDBL) | B(DMX_COLL_RING),
+    [DMX_COLL_REDUCE_SCATTER] = ANY | B(DMX_COLL_RING) | B(DMX_COLL_HALVING),
+    [DMX_COLL_ALLTOALL] = B(DMX_COLL_AUTO) | B(DMX_COLL_MPI) | B(DMX_COLL_PAIRWISE) |
+                          B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
+    [DMX_COLL_SCAN] = ANY | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
+    [DMX_COLL_EXSCAN] = ANY | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
+    [DMX_COLL_SHIFT] = ANY | B(DMX_COLL_RING) | B(DMX_COLL_GRID),
 };
+#undef ANY
 #undef B
 
 const char *dmx_coll_alg_name(dmx_coll_alg alg)
@@ -67,29 +69,41 @@ int dmx_coll_alg_valid(dmx_coll_kind kind, dmx_coll_alg alg)
 {
     if (kind < 0 || kind >= DMX_COLL_NKINDS || alg < 0 || alg >= DMX_COLL_NALGS)
         return 0;
-    if (alg == DMX_COLL_AUTO || alg == DMX_COLL_MPI)
-        return 1;
-    return (valid[kind] >> alg) & 1u;
+    return (dmxi_coll_valid_mask[kind] >> alg) & 1u;
 }
 
 /* ---- settings ----------------------------------------------------------------------------- */
 
-static int settings_read = 0;
+int dmxi_coll_ready = 0;
 static dmx_coll_alg forced[DMX_COLL_NKINDS]; /* AUTO: not forced */
 static int64_t forced_segments = 0;
-static int check_args = 1;
+static dmxi_coll_check_mode check_mode = DMXI_COLL_CHECK_LOCAL;
 
-int dmxi_coll_check(void)
+dmxi_coll_check_mode dmxi_coll_check(void)
 {
     dmxi_coll_model_init();
-    return check_args;
+    return check_mode;
 }
 
-void dmxi_coll_model_init(void)
+/* DMX_COLL_CHECK: agree (or 1), local (the default), off (or 0). */
+static dmxi_coll_check_mode parse_check(void)
 {
-    if (settings_read)
+    const char *v = dmxi_setting_str(DMXI_SET_COLL_CHECK);
+    if (v == NULL || strcmp(v, "local") == 0)
+        return DMXI_COLL_CHECK_LOCAL;
+    if (strcmp(v, "agree") == 0 || strcmp(v, "1") == 0)
+        return DMXI_COLL_CHECK_AGREE;
+    if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+        return DMXI_COLL_CHECK_OFF;
+    fprintf(stderr, "dmx: DMX_COLL_CHECK=%s is not agree, local or off; using local\n", v);
+    return DMXI_COLL_CHECK_LOCAL;
+}
+
+void dmxi_coll_settings_read(void)
+{
+    if (dmxi_coll_ready)
         return;
-    settings_read = 1;
+    dmxi_coll_ready = 1; /* first: dmx_coll_model_load below comes back here */
     const char *f = dmxi_setting_str(DMXI_SET_MODEL);
     if (f && *f && dmx_coll_model_load(f) != DMX_SUCCESS)
         fprintf(stderr, "dmx: DMX_MODEL=%s not loaded, using the built-in model: %s\n", f,
@@ -113,7 +127,7 @@ void dmxi_coll_model_init(void)
         }
     }
     forced_segments = dmxi_setting_int(DMXI_SET_COLL_SEGMENTS);
-    check_args = dmxi_setting_int(DMXI_SET_COLL_CHECK) != 0;
+    check_mode = parse_check();
 }
 
 /* AUTO's recent choices: the model's search (the pipeline's segment scan above all) costs

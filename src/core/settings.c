@@ -56,9 +56,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                                 "segments of the pipelined ring broadcast (0: the model's "
                                 "choice)",
                                 1},
-    [DMXI_SET_COLL_CHECK] = {"DMX_COLL_CHECK", 1, "1",
-                             "0: collectives skip the argument agreement (one small allreduce "
-                             "per call); a bad argument on one rank may then hang the others",
+    [DMXI_SET_COLL_CHECK] = {"DMX_COLL_CHECK", 0, "local",
+                             "collectives' argument checks: local (a rank whose check fails "
+                             "calls the error handler, which by default ends the job), agree "
+                             "(or 1: one small allreduce per call, every rank returns the same "
+                             "status) or off (or 0: the status returned on that rank only)",
                              0},
     [DMXI_SET_GEMM] = {"DMX_GEMM", 0, "auto",
                        "multiply algorithm for DMX_GEMM_AUTO plans: auto, summa, hsumma or "

@@ -18,7 +18,7 @@ typedef enum dmxi_setting {
     DMXI_SET_RMA,               /* string: auto, shm, vector, blocks, pack */
     DMXI_SET_MODEL,             /* string: collectives' model file */
     DMXI_SET_COLL_SEGMENTS,     /* 0: the model picks the pipeline's segment count */
-    DMXI_SET_COLL_CHECK,        /* 0: collectives skip the argument agreement */
+    DMXI_SET_COLL_CHECK,        /* string: local, agree (1), off (0) */
     DMXI_SET_GEMM,              /* string: auto, summa, hsumma, cannon */
     DMXI_SET_GEMM_MFLOPS,       /* local multiply rate per rank for the model */
     DMXI_NSETTINGS
