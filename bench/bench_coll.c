@@ -1,8 +1,8 @@
 /* dmx bench coll: every collective x every algorithm x AUTO x the MPI library's own call, at
- * sizes 8 B to 64 MiB, MPI_COMM_WORLD. Median of interleaved repetitions (each repetition runs
- * every algorithm once, in turn), time = max over ranks, every result verified against MPI's;
- * the model's prediction beside each measurement. Also a sweep of the pipelined broadcast's
- * segment count (--sweep-segments).
+ * sizes 8 B to 64 MiB, MPI_COMM_WORLD. Median of interleaved rounds (each round runs every
+ * algorithm once, each round starting with a different one), time = max over ranks, every result
+ * verified against MPI's; the model's prediction beside each measurement. Also a sweep of the
+ * pipelined broadcast's segment count (--sweep-segments).
  *
  * Output: a table per collective with the median time of each algorithm, AUTO's choice and the
  * ratios auto/best and mpi/best; --json prints one line per measurement instead
@@ -64,7 +64,8 @@ static void sweep_segments(const opts *o, int rank, int p)
         bcoll_time(&c, DMX_COLL_PIPELINE, &wrong);
     }
     for (int k = 0; k < reps; k++)
-        for (int i = 0; i < nr; i++) {
+        for (int j = 0; j < nr; j++) {
+            int i = (j + k) % nr; /* each round starts elsewhere (see the main loop) */
             dmx_coll_set_pipeline_segments(rs[i]);
             t[i][k] = bcoll_time(&c, DMX_COLL_PIPELINE, &wrong);
             bad += wrong;
@@ -265,10 +266,14 @@ int dmx_cmd_bench_coll(int argc, char **argv)
             int reps = o.reps;
             if (reps <= 0) {
                 reps = warm > 0 ? (int)(o.budget / warm) : MAXREP;
-                reps = reps < 3 ? 3 : (reps > 15 ? 15 : reps);
+                reps = reps < 5 ? 5 : (reps > 15 ? 15 : reps);
             }
+            /* Round k runs every algorithm once, starting at algorithm k mod na, so a slow
+             * spell of the machine, and whatever one call leaves behind for the next (caches,
+             * MPI's internal buffers, a peer still finishing), hits every algorithm alike. */
             for (int k = 0; k < reps; k++)
-                for (int i = 0; i < na; i++) {
+                for (int j = 0; j < na; j++) {
+                    int i = (j + k) % na;
                     t[i][k] = bcoll_time(&c, (dmx_coll_alg)algs[i], &w);
                     wrong[i] += w;
                 }

@@ -94,28 +94,33 @@ static void append(char *txt, const char *fmt, double a, double b, double c)
 
 static void corrections(char *txt, int p, int quick)
 {
-    /* The benchmark's sizes (8 B x 8^k), so the corrections are measured where AUTO is judged;
-     * at most 8 ranges per key (the model's limit). */
-    int64_t sizes[8] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216};
-    int ns = quick ? 7 : 8;
+    /* The benchmark's sizes (8 B x 8^k up to 64 MiB), so the corrections are measured where
+     * AUTO is judged, including the largest (a factor measured at 16 MiB did not hold at 64
+     * MiB); at most 12 ranges per key (the model's limit). Buffers up to 128 MiB, as there. */
+    int64_t sizes[9] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
+    int ns = quick ? 7 : 9;
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
-        double meas[8][DMX_COLL_NALGS], pred[8][DMX_COLL_NALGS];
-        int ok[8] = {0};
+        double meas[9][DMX_COLL_NALGS], pred[9][DMX_COLL_NALGS];
+        int ok[9] = {0};
         for (int si = 0; si < ns; si++) {
             int64_t per = (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER ||
                            kind == DMX_COLL_ALLGATHER || kind == DMX_COLL_REDUCE_SCATTER ||
                            kind == DMX_COLL_ALLTOALL)
                               ? p
                               : 1;
-            if (sizes[si] * per > (64 << 20))
+            if (sizes[si] * per > (128 << 20))
                 continue;
             bcoll_case c;
             if (bcoll_setup(&c, (dmx_coll_kind)kind, sizes[si]) != 0)
                 continue;
             double t[DMX_COLL_NALGS][9];
-            int w = 0, reps = sizes[si] >= 2097152 ? 3 : 7;
+            int w = 0, reps = sizes[si] >= 2097152 ? 5 : 7;
+            /* Rounds as in dmx bench coll: every algorithm once, each round starting with a
+             * different one, so order effects and slow spells do not favour one. */
+            int na = DMX_COLL_NALGS - DMX_COLL_MPI;
             for (int k = -1; k < reps; k++)
-                for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
+                for (int j = 0; j < na; j++) {
+                    int a = DMX_COLL_MPI + (j + (k + 1)) % na;
                     if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
                         continue;
                     double x = bcoll_time(&c, (dmx_coll_alg)a, &w);

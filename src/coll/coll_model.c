@@ -10,7 +10,8 @@
  * multiplies one algorithm's prediction (measured corrections, piecewise by message size like
  * the point-to-point parameters). The MPI library's own call is
  * predicted as mpi.<coll> times the best dmx prediction (default 1: AUTO uses MPI unless a
- * dmx algorithm is predicted strictly faster, after calibration says by how much).
+ * dmx algorithm is predicted faster by more than AUTO_MARGIN, after calibration says by how
+ * much).
  *
  * Formulas (m = message bytes: the whole vector for bcast, reduce, allreduce, scan, exscan; one
  * rank's block for the others; l = ceil(log2 p); q = largest power of two <= p; grid gr x gc):
@@ -35,7 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MAXR = 8 };
+enum { MAXR = 12 };
 
 typedef struct range {
     double max_bytes, alpha, beta;
@@ -287,6 +288,12 @@ static double pipeline_time(const params *q, int64_t p, double m, int nodes, int
     return (double)(p + r - 2) * (t_msg(q, nodes, seg) + q->seg_overhead);
 }
 
+/* AUTO leaves MPI's call for a dmx algorithm only when the model predicts MPI's call slower by
+ * more than this factor. Calibration measures MPI/best to a few percent at best on a shared
+ * node (its medians of 5-7 runs move by 5 % between runs at large sizes), so a smaller predicted
+ * gain is as likely noise as real; staying with MPI then costs at most this factor. */
+#define AUTO_MARGIN 1.05
+
 static int64_t best_segments(const params *q, int64_t p, int64_t bytes, int nodes)
 {
     int64_t best = 1;
@@ -436,10 +443,11 @@ dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_t p, int
     double tmpi = best * factor(&q->mpi[kind], m);
     if (alg == DMX_COLL_MPI) {
         *seconds = tmpi;
-    } else { /* AUTO: a dmx algorithm only if strictly faster than the MPI prediction */
-        if (tmpi <= best)
+    } else { /* AUTO: a dmx algorithm only if faster than MPI's call by more than the margin */
+        int use_mpi = tmpi <= best * AUTO_MARGIN;
+        if (use_mpi)
             besta = DMX_COLL_MPI;
-        *seconds = tmpi <= best ? tmpi : best;
+        *seconds = use_mpi ? tmpi : best;
     }
     if (chosen)
         *chosen = besta;
