@@ -13,9 +13,13 @@
  *  - Arguments follow MPI's order for the matching MPI call, with the algorithm last. Where MPI
  *    allows MPI_IN_PLACE, so do these calls, with MPI's meaning.
  *  - Collective on comm: every rank calls with the same count, root and algorithm. Every call
- *    first agrees on its arguments (one small allreduce), so a bad argument on any rank (negative
- *    count, root out of range, unknown algorithm, ranks disagreeing on count, root or algorithm)
- *    returns the same status on every rank and nothing is sent.
+ *    checks its arguments on each rank before anything is sent (negative count, root out of
+ *    range, unknown algorithm, NULL buffer, ...). DMX_COLL_CHECK says what a failed check does:
+ *    local (default) calls the dmx error handler on that rank (the default one prints the
+ *    message and aborts the job, so no rank is left waiting), then returns the status; agree
+ *    (or 1) adds one small allreduce per call so that every rank returns the same status (also
+ *    when ranks disagree on count, root or algorithm); off (or 0) returns the status on that
+ *    rank only. docs/coll.md, docs/errors.md.
  *  - The user's communicator never carries dmx traffic: the first call on a communicator
  *    duplicates it and caches the duplicate as an attribute (freed with the communicator, or at
  *    MPI_Finalize for MPI_COMM_WORLD).
