@@ -325,7 +325,9 @@ static int run(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     double core = nopeak ? 1.0 : core_rate((int)cores);
     double peak = core * (double)(np < cores ? np : cores);
-    if (rank == 0 && !json)
+    if (rank == 0 && !json && nopeak)
+        printf("# grid %dx%d, peak not measured (--no-peak: %% of peak is GFLOP/s / 1)\n", pr, pc);
+    else if (rank == 0 && !json)
         printf("# grid %dx%d, core rate %.2f GFLOP/s (one 2048^3 dgemm call per core), peak %.2f "
                "GFLOP/s (core rate x min(np, %ld cores)); timings on a shared machine are noisy\n",
                pr, pc, core, peak, cores);
