@@ -1,16 +1,16 @@
 /* The multiply's cost model and choice: each algorithm's time from the collectives model
- * (dmx_coll_predict for the broadcasts and shifts) and the local multiply rate, and the search
- * over algorithm, grid, G, B and b that AUTO runs. The DMX_GEMM and DMX_GEMM_MFLOPS settings are
- * read here and nowhere else.
+ * (dmx_coll_predict for the broadcasts and shifts) and the local multiply's rate curve, and the
+ * search over algorithm, grid, G, B and b that AUTO runs. The DMX_GEMM, DMX_GEMM_MFLOPS and
+ * DMX_GEMM_MODEL settings are read here and nowhere else.
  *
  * Times (ml = ceil(m/pr), nl = ceil(n/pc), e bytes per element, f = 2 flops per multiply-add for
- * real types and 8 for complex, gamma = 1 / rate, Tb(q, bytes) the model's broadcast over q ranks,
- * 0 for q = 1, with look-ahead, i.e. communication hidden under the multiply where shorter):
- *   SUMMA   c = Tb(pc, ml b e) + Tb(pr, b nl e), w = f ml nl b gamma:
- *           T = c + ceil(k/b) max(c, w)
- *   HSUMMA  co = Tb(gc, ml B e) + Tb(gr, B nl e), ci = Tb(pc/gc, ml b e) + Tb(pr/gr, b nl e):
- *           T = co + ci + ceil(k/B) max(co, B/b max(ci, w))
- *   Cannon  s = 2 Tshift(q, ml ceil(k/q) e), w = f ml nl ceil(k/q) gamma: T = s + q max(s, w)
+ * real types and 8 for complex, W(w) = f ml nl w / R(min(w, ml, nl)) with R the rate curve,
+ * Tb(q, bytes) the broadcast over q ranks, 0 for q = 1; with look-ahead, i.e. communication
+ * hidden under the multiply where shorter; panels as the algorithms cut them, at both k splits):
+ *   SUMMA   c(w) = Tb(pc, ml w e) + Tb(pr, w nl e): T = c(first) + sum_panels max(c(w), W(w))
+ *   HSUMMA  co(w) over gc and gr, ci(w) over pc/gc and pr/gr:
+ *           T = co + ci (first) + sum_outer max(co(wo), sum_inner max(ci(w), W(w)))
+ *   Cannon  s = 2 Tshift(q, ml ceil(k/q) e): T = s + q max(s, W(ceil(k/q)))
  *   Without look-ahead, sums instead of maxima. */
 #include "dmx/gemm.h"
 #include "gemm_internal.h"
