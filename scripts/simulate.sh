@@ -1,49 +1,67 @@
 #!/usr/bin/env bash
 # Simulated scale for the multiply (docs/gemm.md): builds the dmx program with SimGrid's smpicc
-# into build-smpi/ and runs SUMMA and HSUMMA (several G) at 256 and 1024 simulated ranks on the
-# two platform files in bench/simgrid/ (latency-bound and bandwidth-bound clusters of
-# single-core hosts behind one switch), printing the simulated time beside the model's
-# prediction (the model with one rank per node: --nodes P).
+# into build-smpi/ and sweeps SUMMA (panel b), HSUMMA (groups G, panel b, outer panel B) and
+# Cannon at 256 and 1024 simulated ranks on the two platform files in bench/simgrid/
+# (latency-bound and bandwidth-bound clusters of single-core hosts behind one switch), then
+# runs AUTO; each point prints one JSON line with the simulated time (t_med) and the model's
+# prediction (t_model) for the same configuration. The model is the one calibrated for the
+# platform: DMX_MODEL=bench/simgrid/<platform>.model (alpha, beta derived from the platform
+# file) and DMX_GEMM_MODEL=bench/simgrid/hosts_40gf.gemm (the hosts' flat 40 Gflop/s and
+# SimGrid's flat MPI_Ibcast).
 #
-#   scripts/simulate.sh [N] [PANEL]      (default N = 2048, PANEL = 128)
-#   SIM_PLATFORMS="bench/simgrid/x.xml" SIM_NP="256" SIM_G="1 4 16" scripts/simulate.sh
+#   scripts/simulate.sh [N]               (default N = 2048)
+#   SIM_PLATFORMS="latency bandwidth" SIM_NP="256 1024" \
+#   SIM_POINTS="summa:64 summa:128 hsumma:4:64 hsumma:16:64 cannon auto" scripts/simulate.sh
+# A point is summa:b, hsumma:G:b (outer panel B = the widest panel, N/sqrt(P)), cannon or auto
+# (no option forced); forced points use the data's square grid.
 #
-# Message path only (DMX_SHM=0: no shared windows in SMPI); OpenMP off; malloc not overridden
-# (SMPI_NO_OVERRIDE_MALLOC: dmx has struct members named free). Local multiplies really run (SMPI
-# times them and scales to the hosts' 40 Gflop/s via smpi/host-speed), so the run takes about
-# as long as the whole product on one core plus the simulation: about 10 s per 256-rank point
-# and 4 min per 1024-rank point on a loaded 2-core machine (~50 min for the full sweep). Not part
-# of CI.
+# Deterministic: the SimGrid build (-DDMX_SIM_FLOPS) does not run the local multiplies but
+# charges their flops to the simulated host (smpi_execute_flops), and the rest of the code is
+# not timed (smpi/simulate-computation:no), so the simulated times do not depend on this
+# machine's load; the results are not computed (max_err is meaningless here). SMPI's bandwidth
+# and latency correction factors are set to 1 so the platform's figures are the truth the
+# model files state. Message path only (DMX_SHM=0); OpenMP off; malloc not overridden
+# (SMPI_NO_OVERRIDE_MALLOC: dmx has struct members named free). Points run one after another.
+# Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-2048}
-PANEL=${2:-128}
-PLATFORMS=${SIM_PLATFORMS:-"bench/simgrid/cluster_latency.xml bench/simgrid/cluster_bandwidth.xml"}
+PLATFORMS=${SIM_PLATFORMS:-"latency bandwidth"}
 NPS=${SIM_NP:-"256 1024"}
-GS=${SIM_G:-"1 4 16 64"}
+POINTS=${SIM_POINTS:-"summa:64 summa:128 hsumma:4:64 hsumma:16:64 cannon auto"}
 command -v smpicc >/dev/null || { echo "simulate: smpicc not found (apt-get install simgrid)"; exit 1; }
 cmake -S . -B build-smpi -DCMAKE_C_COMPILER=smpicc -DCMAKE_BUILD_TYPE=Release \
   -DDMX_WITH_SCALAPACK=OFF -DDMX_BUILD_TESTS=OFF -DDMX_WITH_OPENMP=OFF \
-  -DCMAKE_C_FLAGS="-DSMPI_NO_OVERRIDE_MALLOC" >/dev/null
+  -DCMAKE_C_FLAGS="-DSMPI_NO_OVERRIDE_MALLOC -DDMX_SIM_FLOPS" >/dev/null
 cmake --build build-smpi -j2 --target dmx_tool >/dev/null
 hosts=$(mktemp)
 trap 'rm -f "$hosts"' EXIT
 for i in $(seq 0 1023); do echo "h$i"; done >"$hosts"
-run() { # platform np alg [groups]
-    local extra=()
-    [ "$3" = hsumma ] && extra=(--groups "$4" --outer $((PANEL * 4)))
-    DMX_SHM=0 OPENBLAS_NUM_THREADS=1 smpirun -np "$2" -platform "$1" -hostfile "$hosts" \
-        --cfg=smpi/host-speed:40Gf --log=root.thres:critical \
-        build-smpi/tools/dmx bench gemm --n "$N" --reps 1 --only "$3" --panel "$PANEL" \
-        "${extra[@]}" --no-peak --nodes "$2" 2>/dev/null | grep '"gemm_sim"' || echo "{\"failed\":\"$*\"}"
+run() { # platform np alg [bench options...]
+    local plat=$1 np=$2
+    shift 2
+    DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="bench/simgrid/cluster_$plat.model" \
+        DMX_GEMM_MODEL=bench/simgrid/hosts_40gf.gemm \
+        smpirun -np "$np" -platform "bench/simgrid/cluster_$plat.xml" -hostfile "$hosts" \
+        --cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
+        --log=root.thres:critical \
+        build-smpi/tools/dmx bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$np" --only "$@" \
+        2>/dev/null | grep '"gemm_sim"' | sed "s/^{/{\"platform\":\"$plat\",/" ||
+        echo "{\"platform\":\"$plat\",\"np\":$np,\"failed\":\"$*\"}"
 }
 for plat in $PLATFORMS; do
     for np in $NPS; do
-        echo "# $(basename "$plat") np $np n $N b $PANEL"
-        run "$plat" "$np" summa
-        for g in $GS; do
-            [ "$g" -le "$np" ] && run "$plat" "$np" hsumma "$g"
+        q=1
+        while [ $(((q + 1) * (q + 1))) -le "$np" ]; do q=$((q + 1)); done
+        cap=$(((N + q - 1) / q)) # widest panel on the square grid
+        echo "# $plat np $np n $N (widest panel $cap)"
+        for pt in $POINTS; do
+            IFS=: read -r alg x y <<<"$pt"
+            case $alg in
+            summa) run "$plat" "$np" summa --panel "$x" ;;
+            hsumma) run "$plat" "$np" hsumma --groups "$x" --panel "$y" --outer "$cap" ;;
+            *) run "$plat" "$np" "$alg" ;;
+            esac
         done
-        run "$plat" "$np" auto
     done
 done

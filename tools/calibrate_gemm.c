@@ -1,11 +1,16 @@
-/* dmx calibrate gemm: the local multiply rate for the multiply's model (DMX_GEMM_MFLOPS).
+/* dmx calibrate gemm: the local multiply's rate by panel width, for the multiply's model.
  *
- *   mpirun -n P dmx calibrate gemm [--n N] [--reps R]
+ *   mpirun -n P dmx calibrate gemm [--n N] [--grid-ranks Q] [--k K] [--reps R] [-o FILE]
  *
- * Every rank times R double-precision N x N x N multiplies (dmx_gemm on MPI_COMM_SELF, i.e. one
- * CBLAS call) at the same time, so the rate is the one a rank sees when all ranks of a node are
- * busy; rank 0 prints each rank's rate, the mean, and the line to export. Run with
- * OPENBLAS_NUM_THREADS=1 (the model assumes one core per rank). */
+ * The local block is the one a rank holds when an N x N x N multiply runs on Q ranks (default
+ * P) on the most square grid: ml = ceil(N/pr) rows, nl = ceil(N/pc) columns. For each panel
+ * width b in 32, 64, ..., up to the widest panel such a run can have (min(ceil(N/pr),
+ * ceil(N/pc))), every rank at once times an ml x nl x K multiply done as K/b rank-b updates
+ * (dmx_gemm on MPI_COMM_SELF, SUMMA forced with panel b; K = max(1024, b)), so the rate is the
+ * one a rank sees when all ranks of the node are busy. Rank 0 prints the mean rate per width as
+ * "rate = b MFLOPS" lines, the model file format of DMX_GEMM_MODEL (written to FILE with -o),
+ * and the widest panel's rate as DMX_GEMM_MFLOPS. Run with OPENBLAS_NUM_THREADS=1 (the model
+ * assumes one core per rank). Memory per rank: ml*K + K*nl + ml*nl doubles plus two panels. */
 #include "dmx.h"
 #include "dmx_tool.h"
 
@@ -13,73 +18,123 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double rate_of(int64_t n, int reps)
+/* MFLOP/s of an m x n x k double multiply in panels of b, reps timed runs after one warm-up. */
+static double rate_of(int64_t m, int64_t n, int64_t k, int64_t b, int reps)
 {
-    double *a = calloc((size_t)(n * n), sizeof(double)),
-           *b = calloc((size_t)(n * n), sizeof(double)),
-           *c = calloc((size_t)(n * n), sizeof(double)), r = 0.0;
+    double *a = calloc((size_t)(m * k), sizeof(double)),
+           *bm = calloc((size_t)(k * n), sizeof(double)),
+           *c = calloc((size_t)(m * n), sizeof(double)), r = 0.0;
     dmx_layout *la = NULL, *lb = NULL, *lc = NULL;
     dmx_gemm_plan *g = NULL;
+    dmx_gemm_options o;
     dmx_scalar one = {1, 0}, zero = {0, 0};
-    for (int64_t i = 0; a && b && i < n * n; i++)
-        a[i] = (double)(i % 7) - 3.0, b[i] = (double)(i % 5) - 2.0;
-    if (a && b && c &&
-        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, a, n, &la) ==
+    dmx_gemm_options_init(&o);
+    o.alg = DMX_GEMM_SUMMA;
+    o.panel = b;
+    for (int64_t i = 0; a && i < m * k; i++)
+        a[i] = (double)(i % 7) - 3.0;
+    for (int64_t i = 0; bm && i < k * n; i++)
+        bm[i] = (double)(i % 5) - 2.0;
+    if (a && bm && c &&
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, m, k, m, k, 1, 1, 'R', 0, 0, a, m, &la) ==
             DMX_SUCCESS &&
-        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, b, n, &lb) ==
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, k, n, k, n, 1, 1, 'R', 0, 0, bm, k, &lb) ==
             DMX_SUCCESS &&
-        dmx_layout_create_block_cyclic(MPI_COMM_SELF, n, n, n, n, 1, 1, 'R', 0, 0, c, n, &lc) ==
+        dmx_layout_create_block_cyclic(MPI_COMM_SELF, m, n, m, n, 1, 1, 'R', 0, 0, c, m, &lc) ==
             DMX_SUCCESS &&
         dmx_gemm_plan_create(MPI_COMM_SELF, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, la, lb, zero, lc,
-                             NULL, &g) == DMX_SUCCESS) {
+                             &o, &g) == DMX_SUCCESS) {
         dmx_gemm_plan_execute(g); /* warm-up */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (int i = 0; i < reps; i++)
             dmx_gemm_plan_execute(g);
-        r = 2.0 * (double)n * (double)n * (double)n * reps / (MPI_Wtime() - t0) / 1e6;
+        r = 2.0 * (double)m * (double)n * (double)k * reps / (MPI_Wtime() - t0) / 1e6;
     }
+    MPI_Barrier(MPI_COMM_WORLD);
     dmx_gemm_plan_destroy(&g);
     dmx_layout_destroy(&la);
     dmx_layout_destroy(&lb);
     dmx_layout_destroy(&lc);
     free(a);
-    free(b);
+    free(bm);
     free(c);
     return r;
 }
 
 int dmx_cmd_calibrate_gemm(int argc, char **argv)
 {
-    int64_t n = 1024;
-    int reps = 5, rank, np;
+    int64_t n = 4096, q = 0, kk = 0;
+    int reps = 1, rank, np, pr = 1, rc = 0;
+    const char *out = NULL;
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
             n = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--grid-ranks") == 0 && i + 1 < argc)
+            q = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--k") == 0 && i + 1 < argc)
+            kk = atoll(argv[++i]);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
         else {
-            fprintf(stderr, "usage: mpirun -n P dmx calibrate gemm [--n N] [--reps R]\n");
+            fprintf(stderr, "usage: mpirun -n P dmx calibrate gemm [--n N] [--grid-ranks Q] "
+                            "[--k K] [--reps R] [-o FILE]\n");
             MPI_Finalize();
             return 2;
         }
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    double r = rate_of(n > 0 ? n : 1024, reps > 0 ? reps : 5);
-    double *all = malloc(sizeof(double) * (size_t)np);
-    MPI_Gather(&r, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        double sum = 0;
-        for (int i = 0; i < np; i++) {
-            printf("rank %d: %.0f MFLOP/s\n", i, all[i]);
-            sum += all[i];
-        }
-        printf("# local dgemm, n = %lld, %d ranks at once; mean per rank:\n", (long long)n, np);
-        printf("export DMX_GEMM_MFLOPS=%.0f\n", sum / np);
+    n = n > 0 ? n : 4096;
+    q = q > 0 && q <= 1 << 30 ? q : np;
+    reps = reps > 0 ? reps : 1;
+    for (int64_t r = 1; r * r <= q; r++)
+        if (q % r == 0)
+            pr = (int)r;
+    int64_t pc = q / pr > 0 ? q / pr : 1;
+    int64_t ml = (n + pr - 1) / pr, nl = (n + pc - 1) / pc, cap = ml < nl ? ml : nl;
+    FILE *f = NULL;
+    if (rank == 0 && out != NULL && (f = fopen(out, "w")) == NULL) {
+        fprintf(stderr, "calibrate gemm: cannot write %s\n", out);
+        rc = 1;
     }
-    free(all);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc != 0) {
+        MPI_Finalize();
+        return rc;
+    }
+    if (rank == 0) {
+        printf("# dmx calibrate gemm: local dgemm, block %lld x %lld (n %lld on %lld ranks, "
+               "grid %dx%lld), %d ranks at once, mean MFLOP/s per rank by panel width\n",
+               (long long)ml, (long long)nl, (long long)n, (long long)q, pr, (long long)pc, np);
+        if (f)
+            fprintf(f, "# dmx calibrate gemm: block %lld x %lld, %d ranks at once\n", (long long)ml,
+                    (long long)nl, np);
+    }
+    double best = 0.0;
+    for (int64_t b = 32;; b *= 2) {
+        int64_t w = b < cap ? b : cap, k = kk > 0 ? kk : (w > 1024 ? w : 1024);
+        double r = rate_of(ml, nl, k, w, reps), sum = 0.0;
+        MPI_Reduce(&r, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("rate = %lld %.0f\n", (long long)w, sum / np);
+            if (f)
+                fprintf(f, "rate = %lld %.0f\n", (long long)w, sum / np);
+            best = sum / np > best ? sum / np : best;
+        }
+        if (w >= cap || b >= 4096)
+            break;
+    }
+    if (rank == 0) {
+        if (f) {
+            fclose(f);
+            printf("# written to %s: export DMX_GEMM_MODEL=%s\n", out, out);
+        }
+        printf("export DMX_GEMM_MFLOPS=%.0f\n", best);
+    }
     MPI_Finalize();
     return 0;
 }

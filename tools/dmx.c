@@ -28,7 +28,7 @@ static const subcommand commands[] = {
      dmx_cmd_bench_coll, 1},
     {"bench gemm", "[--n N] [--m M --k K] [--reps R] [--json]",
      "multiply: dmx (auto, each algorithm) vs pdgemm", dmx_cmd_bench_gemm, 1},
-    {"calibrate gemm", "[--n N] [--reps R]", "measure the local multiply rate (DMX_GEMM_MFLOPS)",
+    {"calibrate gemm", "[--n N] [--grid-ranks Q] [-o FILE]", "local multiply rate by panel width",
      dmx_cmd_calibrate_gemm, 1},
     {"calibrate", "[-o FILE] [options]", "measure the collectives' cost model parameters",
      dmx_cmd_calibrate, 1},

@@ -8,7 +8,8 @@
  * and AUTO's choice. "comm" is the time without look-ahead minus the local multiply, i.e. the
  * communication the seed's analysis compares (HSUMMA against SUMMA over P). --svg draws SUMMA's
  * and the best HSUMMA's communication time against P (log-log). The parameters: built-in
- * defaults, DMX_MODEL's file or --model FILE; the local rate: DMX_GEMM_MFLOPS. */
+ * defaults, DMX_MODEL's file or --model FILE; the local rate: DMX_GEMM_MODEL or the
+ * built-in curve scaled to DMX_GEMM_MFLOPS (docs/gemm.md). */
 #include "dmx.h"
 #include "dmx_tool.h"
 

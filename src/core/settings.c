@@ -66,10 +66,16 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                        "multiply algorithm for DMX_GEMM_AUTO plans: auto, summa, hsumma or "
                        "cannon",
                        0},
-    [DMXI_SET_GEMM_MFLOPS] = {"DMX_GEMM_MFLOPS", 10000, "10000",
-                              "one rank's local multiply rate in MFLOP/s for the multiply's "
-                              "model (dmx calibrate measures it)",
+    [DMXI_SET_GEMM_MFLOPS] = {"DMX_GEMM_MFLOPS", 50000, "50000",
+                              "one rank's wide-panel local multiply rate in MFLOP/s for the "
+                              "multiply's model (the built-in curve falls below it for panels "
+                              "under 256; ignored when DMX_GEMM_MODEL is loaded)",
                               0},
+    [DMXI_SET_GEMM_MODEL] = {"DMX_GEMM_MODEL", 0, "unset",
+                             "file of \"rate = width MFLOPS\" lines: the local multiply's rate "
+                             "by panel width for the multiply's model (dmx calibrate gemm -o "
+                             "writes it)",
+                             0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

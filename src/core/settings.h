@@ -21,6 +21,7 @@ typedef enum dmxi_setting {
     DMXI_SET_COLL_CHECK,        /* string: local, agree (1), off (0) */
     DMXI_SET_GEMM,              /* string: auto, summa, hsumma, cannon */
     DMXI_SET_GEMM_MFLOPS,       /* local multiply rate per rank for the model */
+    DMXI_SET_GEMM_MODEL,        /* string: file with the local multiply's rate by panel width */
     DMXI_NSETTINGS
 } dmxi_setting;
 

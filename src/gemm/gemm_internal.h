@@ -71,6 +71,8 @@ dmx_status dmxi_gemm_cannon(dmx_gemm_plan *g, dmx_scalar first_beta, int *update
 /* The model (gemm_model.c). */
 dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p,
                             const dmx_gemm_options *opt, dmx_gemm_info *out);
+/* The model's local multiply rate (flop/s) for updates of width w (gemm_model.c). Local. */
+double dmxi_gemm_rate(double w);
 /* Group grid gr x gc for G groups on a pr x pc grid (gr | pr, gc | pc); 0 if impossible. */
 int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc);
 

@@ -1,39 +1,196 @@
 /* The multiply's cost model and choice: each algorithm's time from the collectives model
- * (dmx_coll_predict for the broadcasts and shifts) and the local multiply rate, and the search
- * over algorithm, grid, G, B and b that AUTO runs. The DMX_GEMM and DMX_GEMM_MFLOPS settings are
- * read here and nowhere else.
+ * (dmx_coll_predict for the broadcasts and shifts) and the local multiply's rate curve, and the
+ * search over algorithm, grid, G, B and b that AUTO runs. The DMX_GEMM, DMX_GEMM_MFLOPS and
+ * DMX_GEMM_MODEL settings are read here and nowhere else.
  *
  * Times (ml = ceil(m/pr), nl = ceil(n/pc), e bytes per element, f = 2 flops per multiply-add for
- * real types and 8 for complex, gamma = 1 / rate, Tb(q, bytes) the model's broadcast over q ranks,
- * 0 for q = 1, with look-ahead, i.e. communication hidden under the multiply where shorter):
- *   SUMMA   c = Tb(pc, ml b e) + Tb(pr, b nl e), w = f ml nl b gamma:
- *           T = c + ceil(k/b) max(c, w)
- *   HSUMMA  co = Tb(gc, ml B e) + Tb(gr, B nl e), ci = Tb(pc/gc, ml b e) + Tb(pr/gr, b nl e):
- *           T = co + ci + ceil(k/B) max(co, B/b max(ci, w))
- *   Cannon  s = 2 Tshift(q, ml ceil(k/q) e), w = f ml nl ceil(k/q) gamma: T = s + q max(s, w)
+ * real types and 8 for complex, W(w) = f ml nl w / R(min(w, ml, nl)) with R the rate curve,
+ * Tb(q, bytes) the broadcast over q ranks, 0 for q = 1; with look-ahead, i.e. communication
+ * hidden under the multiply where shorter; panels as the algorithms cut them, at both k splits):
+ *   SUMMA   c(w) = Tb(pc, ml w e) + Tb(pr, w nl e): T = c(first) + sum_panels max(c(w), W(w))
+ *   HSUMMA  co(w) over gc and gr, ci(w) over pc/gc and pr/gr:
+ *           T = co + ci (first) + sum_outer max(co(wo), sum_inner max(ci(w), W(w)))
+ *   Cannon  s = 2 Tshift(q, ml ceil(k/q) e): T = s + q max(s, W(ceil(k/q)))
  *   Without look-ahead, sums instead of maxima. */
 #include "dmx/gemm.h"
 #include "gemm_internal.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The local multiply's rate as a function of the update width w (the smallest of panel width,
+ * local rows and local columns: a rank-32 update runs well below a wide one). Points (w, flop/s)
+ * ascending, interpolated linearly in log2(w), constant beyond the last point; below the first
+ * it falls with sqrt(w). From DMX_GEMM_MODEL's file when set (dmx calibrate gemm -o writes it),
+ * else the built-in shape times DMX_GEMM_MFLOPS: one core measured here (OpenBLAS, one thread)
+ * ran 72 % of its wide-panel rate at w = 32, 97 % at 256, 99 % at 1024. */
+enum { MAXPTS = 16 };
+typedef struct curve {
+    int n;
+    double w[MAXPTS], rate[MAXPTS];
+    dmx_coll_alg ibcast; /* whose formula predicts the library's MPI_Ibcast */
+    int concurrent;      /* 1: MPI_Ibcast's root posts all sends at once (alpha + (q-1) m beta) */
+} curve;
+
+static curve CURVE;
+static int curve_ready = 0;
+
+static void default_curve(curve *cv)
+{
+    static const double w[] = {32, 64, 128, 256, 512, 1024, 2048};
+    static const double eff[] = {0.72, 0.83, 0.91, 0.97, 0.98, 0.99, 1.0};
+    int64_t mf = dmxi_setting_int(DMXI_SET_GEMM_MFLOPS);
+    double peak = 1e6 * (double)(mf > 0 ? mf : 50000);
+    cv->n = 7;
+    cv->ibcast = DMX_COLL_MPI;
+    cv->concurrent = 0;
+    for (int i = 0; i < 7; i++)
+        cv->w[i] = w[i], cv->rate[i] = eff[i] * peak;
+}
+
+/* "rate = w mflops" lines (w ascending) and optionally "ibcast = ALG": the dmx broadcast
+ * algorithm whose formula the MPI library's MPI_Ibcast follows (default mpi, the collectives
+ * model's prediction of the library's broadcast), or "concurrent": the root posts its q-1 sends
+ * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); '#' comments. 0 on
+ * success. */
+static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
+{
+    FILE *f = fopen(path, "r");
+    char buf[256], name[64];
+    int line = 0;
+    cv->n = 0;
+    cv->ibcast = DMX_COLL_MPI;
+    cv->concurrent = 0;
+    if (f == NULL) {
+        snprintf(why, nwhy, "cannot open %s", path);
+        return 1;
+    }
+    while (fgets(buf, sizeof buf, f)) {
+        double w, r;
+        char *h = strchr(buf, '#');
+        line++;
+        if (h)
+            *h = '\0';
+        if (strspn(buf, " \t\r\n") == strlen(buf))
+            continue;
+        if (sscanf(buf, " ibcast = %63s", name) == 1 && strcmp(name, "concurrent") == 0) {
+            cv->concurrent = 1;
+            continue;
+        }
+        if (sscanf(buf, " ibcast = %63s", name) == 1) {
+            int a = DMX_COLL_MPI;
+            while (a < DMX_COLL_NALGS && strcmp(name, dmx_coll_alg_name((dmx_coll_alg)a)) != 0)
+                a++;
+            if (a == DMX_COLL_NALGS) {
+                snprintf(why, nwhy, "%s:%d: unknown broadcast algorithm %s", path, line, name);
+                fclose(f);
+                return 1;
+            }
+            cv->ibcast = (dmx_coll_alg)a;
+            continue;
+        }
+        if (sscanf(buf, " rate = %lf %lf", &w, &r) != 2 || !(w >= 1) || !(r > 0) || !isfinite(r) ||
+            cv->n >= MAXPTS || (cv->n > 0 && w <= cv->w[cv->n - 1])) {
+            snprintf(why, nwhy,
+                     "%s:%d: expected \"rate = width MFLOPS\", widths ascending, "
+                     "at most %d lines",
+                     path, line, MAXPTS);
+            fclose(f);
+            return 1;
+        }
+        cv->w[cv->n] = w;
+        cv->rate[cv->n++] = r * 1e6;
+    }
+    fclose(f);
+    if (cv->n == 0)
+        snprintf(why, nwhy, "%s: no rate lines", path);
+    return cv->n == 0;
+}
+
+static const curve *get_curve(void)
+{
+    if (!curve_ready) {
+        const char *path = dmxi_setting_str(DMXI_SET_GEMM_MODEL);
+        char why[512];
+        if (path == NULL || load_curve(path, &CURVE, why, sizeof why) != 0) {
+            if (path != NULL)
+                fprintf(stderr, "dmx: DMX_GEMM_MODEL not loaded, using the built-in curve: %s\n",
+                        why);
+            default_curve(&CURVE);
+        }
+        curve_ready = 1;
+    }
+    return &CURVE;
+}
+
+double dmxi_gemm_rate(double w)
+{
+    const curve *cv = get_curve();
+    if (w >= cv->w[cv->n - 1])
+        return cv->rate[cv->n - 1];
+    if (w <= cv->w[0])
+        return cv->rate[0] * sqrt(w / cv->w[0]);
+    int i = 0;
+    while (w > cv->w[i + 1])
+        i++;
+    double x = log2(w / cv->w[i]) / log2(cv->w[i + 1] / cv->w[i]);
+    return cv->rate[i] + x * (cv->rate[i + 1] - cv->rate[i]);
+}
+
+/* The model's broadcast and shift times, cached by (kind, q, bytes) within one search (the
+ * search asks for the same few sizes thousands of times). */
+enum { NCACHE = 512 };
+typedef struct centry {
+    int64_t q, bytes;
+    int kind, used;
+    double t;
+} centry;
 
 typedef struct mctx {
     dmx_dtype t;
     int64_t m, n, k, nodes;
-    double gamma;
     int overlap;
+    centry cache[NCACHE];
 } mctx;
 
-static double tb(const mctx *c, int64_t q, int64_t bytes)
+static double coll_time(mctx *c, int kind, int64_t q, int64_t bytes)
 {
     double s = 0.0;
     if (q < 2)
         return 0.0;
-    if (dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_AUTO, q, bytes, c->nodes < q ? c->nodes : q, &s,
-                         NULL) != DMX_SUCCESS)
-        return 1e30;
+    uint64_t h = ((uint64_t)q * 1000003u + (uint64_t)bytes * 7919u + (uint64_t)kind) % NCACHE;
+    centry *e = &c->cache[h];
+    if (e->used && e->q == q && e->bytes == bytes && e->kind == kind)
+        return e->t;
+    /* Look-ahead broadcasts are the MPI library's MPI_Ibcast (DMX_MODEL's mpi.bcast factor
+     * or DMX_GEMM_MODEL's ibcast line describe it); blocking ones dmx_coll_bcast with the model's
+     * choice. */
+    const curve *cv = get_curve();
+    int64_t nodes = c->nodes < q ? c->nodes : q;
+    dmx_coll_alg alg = kind == DMX_COLL_BCAST && c->overlap ? cv->ibcast : DMX_COLL_AUTO;
+    if (kind == DMX_COLL_BCAST && c->overlap && cv->concurrent) {
+        /* The root's q-1 sends share its link: one latency, q-1 times the bytes. alpha and
+         * beta from the collectives model's one-message time (a flat broadcast to 2 ranks). */
+        double t0 = 0.0, t1 = 0.0;
+        if (dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_FLAT, 2, 0, nodes > 1 ? 2 : 1, &t0, NULL) !=
+                DMX_SUCCESS ||
+            dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_FLAT, 2, bytes, nodes > 1 ? 2 : 1, &t1,
+                             NULL) != DMX_SUCCESS)
+            t0 = t1 = 1e30;
+        s = t0 + (double)(q - 1) * (t1 - t0);
+    } else if (dmx_coll_predict((dmx_coll_kind)kind, alg, q, bytes, nodes, &s, NULL) !=
+               DMX_SUCCESS) {
+        s = 1e30;
+    }
+    *e = (centry){q, bytes, kind, 1, s};
     return s;
+}
+
+static double tb(mctx *c, int64_t q, double bytes)
+{
+    return coll_time(c, DMX_COLL_BCAST, q, (int64_t)bytes);
 }
 
 static double comb(const mctx *c, double comm, double work)
@@ -41,29 +198,75 @@ static double comb(const mctx *c, double comm, double work)
     return c->overlap ? (comm > work ? comm : work) : comm + work;
 }
 
-static double predict_one(const mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int gc,
-                          int64_t b, int64_t B)
+/* Local update of an ml x nl block with width w. */
+static double work(const mctx *c, double ml, double nl, double w)
 {
-    double e = (double)dmx_dtype_size(c->t), f = c->t >= DMX_CFLOAT ? 8.0 : 2.0;
+    double f = c->t >= DMX_CFLOAT ? 8.0 : 2.0, d = w;
+    if (ml < d)
+        d = ml;
+    if (nl < d)
+        d = nl;
+    return d > 0 ? f * ml * nl * w / dmxi_gemm_rate(d) : 0.0;
+}
+
+/* Widest piece of [0, k) cut at both splits (k over pc parts, k over pr parts): no panel is
+ * wider, so this caps b and B (and the panel buffers). */
+static int64_t widest_piece(int64_t k, int pr, int pc)
+{
+    int64_t sa = (k + pc - 1) / pc, sb = (k + pr - 1) / pr;
+    int64_t w = sa < sb ? sa : sb;
+    return w > 0 ? w : 1;
+}
+
+/* Predicted time of SUMMA (B = 0) or HSUMMA over the actual panels: [0, k) cut at both splits,
+ * pieces cut into outer panels of at most B (HSUMMA) and those into inner panels of at most b,
+ * as gemm_summa.c and gemm_hsumma.c do. The first panel's broadcasts are never hidden. */
+static double panels_time(mctx *c, int pr, int pc, int gr, int gc, int64_t b, int64_t B)
+{
+    double e = (double)dmx_dtype_size(c->t);
+    double ml = (double)((c->m + pr - 1) / pr), nl = (double)((c->n + pc - 1) / pc);
+    int64_t k = c->k, sa = (k + pc - 1) / pc, sb = (k + pr - 1) / pr, x = 0;
+    int64_t ir = pr / gr, ic = pc / gc, ob = B > 0 ? B : b;
+    double total = 0.0, first = -1.0;
+    while (x < k) {
+        int64_t na = (x / sa + 1) * sa, nb = (x / sb + 1) * sb, end = na < nb ? na : nb;
+        end = end < k ? end : k;
+        for (int64_t o = x; o < end; o += ob) { /* outer panel (SUMMA: the panel) */
+            int64_t ow = end - o < ob ? end - o : ob, nfull = ow / b, rem = ow % b;
+            double ci = tb(c, ic, ml * (double)b * e) + tb(c, ir, (double)b * nl * e);
+            double inner = (double)nfull * comb(c, ci, work(c, ml, nl, (double)b));
+            double ci0 = ci;
+            if (rem > 0) {
+                double cr = tb(c, ic, ml * (double)rem * e) + tb(c, ir, (double)rem * nl * e);
+                inner += comb(c, cr, work(c, ml, nl, (double)rem));
+                if (nfull == 0)
+                    ci0 = cr;
+            }
+            double co =
+                B > 0 ? tb(c, gc, ml * (double)ow * e) + tb(c, gr, (double)ow * nl * e) : 0.0;
+            if (first < 0)
+                first = co + ci0;
+            total += B > 0 ? comb(c, co, inner) : inner;
+        }
+        x = end;
+    }
+    return (first > 0 ? first : 0.0) + total;
+}
+
+static double predict_one(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int gc, int64_t b,
+                          int64_t B)
+{
+    double e = (double)dmx_dtype_size(c->t);
     double ml = (double)((c->m + pr - 1) / pr), nl = (double)((c->n + pc - 1) / pc);
     if (alg == DMX_GEMM_CANNON) {
         int64_t kq = (c->k + pr - 1) / pr;
-        double s = 0.0;
-        if (pr > 1 &&
-            dmx_coll_predict(DMX_COLL_SHIFT, DMX_COLL_AUTO, pr, (int64_t)(ml * (double)kq * e),
-                             c->nodes < pr ? c->nodes : pr, &s, NULL) != DMX_SUCCESS)
-            s = 1e30;
-        s *= 2.0;
-        double w = f * ml * nl * (double)kq * c->gamma;
+        double s = 2.0 * coll_time(c, DMX_COLL_SHIFT, pr, (int64_t)(ml * (double)kq * e));
+        double w = work(c, ml, nl, (double)kq);
         return s + (double)pr * comb(c, s, w) - (c->overlap ? 0.0 : s);
     }
-    double cb = tb(c, pc / gc, (int64_t)(ml * (double)b * e)) +
-                tb(c, pr / gr, (int64_t)((double)b * nl * e));
-    double w = f * ml * nl * (double)b * c->gamma;
     if (alg == DMX_GEMM_SUMMA)
-        return cb + (double)((c->k + b - 1) / b) * comb(c, cb, w);
-    double co = tb(c, gc, (int64_t)(ml * (double)B * e)) + tb(c, gr, (int64_t)((double)B * nl * e));
-    return co + cb + (double)((c->k + B - 1) / B) * comb(c, co, (double)(B / b) * comb(c, cb, w));
+        return panels_time(c, pr, pc, 1, 1, b, 0);
+    return panels_time(c, pr, pc, gr, gc, b, B);
 }
 
 int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc)
@@ -99,11 +302,14 @@ cleanup:
     return st;
 }
 
-static void consider(const mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int gc, int64_t b,
+static void consider(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int gc, int64_t b,
                      int64_t B, dmx_gemm_info *best, int *have)
 {
     double t = predict_one(c, alg, pr, pc, gr, gc, b, B);
-    if (*have && !(t < best->predicted_seconds))
+    /* Candidates come in order of growing panel memory (widths ascending; SUMMA, HSUMMA,
+     * Cannon): a later one must be better by more than 1 %, the model's resolution, so near
+     * ties keep the smaller buffers. */
+    if (*have && !(t < 0.99 * best->predicted_seconds))
         return;
     *have = 1;
     best->alg = alg;
@@ -111,15 +317,16 @@ static void consider(const mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, in
     best->group_rows = gr, best->group_cols = gc, best->groups = gr * gc;
     best->panel = b, best->outer_panel = B;
     best->predicted_seconds = t;
-    best->compute_seconds = (c->t >= DMX_CFLOAT ? 8.0 : 2.0) * (double)((c->m + pr - 1) / pr) *
-                            (double)((c->n + pc - 1) / pc) * (double)c->k * c->gamma;
+    best->compute_seconds =
+        work(c, (double)((c->m + pr - 1) / pr), (double)((c->n + pc - 1) / pc), (double)b) *
+        (double)c->k / (double)(b > 0 ? b : 1);
 }
 
-static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dmx_gemm_alg alg,
+static dmx_status search(mctx *c, int64_t p, const dmx_gemm_options *o, dmx_gemm_alg alg,
                          dmx_gemm_info *out)
 {
     dmx_status st = DMX_SUCCESS;
-    static const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+    static const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 2048, 4096, 0};
     int have = 0;
     int64_t kk = c->k > 0 ? c->k : 1;
     DMXI_CHECK(p >= 1 && p <= INT_MAX, DMX_ERR_ARG, "p = %lld", (long long)p);
@@ -148,20 +355,24 @@ static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dm
         for (int r = 1; (int64_t)r * r <= p; r++)
             if (p % r == 0)
                 sq = r;
-        for (int pr = 1; pr <= p; pr++) {
-            if (p % pr && !o->prow)
-                continue;
-            if (p > 4096 && !o->prow && pr != sq)
-                continue;
-            int pc = (int)(p / pr);
+        /* Grids from the most square outwards (d x p/d, then p/d x d), so that with the 1 %
+         * rule of consider() a less square grid must be clearly better; a forced grid alone. */
+        for (int d = o->prow ? 1 : sq, tw = 0; d >= 1; tw = !tw, d -= tw == 0) {
+            int pr = tw ? (int)(p / d) : d, pc = (int)(p / pr);
             if (o->prow) {
-                if (pr != o->prow)
-                    continue;
-                pc = o->pcol;
+                if (tw)
+                    break;
+                pr = o->prow, pc = o->pcol;
+            } else if (p % d || (tw && pr == d) || (p > 4096 && d != sq)) {
+                continue;
             }
-            for (int wi = 0; wi < 8; wi++) {
-                int64_t b = o->panel ? o->panel : (widths[wi] < kk ? widths[wi] : kk);
-                if (o->panel && wi > 0)
+            /* Panel widths: the list up to the widest piece, then that piece (a panel never
+             * exceeds it, so neither do the panel buffers). */
+            int64_t cap = widest_piece(kk, pr, pc);
+            for (int wi = 0; wi < 9; wi++) {
+                int64_t b =
+                    o->panel ? o->panel : (widths[wi] && widths[wi] < cap ? widths[wi] : cap);
+                if ((o->panel && wi > 0) || (!o->panel && wi > 0 && widths[wi - 1] >= cap))
                     break;
                 if (a == DMX_GEMM_SUMMA) {
                     consider(c, DMX_GEMM_SUMMA, pr, pc, 1, 1, b, b, out, &have);
@@ -179,7 +390,7 @@ static dmx_status search(const mctx *c, int64_t p, const dmx_gemm_options *o, dm
                                      &have);
                         continue;
                     }
-                    for (int64_t B = b; B <= 16 * b; B *= 2)
+                    for (int64_t B = b; B <= 16 * b && (B == b || B <= cap); B *= 2)
                         consider(c, DMX_GEMM_HSUMMA, pr, pc, gr, gc, b, B, out, &have);
                 }
             }
@@ -199,14 +410,15 @@ dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_
 {
     dmx_status st = DMX_SUCCESS;
     dmx_gemm_alg alg = opt->alg;
-    mctx c = {t, m, n, k, 1, 0.0, opt->overlap};
-    int64_t mf = dmxi_setting_int(DMXI_SET_GEMM_MFLOPS);
-    c.gamma = 1.0 / (1e6 * (double)(mf > 0 ? mf : 10000));
+    mctx *c = calloc(1, sizeof *c);
+    DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory for the model");
+    c->t = t, c->m = m, c->n = n, c->k = k, c->nodes = 1, c->overlap = opt->overlap;
     if (alg == DMX_GEMM_AUTO)
         DMXI_TRY(env_alg(&alg));
     memset(out, 0, sizeof *out);
-    DMXI_TRY(search(&c, p, opt, alg, out));
+    DMXI_TRY(search(c, p, opt, alg, out));
 cleanup:
+    free(c);
     return st;
 }
 
@@ -217,6 +429,7 @@ dmx_status dmx_gemm_predict(dmx_gemm_alg alg, dmx_dtype dtype, int64_t m, int64_
     dmx_status st = DMX_SUCCESS;
     dmx_gemm_options o;
     dmx_gemm_info info;
+    mctx *c = NULL;
     DMXI_CHECK(chosen != NULL, DMX_ERR_NULL, "chosen is NULL");
     DMXI_CHECK(dmx_dtype_size(dtype) != 0 && m >= 0 && n >= 0 && k >= 0 && nodes >= 1, DMX_ERR_ARG,
                "invalid dtype, size or node count");
@@ -224,13 +437,14 @@ dmx_status dmx_gemm_predict(dmx_gemm_alg alg, dmx_dtype dtype, int64_t m, int64_
     dmx_gemm_options_init(&o);
     if (options)
         o = *options;
-    mctx c = {dtype, m, n, k, nodes, 0.0, o.overlap};
-    int64_t mf = dmxi_setting_int(DMXI_SET_GEMM_MFLOPS);
-    c.gamma = 1.0 / (1e6 * (double)(mf > 0 ? mf : 10000));
+    c = calloc(1, sizeof *c);
+    DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory for the model");
+    c->t = dtype, c->m = m, c->n = n, c->k = k, c->nodes = nodes, c->overlap = o.overlap;
     memset(&info, 0, sizeof info);
-    DMXI_TRY(search(&c, p, &o, alg, &info));
+    DMXI_TRY(search(c, p, &o, alg, &info));
     info.m = m, info.n = n, info.k = k;
     *chosen = info;
 cleanup:
+    free(c);
     return st;
 }

@@ -368,11 +368,20 @@ static dmx_status setup_grid(dmx_gemm_plan *g)
         DMXI_MPI(MPI_Comm_split(g->comm, in ? g->myc * sr + g->myr % sr : MPI_UNDEFINED, g->myr,
                                 &g->col_cross));
     }
+    /* No panel is wider than the widest piece of k cut at both splits, so the buffers are
+     * never wider than that (at most the local operand's k extent). */
+    int64_t piece =
+        g->ka[1] - g->ka[0] < g->kb[1] - g->kb[0] ? g->ka[1] - g->ka[0] : g->kb[1] - g->kb[0];
+    if (!cannon && piece > 0) { /* the widths the panels really have (info reports them) */
+        g->info.panel = g->info.panel < piece ? g->info.panel : piece;
+        g->info.outer_panel = g->info.outer_panel < piece ? g->info.outer_panel : piece;
+    }
     if (!in)
         goto cleanup;
     int64_t ml = g->rows[g->myr + 1] - g->rows[g->myr];
     int64_t nl = g->cols[g->myc + 1] - g->cols[g->myc];
-    int64_t wa = g->info.panel, wb = wa, nbuf = 2;
+    int64_t pw = g->info.panel, ow = g->info.outer_panel;
+    int64_t wa = pw, wb = wa, nbuf = 2;
     if (cannon) {
         nbuf = 1; /* buffer 0 is the operand block itself */
         wa = wb = g->ka[1] - g->ka[0];
@@ -382,7 +391,7 @@ static dmx_status setup_grid(dmx_gemm_plan *g)
         if (i % 2 >= nbuf)
             continue;
         if (g->info.alg == DMX_GEMM_HSUMMA) /* two inner + three outer panels */
-            cnt = (i < 2 ? ml : nl) * (i % 2 == 0 ? 2 * g->info.panel : 3 * g->info.outer_panel);
+            cnt = (i < 2 ? ml : nl) * (i % 2 == 0 ? 2 * pw : 3 * ow);
         g->work[i] = dmxi_malloc(cnt, g->esz);
         DMXI_CHECK(g->work[i] != NULL, DMX_ERR_ALLOC, "out of memory for panel buffers");
         g->info.temp_bytes += cnt * (int64_t)g->esz;

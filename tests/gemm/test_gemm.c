@@ -350,6 +350,65 @@ static void invalid(dmxt_ctx *ctx)
     dmxt_matrix_free(&C);
 }
 
+/* The model's panel choice: with the built-in rate curve (narrow panels run slower) AUTO picks
+ * b >= 256 for n = 4096 at 2 and 4 ranks, predicted faster than SUMMA with b = 32; and a plan
+ * clamps a forced panel to the widest piece of k (its buffers never exceed the local part). */
+static void model_choice(dmxt_ctx *ctx)
+{
+    char msg[300] = "";
+    int64_t bad = 0;
+    for (int p = 2; p <= 4 && !getenv("DMX_GEMM_MODEL"); p += 2) {
+        dmx_gemm_info a, s32;
+        dmx_gemm_options o;
+        dmx_gemm_options_init(&o);
+        o.alg = DMX_GEMM_SUMMA;
+        o.panel = 32;
+        if (dmx_gemm_predict(DMX_GEMM_AUTO, DMX_DOUBLE, 4096, 4096, 4096, p, 1, NULL, &a) !=
+                DMX_SUCCESS ||
+            dmx_gemm_predict(DMX_GEMM_SUMMA, DMX_DOUBLE, 4096, 4096, 4096, p, 1, &o, &s32) !=
+                DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "dmx_gemm_predict failed at p = %d: %s", p, dmx_last_error());
+        } else if (a.panel < 256 || !(a.predicted_seconds < s32.predicted_seconds)) {
+            bad++;
+            snprintf(msg, sizeof msg, "p = %d: AUTO chose b = %lld (%.4f s), SUMMA b = 32 %.4f s",
+                     p, (long long)a.panel, a.predicted_seconds, s32.predicted_seconds);
+        }
+    }
+    dmxt_matrix S, C;
+    dmx_scalar one = {1, 0}, zero = {0, 0};
+    int np = ctx->size;
+    dmxt_matrix_bc(&S, ctx->comm, DMX_DOUBLE, 6, 6, 3, 2, 1, np, 'R', NULL, 0, 0, 0);
+    dmxt_matrix_bc(&C, ctx->comm, DMX_DOUBLE, 6, 6, 3, 3, 1, np, 'R', NULL, 0, 0, 0);
+    dmxt_matrix_create(&S);
+    dmxt_matrix_create(&C);
+    dmx_gemm_options o;
+    dmx_gemm_options_init(&o);
+    o.alg = DMX_GEMM_SUMMA;
+    o.panel = 1000;
+    dmx_gemm_plan *g = NULL;
+    dmx_gemm_info info;
+    if (dmx_gemm_plan_create(ctx->comm, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, S.layout, S.layout,
+                             zero, C.layout, &o, &g) != DMX_SUCCESS ||
+        dmx_gemm_plan_get_info(g, &info) != DMX_SUCCESS) {
+        bad++;
+        snprintf(msg, sizeof msg, "plan with panel 1000: %s", dmx_last_error());
+    } else {
+        int64_t piece = (6 + info.pcol - 1) / info.pcol, pr = (6 + info.prow - 1) / info.prow;
+        piece = piece < pr ? piece : pr;
+        if (info.panel != piece) {
+            bad++;
+            snprintf(msg, sizeof msg,
+                     "panel 1000 on a %dx%d grid, k = 6: info.panel %lld, want %lld", info.prow,
+                     info.pcol, (long long)info.panel, (long long)piece);
+        }
+    }
+    dmx_gemm_plan_destroy(&g);
+    dmxt_matrix_free(&S);
+    dmxt_matrix_free(&C);
+    dmxt_case_end(ctx, bad, msg, "model: AUTO's panel >= 256 at n = 4096 (np 2, 4); panel clamped");
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -358,6 +417,7 @@ int main(int argc, char **argv)
     dmxt_rng_seed(&rng, ctx.seed, 12);
     hsumma_vs_summa(&ctx, &rng);
     invalid(&ctx);
+    model_choice(&ctx);
     cross_product(&ctx, &rng);
     return dmxt_finish(&ctx);
 }
