@@ -21,6 +21,8 @@ typedef enum dmxi_setting {
     DMXI_SET_COLL_CHECK,        /* 0: collectives skip the argument agreement */
     DMXI_SET_GEMM,              /* string: auto, summa, hsumma, cannon */
     DMXI_SET_GEMM_MFLOPS,       /* local multiply rate per rank for the model */
+    DMXI_SET_COMM_CACHE,        /* duplicates of a communicator kept for its plans */
+    DMXI_SET_SHM_CACHE_BYTES,   /* bytes of shared window a kept duplicate may hold */
     DMXI_NSETTINGS
 } dmxi_setting;
 
