@@ -94,6 +94,12 @@ static int final_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
         dmxi_comm_pool *p = pools;
         while (p->next)
             p = p->next; /* the oldest: pools are pushed at the front */
+        /* MPI_COMM_SELF's own attributes are being deleted right now: MPI calls pool_delete
+         * for its pool itself */
+        if (p->comm == MPI_COMM_SELF) {
+            unlink_pool(p);
+            continue;
+        }
         int r = MPI_Comm_delete_attr(p->comm, pool_keyval);
         rc = rc == MPI_SUCCESS ? r : rc;
         if (r != MPI_SUCCESS)
