@@ -70,7 +70,9 @@ typedef struct dmx_plan_info {
 
 DMX_API dmx_status dmx_plan_get_info(const dmx_plan *plan, dmx_plan_info *info);
 
-/** Destroy a plan. NULL-safe, sets *plan to NULL. Collective (frees a communicator). */
+/** Destroy a plan. NULL-safe, sets *plan to NULL. Collective: every rank destroys and creates the
+ * plans of a communicator in the same order (its private communicator is kept for the next plan
+ * on the same communicator, or freed). */
 DMX_API dmx_status dmx_plan_destroy(dmx_plan **plan);
 
 /** Plan, execute once and destroy: A = alpha*op(B) + beta*A. Collective. */

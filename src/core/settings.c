@@ -76,6 +76,16 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "by panel width for the multiply's model (dmx calibrate gemm -o "
                              "writes it)",
                              0},
+    [DMXI_SET_COMM_CACHE] = {"DMX_COMM_CACHE", 4, "4",
+                             "private duplicates of a communicator kept for the plans made on "
+                             "it, with their node communicator and shared window (0: every plan "
+                             "duplicates and frees its own)",
+                             0},
+    [DMXI_SET_SHM_CACHE_BYTES] = {"DMX_SHM_CACHE_BYTES", (int64_t)16 << 20, "16777216",
+                                  "largest shared window (bytes per rank) a kept duplicate "
+                                  "holds for the next plan; a plan whose rings need more gets "
+                                  "its own window, freed with the plan",
+                                  0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -22,6 +22,8 @@ typedef enum dmxi_setting {
     DMXI_SET_GEMM,              /* string: auto, summa, hsumma, cannon */
     DMXI_SET_GEMM_MFLOPS,       /* local multiply rate per rank for the model */
     DMXI_SET_GEMM_MODEL,        /* string: file with the local multiply's rate by panel width */
+    DMXI_SET_COMM_CACHE,        /* duplicates of a communicator kept for its plans */
+    DMXI_SET_SHM_CACHE_BYTES,   /* bytes of shared window a kept duplicate may hold */
     DMXI_NSETTINGS
 } dmxi_setting;
 

@@ -3,8 +3,10 @@
  * node's shared window (shm.c), the message chunks, buffers and persistent requests of the
  * others, and whether A's writes stream past the caches.
  *
- * Cost (collective, once per plan): the shared-window setup of shm.c (a node split, a window
- * allocation, two one-integer allreduces and one integer to each node peer) plus one agreement;
+ * Cost (collective, once per plan): the shared-window setup of shm.c (a few small allreduces
+ * and one integer to each node peer; the node split and the window are kept on the plan's
+ * communicator for the next plan, so only the first plans, and plans that outgrow the kept
+ * window, make them) plus one agreement;
  * then one MPI_Send_init / MPI_Recv_init per message chunk, O(pieces + peers) local work.
  * Memory: a send and a receive buffer as large as what this rank exchanges with peers on other
  * nodes (each package 16-byte aligned), one request per message chunk, and the rings of shm.c;

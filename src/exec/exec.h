@@ -125,6 +125,7 @@ struct dmxi_exec {
     MPI_Comm node;
     MPI_Win win;
     char *shm_buf; /* this rank's part of the window: the rings to its node peers */
+    int shm_kept;  /* win is the one kept on comm for later plans (shm.c); node always is */
     int64_t shm_bytes;
     int64_t *cfirst; /* storage of every ring peer's chunk boundaries */
     int stream;      /* write A with non-temporal stores where the kernels can (engine.c) */

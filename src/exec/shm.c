@@ -24,6 +24,16 @@
  * Memory: per node peer, min(package, nslots x chunk) bytes plus two cache lines, with
  * nslots = DMXI_RING_SLOTS (4); compare the whole package a private buffer would hold.
  * DMX_SHM=0, or a window that cannot be made, keeps every peer on messages.
+ *
+ * Kept across plans: the node communicator and the window are an attribute of the plan's
+ * communicator, a private duplicate that the planner keeps for the next plan once this one is
+ * destroyed (src/plan/plan_comm.c; one live plan per duplicate, so no two live plans share a
+ * window). The next plan on it reuses the window when every rank's rings fit in its part, else
+ * the window is freed and made again at the larger size; so after the first plans, setup makes
+ * no MPI_Comm_split_type, MPI_Win_allocate_shared or MPI_Win_free (blocking calls, which spin
+ * under MPICH). A window over DMX_SHM_CACHE_BYTES per rank is not kept: such a plan makes its
+ * own and frees it at destroy. The kept ones are freed with the duplicate (attribute delete
+ * callback: when the user frees the communicator, or at MPI_Finalize).
  */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
 
@@ -165,6 +175,77 @@ cleanup:
     return st;
 }
 
+/* What a plan's communicator keeps for the next plan on it (see the top). */
+typedef struct shm_cache {
+    MPI_Comm node; /* the node's ranks of the communicator */
+    MPI_Win win;   /* MPI_WIN_NULL until a plan keeps one; locked (lock_all) while kept */
+    char *base;    /* this rank's part of win */
+    int64_t bytes; /* its size */
+} shm_cache;
+
+static int cache_keyval = MPI_KEYVAL_INVALID;
+
+static dmx_status free_window(MPI_Win *win)
+{
+    int rc = MPI_Win_unlock_all(*win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_free(win);
+    return rc == MPI_SUCCESS ? DMX_SUCCESS
+                             : dmxi_mpi_error(rc, "freeing the shared window", __FILE__, __LINE__);
+}
+
+/* Delete callback: the communicator is being freed (collectively), so the frees are too. */
+static int cache_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    shm_cache *c = attr;
+    int rc = MPI_SUCCESS;
+    if (c->win != MPI_WIN_NULL) {
+        rc = MPI_Win_unlock_all(c->win);
+        int r = MPI_Win_free(&c->win);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
+    if (c->node != MPI_COMM_NULL) {
+        int r = MPI_Comm_free(&c->node);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
+    free(c);
+    return rc;
+}
+
+/* The cache of comm, made on first use (the node split: collective). */
+static dmx_status cache_get(MPI_Comm comm, shm_cache **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    shm_cache *c = NULL;
+    if (cache_keyval == MPI_KEYVAL_INVALID)
+        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_delete, &cache_keyval, NULL));
+    void *v = NULL;
+    int flag = 0;
+    DMXI_MPI(MPI_Comm_get_attr(comm, cache_keyval, &v, &flag));
+    if (flag) {
+        *out = v;
+        goto cleanup;
+    }
+    c = calloc(1, sizeof *c);
+    DMXI_CHECK(c, DMX_ERR_ALLOC, "out of memory");
+    c->node = MPI_COMM_NULL;
+    c->win = MPI_WIN_NULL;
+    DMXI_TRY(dmxi_node_split(comm, &c->node));
+    DMXI_MPI(MPI_Comm_set_attr(comm, cache_keyval, c));
+    *out = c;
+    c = NULL;
+cleanup:
+    if (c) {
+        if (c->node != MPI_COMM_NULL)
+            MPI_Comm_free(&c->node);
+        free(c);
+    }
+    return st;
+}
+
 static void no_shm(dmxi_exec *e)
 {
     e->shm = 0;
@@ -190,43 +271,79 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
     DMXI_MPI(dmxi_p2p_wait(&ar));
     if (!all)
         goto cleanup;
-    DMXI_TRY(dmxi_node_split(e->comm, &e->node));
+    shm_cache *c = NULL;
+    DMXI_TRY(dmxi_agree(e->comm, cache_get(e->comm, &c)));
+    e->node = c->node;
+    e->shm_kept = 1; /* the node communicator is the cache's */
     DMXI_TRY(dmxi_agree(e->comm, node_ranks(e, &nr, &nnr)));
 
     for (int i = 0; i < e->nspeer; i++)
         e->speer[i].shm = find(nr, nnr, e->speer[i].rank) != NULL;
     for (int i = 0; i < e->nrpeer; i++)
         e->rpeer[i].shm = find(nr, nnr, e->rpeer[i].rank) != NULL;
-    DMXI_TRY(dmxi_agree(e->comm, setup_chunks(e)));
 
-    /* Lay out this rank's part of the window: one ring per node peer it sends to. */
-    for (int i = 0; i < e->nspeer; i++) {
-        dmxi_peer *q = &e->speer[i];
-        if (!q->shm)
-            continue;
-        q->off = e->shm_bytes;
-        DMXI_TRY(dmxi_add64(e->shm_bytes, RING_HEADER + q->nslots * q->slot_bytes, &e->shm_bytes));
-    }
+    /* Lay out this rank's part of the window: one ring per node peer it sends to; 64 bytes
+     * more, to start the rings on a cache line whatever the window's alignment. Then agree on
+     * the chunks and on the window: bit 0, some rank's rings do not fit the kept window; bit 1,
+     * some rank's exceed DMX_SHM_CACHE_BYTES (its window is not to be kept). */
+    int64_t need = 64, cap = dmxi_setting_int(DMXI_SET_SHM_CACHE_BYTES), fit = 0;
     {
+        dmx_status local = setup_chunks(e);
+        for (int i = 0; i < e->nspeer && local == DMX_SUCCESS; i++) {
+            dmxi_peer *q = &e->speer[i];
+            if (!q->shm)
+                continue;
+            q->off = e->shm_bytes;
+            local =
+                dmxi_add64(e->shm_bytes, RING_HEADER + q->nslots * q->slot_bytes, &e->shm_bytes);
+        }
+        if (local == DMX_SUCCESS)
+            local = dmxi_add64(e->shm_bytes, 64, &need);
+        fit = (c->win == MPI_WIN_NULL || need > c->bytes) | (need > cap) << 1;
+        DMXI_TRY(dmxi_agree_max(e->comm, local, &fit));
+    }
+    if (fit == 0) { /* the kept window serves */
+        e->win = c->win;
+        e->shm_buf = c->base;
+    } else {
+        const int keep = (fit & 2) == 0;
+        if (keep && c->win != MPI_WIN_NULL) { /* too small on some rank: make it again */
+            dmx_status fs = free_window(&c->win);
+            c->win = MPI_WIN_NULL;
+            DMXI_TRY(dmxi_agree(e->comm, fs));
+        }
+        /* a kept window grows at least twofold, so a run of growing plans remakes it rarely */
+        int64_t bytes = need;
+        if (keep && bytes < 2 * c->bytes)
+            bytes = 2 * c->bytes < cap ? 2 * c->bytes : cap;
         MPI_Info info = MPI_INFO_NULL;
+        MPI_Win win = MPI_WIN_NULL;
+        char *base = NULL;
         DMXI_MPI(MPI_Info_create(&info));
         DMXI_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
-        /* 64 bytes more, to start the rings on a cache line whatever the window's alignment */
-        int rc = MPI_Win_allocate_shared((MPI_Aint)(e->shm_bytes + 64), 1, info, e->node,
-                                         &e->shm_buf, &e->win);
+        int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, e->node, &base, &win);
         MPI_Info_free(&info);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
         want = rc == MPI_SUCCESS;
         DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
         DMXI_MPI(dmxi_p2p_wait(&ar));
         if (!all) { /* fall back to messages everywhere */
-            if (rc == MPI_SUCCESS)
-                MPI_Win_free(&e->win);
-            e->win = MPI_WIN_NULL;
+            if (win != MPI_WIN_NULL)
+                MPI_Win_free(&win);
             no_shm(e);
             goto cleanup;
         }
+        e->win = win;
+        e->shm_buf = base;
+        if (keep) {
+            c->win = win;
+            c->base = base;
+            c->bytes = bytes;
+        } else {
+            e->shm_kept = 0; /* this plan's own window (the node communicator stays kept) */
+        }
     }
-    DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, e->win));
     e->shm = 1;
     e->shm_buf = align64(e->shm_buf);
 
@@ -309,17 +426,11 @@ char *dmxi_ring_slot(const dmxi_peer *q, int64_t g)
 dmx_status dmxi_shm_free(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
-    if (e->win != MPI_WIN_NULL) {
-        int rc = MPI_Win_unlock_all(e->win);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Win_free(&e->win);
-        if (rc != MPI_SUCCESS)
-            st = dmxi_mpi_error(rc, "freeing the shared window", __FILE__, __LINE__);
-    }
-    if (e->node != MPI_COMM_NULL) {
-        int rc = MPI_Comm_free(&e->node);
-        if (rc != MPI_SUCCESS && st == DMX_SUCCESS)
-            st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
-    }
+    /* The node communicator is always the cache's; the window is unless shm_kept was cleared. */
+    if (e->win != MPI_WIN_NULL && !e->shm_kept)
+        st = free_window(&e->win);
+    e->win = MPI_WIN_NULL;
+    e->node = MPI_COMM_NULL;
+    e->shm_buf = NULL;
     return st;
 }

@@ -3,7 +3,8 @@
  *
  * Cost of dmx_plan_create per rank: validation (validate.c), the overlay (overlay.c) or the
  * directory (directory.c), the packages (packages.c) and the engine's setup (src/exec/), plus
- * one allreduce of the cut sizes and a few agreements.
+ * one allreduce of the cut sizes and a few agreements. The private communicator comes from a
+ * pool kept on the user's communicator (plan_comm.c): no MPI_Comm_dup after the first plans.
  * Memory held by a plan: the piece lists (about 64 bytes per rectangle; pieces are cut to at
  * most a ring chunk) and what the engine holds (a send and a receive buffer as large as what
  * this rank exchanges with other nodes, and a ring of at most 4 chunks per peer on this node);
@@ -36,16 +37,29 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         *out = NULL;
     DMXI_TRY(dmxi_transforms_validate(ntransforms, transforms, 1));
     MPI_Comm comm0 = transforms[0].a->d->comm; /* validated: every layout is set */
-    DMXI_TRY(dmxi_agree(comm0, out ? DMX_SUCCESS
-                                   : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL")));
 
     p = calloc(1, sizeof *p);
-    DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory");
+    if (p) {
+        dmxi_exec_init(&p->ex);
+        p->comm = MPI_COMM_NULL;
+        p->slot = -1;
+    }
+    /* Agree on out and memory, and take a private duplicate of comm0 (kept across plans). */
+    {
+        MPI_Comm dup = MPI_COMM_NULL;
+        dmxi_comm_pool *pool = NULL;
+        int slot = -1;
+        DMXI_TRY(dmxi_plan_comm_acquire(
+            comm0,
+            !out ? dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL")
+            : !p ? dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory")
+                 : DMX_SUCCESS,
+            &dup, &pool, &slot));
+        p->comm = dup;
+        p->pool = pool;
+        p->slot = slot;
+    }
     dmxi_exec *e = &p->ex;
-    dmxi_exec_init(e);
-    p->comm = MPI_COMM_NULL;
-    DMXI_MPI(MPI_Comm_dup(comm0, &p->comm));
-    DMXI_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN));
     DMXI_MPI(MPI_Comm_rank(p->comm, &p->rank));
     DMXI_MPI(MPI_Comm_size(p->comm, &p->size));
     p->nt = ntransforms;
@@ -74,8 +88,11 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
             mine[0] = dmxi_setting_info(DMXI_SET_MAX_MESSAGE_BYTES)->dflt;
         if (mine[1] < 64 || mine[1] > ((int64_t)1 << 30))
             mine[1] = dmxi_setting_info(DMXI_SET_SHM_CHUNK_BYTES)->dflt;
-        /* sender and receiver must cut alike: the smallest settings win */
-        DMXI_MPI(MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, p->comm));
+        /* sender and receiver must cut alike: the smallest settings win (nonblocking, waited
+         * for with test-and-yield: MPICH's blocking calls spin) */
+        MPI_Request req = MPI_REQUEST_NULL;
+        DMXI_MPI(MPI_Iallreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, p->comm, &req));
+        DMXI_TRY(dmxi_wait_bounded(&req, "the agreement on the message and chunk sizes"));
         e->max_msg = agreed[0];
         e->chunk_bytes = agreed[1];
     }
@@ -177,12 +194,11 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
         return DMX_SUCCESS;
     dmx_plan *p = *plan;
     /* Free everything even after a failure; report the first one. */
+    /* A plan whose execution gave up may leave messages on its communicator: not kept. */
+    const int keep = !p->ex.broken;
     st = dmxi_exec_free(&p->ex);
-    if (p->comm != MPI_COMM_NULL) {
-        int rc = MPI_Comm_free(&p->comm);
-        if (rc != MPI_SUCCESS && st == DMX_SUCCESS)
-            st = dmxi_mpi_error(rc, "MPI_Comm_free", __FILE__, __LINE__);
-    }
+    dmx_status st2 = dmxi_plan_comm_release(&p->comm, p->pool, p->slot, keep && st == DMX_SUCCESS);
+    st = st == DMX_SUCCESS ? st2 : st;
     for (int k = 0; p->xf && k < p->nt; k++) {
         free(p->xf[k].amap);
         free(p->xf[k].bmap);

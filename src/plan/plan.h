@@ -11,8 +11,12 @@
 
 #include "exec.h"
 
+typedef struct dmxi_comm_pool dmxi_comm_pool;
+
 struct dmx_plan {
-    MPI_Comm comm; /* private duplicate */
+    MPI_Comm comm;        /* private duplicate, from pool's slot (or its own when slot < 0) */
+    dmxi_comm_pool *pool; /* plan_comm.c */
+    int slot;
     int rank, size;
     int nt;
     dmxi_xform *xf;
@@ -34,6 +38,18 @@ typedef struct dmxi_local_list {
 /* Append one item (packages.c). */
 dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc);
 dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp);
+
+/* ---- plan_comm.c ----------------------------------------------------------------------- */
+
+/* Agree on `local` over comm (every rank returns the worst status, as dmxi_agree) and, when all
+ * succeeded, hand out a private duplicate of comm (MPI_ERRORS_RETURN) for one plan: a free one
+ * kept on comm (*pool, *slot) or a new one. Collective on comm. */
+dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup,
+                                  dmxi_comm_pool **pool, int *slot);
+
+/* Give the duplicate back: kept for the next plan when keep and the pool is still attached,
+ * else freed (MPI_Comm_free). Sets *dup to MPI_COMM_NULL. Local when kept. */
+dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot, int keep);
 
 /* ---- validate.c ------------------------------------------------------------------------- */
 

@@ -1,0 +1,245 @@
+/* The plans' private communicators, kept across plans.
+ *
+ * Algorithm: every plan runs on a private duplicate of its first layout's communicator (its
+ * messages and tags cannot meet the user's or another live plan's). Instead of MPI_Comm_dup at
+ * each dmx_plan_create and MPI_Comm_free at each dmx_plan_destroy (blocking collectives, which
+ * spin under MPICH and cost a time slice each when ranks outnumber cores), the duplicates are
+ * kept in a pool, an attribute of the user's communicator: a slot is either in use by one live
+ * plan or free. dmx_plan_create takes the lowest free slot and dmx_plan_destroy gives it back,
+ * so two live plans never share a duplicate, and whatever a duplicate carries (the engine's node
+ * communicator and shared window, shm.c; the exchange's cache) is reused by the next plan on it.
+ *
+ * Preconditions: plan creation is collective on the communicator. The ranks' pools agree when
+ * every rank creates and destroys the plans of a communicator in the same order; the choice of
+ * slot is agreed anyway (it rides on the argument agreement's reduction), and when ranks
+ * disagree the plan gets a duplicate of its own, freed with it, as does a plan beyond
+ * DMX_COMM_CACHE live ones and a plan whose execution broke (messages may be left on it).
+ *
+ * Cost per dmx_plan_create: one allreduce of three integers (it replaces the argument
+ * agreement's one, so it adds nothing); MPI_Comm_dup only when no free slot is left. Destroy is
+ * local for a kept duplicate. Memory: DMX_COMM_CACHE (default 4) duplicates per communicator
+ * and what they carry (each at most DMX_SHM_CACHE_BYTES of shared window, shm.c). All of it is
+ * freed when the user frees the communicator (the attribute's delete callback, collective as
+ * MPI_Comm_free is) or at MPI_Finalize (an attribute of MPI_COMM_SELF frees every pool left).
+ */
+#include "plan.h"
+
+#include <string.h>
+
+struct dmxi_comm_pool {
+    MPI_Comm comm;        /* the user's communicator the pool is attached to */
+    MPI_Comm *dup;        /* slot -> duplicate (MPI_COMM_NULL: not made yet) */
+    unsigned char *state; /* slot -> SLOT_FREE, SLOT_USED or SLOT_DEAD */
+    int n, cap;           /* slots made, slots allowed (DMX_COMM_CACHE when made) */
+    int attached;         /* still the attribute of comm */
+    int users;            /* live plans holding a slot */
+    dmxi_comm_pool *next; /* every pool of this process, for MPI_Finalize */
+};
+
+enum { SLOT_FREE, SLOT_USED, SLOT_DEAD };
+
+static int pool_keyval = MPI_KEYVAL_INVALID;
+static int final_keyval = MPI_KEYVAL_INVALID;
+static dmxi_comm_pool *pools; /* attached pools */
+
+static void unlink_pool(dmxi_comm_pool *p)
+{
+    for (dmxi_comm_pool **q = &pools; *q; q = &(*q)->next)
+        if (*q == p) {
+            *q = p->next;
+            return;
+        }
+}
+
+static void pool_release_memory(dmxi_comm_pool *p)
+{
+    free(p->dup);
+    free(p->state);
+    free(p);
+}
+
+/* Delete callback: the user freed the communicator (or MPI_Finalize, below). Frees the free
+ * duplicates (collective, as the user's MPI_Comm_free is); slots in use stay with their plans,
+ * which free them at destroy. */
+static int pool_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    dmxi_comm_pool *p = attr;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < p->n; i++)
+        if (p->state[i] == SLOT_FREE && p->dup[i] != MPI_COMM_NULL) {
+            int r = MPI_Comm_free(&p->dup[i]);
+            rc = rc == MPI_SUCCESS ? r : rc;
+        }
+    p->attached = 0;
+    unlink_pool(p);
+    if (p->users == 0)
+        pool_release_memory(p);
+    return rc;
+}
+
+/* First thing in MPI_Finalize (attributes of MPI_COMM_SELF go first, while MPI works): detach
+ * every pool left, in the order they were made (the same on every rank of a communicator, as
+ * plan creation is collective), then free the keyval. */
+static int final_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)attr;
+    (void)extra;
+    int rc = MPI_SUCCESS;
+    while (pools) {
+        dmxi_comm_pool *p = pools;
+        while (p->next)
+            p = p->next; /* the oldest: pools are pushed at the front */
+        /* MPI_COMM_SELF's own attributes are being deleted right now: MPI calls pool_delete
+         * for its pool itself */
+        if (p->comm == MPI_COMM_SELF) {
+            unlink_pool(p);
+            continue;
+        }
+        int r = MPI_Comm_delete_attr(p->comm, pool_keyval);
+        rc = rc == MPI_SUCCESS ? r : rc;
+        if (r != MPI_SUCCESS)
+            unlink_pool(p); /* cannot detach: drop it from the list, leave it to MPI */
+    }
+    if (pool_keyval != MPI_KEYVAL_INVALID) {
+        int r = MPI_Comm_free_keyval(&pool_keyval);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
+    return rc;
+}
+
+/* The pool of comm, attached on first use. Local. */
+static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_comm_pool *p = NULL;
+    *out = NULL;
+    if (pool_keyval == MPI_KEYVAL_INVALID) {
+        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pool_delete, &pool_keyval, NULL));
+        if (final_keyval == MPI_KEYVAL_INVALID) {
+            DMXI_MPI(
+                MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, final_hook, &final_keyval, NULL));
+            DMXI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, final_keyval, NULL));
+        }
+    }
+    void *v = NULL;
+    int flag = 0;
+    DMXI_MPI(MPI_Comm_get_attr(comm, pool_keyval, &v, &flag));
+    if (flag) {
+        *out = v;
+        goto cleanup;
+    }
+    int64_t cap = dmxi_setting_int(DMXI_SET_COMM_CACHE);
+    cap = cap > 64 ? 64 : cap;
+    p = calloc(1, sizeof *p);
+    DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory (communicator pool)");
+    p->comm = comm;
+    p->cap = (int)cap;
+    if (cap > 0) {
+        p->dup = dmxi_malloc(cap, sizeof *p->dup);
+        p->state = dmxi_malloc(cap, sizeof *p->state);
+        DMXI_CHECK(p->dup && p->state, DMX_ERR_ALLOC, "out of memory (communicator pool)");
+    }
+    DMXI_MPI(MPI_Comm_set_attr(comm, pool_keyval, p));
+    p->attached = 1;
+    p->next = pools;
+    pools = p;
+    *out = p;
+    p = NULL;
+cleanup:
+    if (p)
+        pool_release_memory(p);
+    return st;
+}
+
+dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup,
+                                  dmxi_comm_pool **pool, int *slot)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_comm_pool *p = NULL;
+    int64_t *buf = NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    *dup = MPI_COMM_NULL;
+    *pool = NULL;
+    *slot = -1;
+    /* This rank's choice: its lowest free slot, a new slot, or -1 (a duplicate of its own). */
+    int64_t choice = -1;
+    if (local == DMX_SUCCESS)
+        local = pool_get(comm, &p);
+    if (p) {
+        for (int i = 0; i < p->n && choice < 0; i++)
+            if (p->state[i] == SLOT_FREE)
+                choice = i;
+        if (choice < 0 && p->n < p->cap)
+            choice = p->n;
+    }
+    /* One reduction (MAX) agrees on the arguments and on the choice: (status, choice, -choice).
+     * On the heap: after a timeout the reduction stays pending and may write into it. */
+    buf = calloc(6, sizeof *buf);
+    DMXI_CHECK(buf, DMX_ERR_ALLOC, "out of memory");
+    buf[0] = (int64_t)local;
+    buf[1] = choice;
+    buf[2] = -choice;
+    DMXI_MPI(MPI_Iallreduce(buf, buf + 3, 3, MPI_INT64_T, MPI_MAX, comm, &req));
+    st = dmxi_wait_bounded(&req, "the agreement on the arguments");
+    if (st != DMX_SUCCESS) {
+        if (req != MPI_REQUEST_NULL)
+            buf = NULL; /* still pending */
+        goto cleanup;
+    }
+    if (buf[3] != 0) {
+        st = local != DMX_SUCCESS
+                 ? local
+                 : dmxi_error((dmx_status)buf[3], __FILE__, __LINE__,
+                              "another rank failed with %s (see its error message)",
+                              dmx_status_string((dmx_status)buf[3]));
+        goto cleanup;
+    }
+    const int agreed = buf[4] == -buf[5] && choice >= 0; /* max == min: every rank chose it */
+    if (agreed && choice < p->n) {
+        *dup = p->dup[choice];
+    } else {
+        DMXI_MPI(MPI_Comm_dup(comm, dup));
+        DMXI_MPI(MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN));
+        if (!agreed)
+            goto cleanup; /* a duplicate of its own */
+        p->dup[p->n] = *dup;
+        p->state[p->n] = SLOT_FREE;
+        p->n++;
+    }
+    p->state[choice] = SLOT_USED;
+    p->users++;
+    *pool = p;
+    *slot = (int)choice;
+cleanup:
+    if (st != DMX_SUCCESS && *dup != MPI_COMM_NULL && *slot < 0)
+        MPI_Comm_free(dup);
+    free(buf);
+    return st;
+}
+
+dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot, int keep)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (*dup == MPI_COMM_NULL)
+        return DMX_SUCCESS;
+    if (pool && slot >= 0) {
+        pool->users--;
+        if (keep && pool->attached) {
+            pool->state[slot] = SLOT_FREE; /* kept, with what it carries */
+            *dup = MPI_COMM_NULL;
+            return DMX_SUCCESS;
+        }
+        pool->state[slot] = SLOT_DEAD;
+        pool->dup[slot] = MPI_COMM_NULL;
+        if (!pool->attached && pool->users == 0)
+            pool_release_memory(pool);
+    }
+    DMXI_MPI(MPI_Comm_free(dup));
+cleanup:
+    return st;
+}
