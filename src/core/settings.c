@@ -68,6 +68,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                               "one rank's local multiply rate in MFLOP/s for the multiply's "
                               "model (dmx calibrate measures it)",
                               0},
+    [DMXI_SET_SMALL_BYTES] = {"DMX_SMALL_BYTES", 262144, "262144",
+                              "plans in which every rank exchanges at most this many bytes with "
+                              "other ranks are made with one agreement and run by plain messages, "
+                              "without a shared window; 0: never (the same on every rank)",
+                              0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

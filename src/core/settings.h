@@ -21,6 +21,7 @@ typedef enum dmxi_setting {
     DMXI_SET_COLL_CHECK,        /* 0: collectives skip the argument agreement */
     DMXI_SET_GEMM,              /* string: auto, summa, hsumma, cannon */
     DMXI_SET_GEMM_MFLOPS,       /* local multiply rate per rank for the model */
+    DMXI_SET_SMALL_BYTES,       /* plans exchanging at most this per rank: one reduction */
     DMXI_NSETTINGS
 } dmxi_setting;
 
