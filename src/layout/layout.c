@@ -198,6 +198,9 @@ static int64_t local_extent(int64_t len, int64_t bs, int p, int src, int np)
     return cnt * bs; /* full blocks only, all before the last: at most (nblk - 1) * bs < len */
 }
 
+/* The address create_cyclic gets for a NULL grid_ranks of the mapped constructor. */
+static const int no_map = -1;
+
 static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
                                 int prow, int pcol, const int *grid_ranks, char grid_order,
                                 int rsrc, int csrc, void *local, int64_t lld, dmx_layout **out)
@@ -220,6 +223,8 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
         if (st == DMX_SUCCESS)                                                                     \
             st = dmxi_error((code), __FILE__, __LINE__, __VA_ARGS__);                              \
     } while (0)
+    if (grid_ranks == &no_map)
+        BAD(DMX_ERR_NULL, "grid_ranks is NULL");
     if (out)
         *out = NULL;
     else
@@ -316,18 +321,13 @@ dmx_status dmx_layout_create_block_cyclic_mapped(MPI_Comm comm, int64_t m, int64
                                                  const int *grid_ranks, int rsrc, int csrc,
                                                  void *local, int64_t lld, dmx_layout **out)
 {
-    dmx_status st = DMX_SUCCESS;
     dmxi_error_clear();
-    /* A NULL map on one rank must not leave the others waiting: agree first. */
+    /* A NULL map on one rank must not leave the others waiting: create_cyclic agrees on it with
+     * everything else (no_map marks it). */
     if (out)
         *out = NULL;
-    st = dmxi_agree(comm, grid_ranks
-                              ? DMX_SUCCESS
-                              : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "grid_ranks is NULL"));
-    if (st != DMX_SUCCESS)
-        return st;
-    return create_cyclic(comm, m, n, mb, nb, prow, pcol, grid_ranks, 'R', rsrc, csrc, local, lld,
-                         out);
+    return create_cyclic(comm, m, n, mb, nb, prow, pcol, grid_ranks ? grid_ranks : &no_map, 'R',
+                         rsrc, csrc, local, lld, out);
 }
 
 dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t j0, int64_t m,
