@@ -8,9 +8,11 @@
  * (exec/engine_small.c, plain messages, no shared window). Then ONE reduction over the layouts'
  * communicator agrees on everything at once: the worst status, that all ranks passed the same
  * transforms (hash), that every rank's plan is small, and that the settings the cuts depend on
- * are equal. All agreed: duplicate the communicator and hand the plan out. Not all small, or the
- * settings differ: this rank's tentative plan is dropped and dmx_plan_create takes its general
- * path (which agrees step by step); so the small path costs large plans one extra reduction.
+ * are equal. All agreed: duplicate the communicator and hand the plan out. Planned everywhere
+ * but not small everywhere: the same packages go to the general engine (dmxi_exec_p2p, shared
+ * window), so large plans are validated and planned once too. Not planned everywhere (layouts
+ * known only locally, a local error) or the settings differ: the tentative plan is dropped and
+ * dmx_plan_create takes its general path, which agrees step by step.
  *
  * Preconditions: as dmx_plan_create. Errors keep its promises (docs/errors.md): a rank returns
  * only after the agreement, with the worst status of any rank.
@@ -20,6 +22,8 @@
  * exchanged, at most DMX_SMALL_BYTES per rank).
  */
 #include "plan.h"
+
+#include <string.h>
 
 /* *sum += rows * cols, checked. */
 static dmx_status add_area(int64_t *sum, int64_t rows, int64_t cols)
@@ -93,7 +97,7 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
         }
     }
     if (bytes > limit || biggest > max_msg)
-        goto cleanup;
+        goto cleanup; /* planned, not small: kept for the general engine */
     e->ops = &dmxi_exec_small;
     DMXI_TRY(e->ops->setup(e));
     p->info.npeers_send = e->nspeer;
@@ -114,13 +118,48 @@ cleanup:
     return st;
 }
 
-/* Drop a tentative plan: nothing in it is collective (the small engine's setup is local and
- * the communicator is still the caller's). */
-static void drop(dmx_plan **p)
+/* Run a plan this file made on the general engine (dmxi_exec_p2p), as dmx_plan_create's
+ * general path ends: the packages are the ones it would make (same overlay, same agreed cut
+ * settings), so neither the validation nor the planning is repeated. Collective on p->comm. */
+static dmx_status finish_general(dmx_plan *p)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_exec *e = &p->ex;
+    if (e->ops) /* this rank's own part was small: release the small engine's buffers */
+        (void)e->ops->free(e);
+    /* the engine's setup starts from an object whose engine fields are empty */
+    e->ops = NULL;
+    e->sbytes = e->rbytes = e->shm_bytes = e->buffer_bytes = 0;
+    e->nsreq = e->nrreq = 0;
+    e->shm = e->npeers_shm = 0;
+    memset(&p->info, 0, sizeof p->info);
+    e->ops = &dmxi_exec_p2p;
+    DMXI_TRY(e->ops->setup(e));
+    dmx_status local = DMX_SUCCESS;
+    for (int64_t i = 0; i < e->nsend && local == DMX_SUCCESS; i++)
+        local = add_area(&p->info.send_elems, e->send[i].rows, e->send[i].cols);
+    for (int64_t i = 0; i < e->nrecv && local == DMX_SUCCESS; i++)
+        local = add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols);
+    for (int64_t i = 0; i < e->nlocal && local == DMX_SUCCESS; i++)
+        local = add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols);
+    DMXI_TRY(dmxi_agree(p->comm, local));
+    p->info.npeers_send = e->nspeer;
+    p->info.npeers_recv = e->nrpeer;
+    p->info.buffer_bytes = e->buffer_bytes;
+    p->info.npeers_shared_memory = e->npeers_shm;
+cleanup:
+    return st;
+}
+
+/* Drop a plan that is not handed out: before the duplicate its communicator is the caller's
+ * comm0 (not ours to free) and nothing in it is collective (the small engine's setup is local);
+ * after a failed finish_general every rank destroys it alike. */
+static void drop(dmx_plan **p, MPI_Comm comm0)
 {
     if (*p == NULL)
         return;
-    (*p)->comm = MPI_COMM_NULL;
+    if ((*p)->comm == comm0)
+        (*p)->comm = MPI_COMM_NULL;
     dmx_plan_destroy(p);
 }
 
@@ -145,24 +184,27 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, dmx_plan **ou
         if (global)
             local = build(nt, tv, comm0, max_msg, chunk, limit, &p, &small);
     }
-    /* One reduction (MIN): status, hash equal everywhere, all small, settings equal. */
+    /* One reduction (MIN): status, hash equal everywhere, all small, all planned, settings
+     * equal. */
     int64_t v[10] = {(int64_t)h, (int64_t)~h, small, max_msg, -max_msg,
-                     chunk,      -chunk,      limit, -limit,  0};
-    DMXI_TRY(dmxi_agree_min(comm0, local, v, 9));
+                     chunk,      -chunk,      limit, -limit,  p != NULL};
+    DMXI_TRY(dmxi_agree_min(comm0, local, v, 10));
     if (v[0] != (int64_t)h || ~v[1] != (int64_t)h)
         DMXI_FAIL(DMX_ERR_ARG, "ranks passed different transforms (dtype, op, scalars, layouts or "
                                "windows)");
-    if (!v[2] || v[3] != -v[4] || v[5] != -v[6] || v[7] != -v[8]) {
-        *done = 0; /* the general path */
+    if (!v[9] || v[3] != -v[4] || v[5] != -v[6] || v[7] != -v[8]) {
+        *done = 0; /* not planned everywhere, or cut settings differ: the general path */
         goto cleanup;
     }
     p->comm = MPI_COMM_NULL;
     DMXI_MPI(MPI_Comm_dup(comm0, &p->comm));
     DMXI_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN));
     p->ex.comm = p->comm;
+    if (!v[2]) /* planned everywhere, not small everywhere: the general engine on this plan */
+        DMXI_TRY(finish_general(p));
     *out = p;
     p = NULL;
 cleanup:
-    drop(&p);
+    drop(&p, comm0);
     return st;
 }
