@@ -267,7 +267,9 @@ int main(int argc, char **argv)
         for (int d = 0; d < 4; d++)
             for (int o = 0; o < 3; o++)
                 for (int v = 0; v < 4; v++) /* scalars x (plan, once) */
-                    for (int small = 1; small >= 0; small--)
+                    /* the general path once per dtype, op and shape (its window setup is slow
+                     * under the sanitizers) */
+                    for (int small = 1; small >= (v == 1 ? 0 : 1); small--)
                         run_case(&ctx, &shapes[s], dtypes[d], ops[o], v & 1, v >> 1, small);
     run_limit(&ctx);
     run_errors(&ctx, 0);
