@@ -9,6 +9,7 @@
  * indices. The report is the median (and minimum) over the repetitions. See bench/README.md. */
 #include "bench.h"
 #include "bench_redist.h"
+#include "bench_sweep.h"
 #include "bench_util.h"
 
 #include "alltoallv_redist.h"
@@ -37,7 +38,7 @@ static void print_grid(char *buf, size_t len, grid gr)
     snprintf(buf, len, "%dx%d", gr.pr, gr.pc);
 }
 
-static void report_json(const group *g)
+static void report_json(const group *g, double bound)
 {
     const options *o = g->o;
     const bench_case *c = g->c;
@@ -77,6 +78,8 @@ static void report_json(const group *g)
             else
                 printf("\"dmx_speedup\":null,");
         }
+        if (timed && bound > 0)
+            printf("\"t_bound\":%.9g,\"bound_ratio\":%.4g,", bound, r->t_med / bound);
         printf("\"wrong\":%lld,\"status\":\"%s\"", (long long)r->wrong, r->status);
         if (r->note[0] != '\0') {
             printf(",\"note\":");
@@ -87,7 +90,7 @@ static void report_json(const group *g)
     fflush(stdout);
 }
 
-static void report_table(const group *g)
+static void report_table(const group *g, double bound)
 {
     const options *o = g->o;
     const result *d = &g->r[IMPL_DMX];
@@ -116,15 +119,20 @@ static void report_table(const group *g)
         }
         if (r->wrong > 0)
             snprintf(extra, sizeof extra, "WRONG RESULTS");
-        printf("%-8s %-2s %-10s %10.3f %10.3f %9.2f %8.2f %6lld  %s\n", g->c->name,
+        char bx[16] = "-";
+        if (bound > 0)
+            snprintf(bx, sizeof bx, "%.2f", r->t_med / bound);
+        printf("%-8s %-2s %-10s %10.3f %10.3f %9.2f %8.2f %6lld %7s  %s\n", g->c->name,
                g->trans ? "T" : "N", impl, r->t_med * 1e3, r->t_min * 1e3, r->cpu_med * 1e3,
-               (double)o->m * (double)o->n * 8.0 / r->t_med / 1e9, (long long)r->wrong, extra);
+               (double)o->m * (double)o->n * 8.0 / r->t_med / 1e9, (long long)r->wrong, bx, extra);
     }
     fflush(stdout);
 }
 
-/* Runs one (case, op); returns 0, 1 if some implementation was wrong, 3 if one failed. */
-static int run_group(const options *o, const bench_case *c, int trans, int rank, int np)
+/* Runs one (case, op); returns 0, 1 if some implementation was wrong, 3 if one failed. *bound is
+ * the memory bound (dmx's all-local copy, case same op N): set by that case, used by all. */
+static int run_group(const options *o, const bench_case *c, int trans, int rank, int np,
+                     double *bound)
 {
     group g;
     memset(&g, 0, sizeof g);
@@ -196,11 +204,14 @@ static int run_group(const options *o, const bench_case *c, int trans, int rank,
                  strcmp(g.r[i].status, "skipped") != 0)
             rc = 3;
     }
+    if (strcmp(c->name, "same") == 0 && !trans && g.r[IMPL_DMX].nt == o->reps &&
+        g.r[IMPL_DMX].t_med > 0)
+        *bound = g.r[IMPL_DMX].t_med;
     if (rank == 0) {
         if (o->json)
-            report_json(&g);
+            report_json(&g, *bound);
         else
-            report_table(&g);
+            report_table(&g, *bound);
     }
 
     redist_teardown_scalapack(&g);
@@ -262,40 +273,76 @@ int dmx_cmd_bench_redist(int argc, char **argv)
         return 2;
     }
 
+    if (o.sweep || o.sequence) {
+        sweep_opts so;
+        sweep_opts_default(&so);
+        so.reps = o.reps;
+        so.align = o.align < 0 ? 0 : o.align;
+        so.op_n = o.op_n;
+        so.op_t = o.op_t;
+        so.json = o.json;
+        so.max_n = o.max_n;
+        so.count = o.count;
+        so.seq_min = o.seq_min;
+        so.seq_max = o.seq_max;
+        rc = o.sweep ? bench_sweep_run(&so) : 0;
+        if (o.sequence) {
+            int r = bench_sequence_run(&so);
+            rc = r == 1 || (r == 3 && rc == 0) ? r : rc;
+        }
+        redist_blacs_exit();
+        MPI_Finalize();
+        return rc;
+    }
+
     char redist_name[48];
     if (fg.pr == tg.pr && fg.pc == tg.pc)
         snprintf(redist_name, sizeof redist_name, "%dx%d", fg.pr, fg.pc);
     else
         snprintf(redist_name, sizeof redist_name, "%dx%d-%dx%d", fg.pr, fg.pc, tg.pr, tg.pc);
+    /* The all-local copy (case same, op N) runs first: its dmx time is the memory bound every
+     * row is compared with. */
     bench_case cases[2];
     int ncases = 0;
-    if (o.case_redist)
-        cases[ncases++] = (bench_case){redist_name, o.from_mb, o.from_nb, o.to_mb, o.to_nb, fg, tg};
     if (o.case_same)
         cases[ncases++] = (bench_case){"same", o.to_mb, o.to_nb, o.to_mb, o.to_nb, tg, tg};
+    if (o.case_redist)
+        cases[ncases++] = (bench_case){redist_name, o.from_mb, o.from_nb, o.to_mb, o.to_nb, fg, tg};
 
-    if (rank == 0 && !o.json) {
-        printf("dmx bench redist: np=%d, A %lld x %lld doubles (%.1f MB), median of %d reps "
-               "(max over ranks) after %d warm-up%s, arrays %d-byte aligned\n",
-               np, (long long)o.m, (long long)o.n, (double)o.m * (double)o.n * 8.0 / 1e6, o.reps,
-               o.warmup, o.warmup == 1 ? "" : "s", o.align);
-        for (int k = 0; k < ncases; k++)
-            printf("  case %-8s B: %lldx%lld blocks on %dx%d -> A: %lldx%lld blocks on %dx%d\n",
-                   cases[k].name, (long long)cases[k].from_mb, (long long)cases[k].from_nb,
-                   cases[k].from_grid.pr, cases[k].from_grid.pc, (long long)cases[k].to_mb,
-                   (long long)cases[k].to_nb, cases[k].to_grid.pr, cases[k].to_grid.pc);
-        printf("%-8s %-2s %-10s %10s %10s %9s %8s %6s  %s\n", "case", "op", "impl", "t_med ms",
-               "t_min ms", "cpu ms", "GB/s", "wrong", "dmx speedup (t_impl / t_dmx)");
-        fflush(stdout);
-    }
-
-    for (int k = 0; k < ncases; k++) {
-        for (int t = 0; t < 2; t++) {
-            if (!(t ? o.op_t : o.op_n))
-                continue;
-            int r = run_group(&o, &cases[k], t, rank, np);
-            if (r == 1 || (r == 3 && rc == 0))
-                rc = r;
+    /* By default every case runs with plain malloc arrays and with 64-byte aligned ones. */
+    const int aligns[2] = {o.align < 0 ? 0 : o.align, 64};
+    for (int pass = 0; pass < (o.align < 0 ? 2 : 1); pass++) {
+        options oa = o;
+        oa.align = aligns[pass];
+        double bound = -1.0;
+        if (rank == 0 && !o.json) {
+            printf(
+                "%sdmx bench redist: np=%d, A %lld x %lld doubles (%.1f MB), median of %d reps "
+                "(max over ranks) after %d warm-up%s, arrays %s\n",
+                pass ? "\n" : "", np, (long long)o.m, (long long)o.n,
+                (double)o.m * (double)o.n * 8.0 / 1e6, o.reps, o.warmup, o.warmup == 1 ? "" : "s",
+                oa.align == 0 ? "from plain malloc (--align 0)" : "64-byte aligned (--align 64)");
+            if (oa.align != 0 && oa.align != 64)
+                printf("  (alignment %d bytes)\n", oa.align);
+            for (int k = 0; k < ncases; k++)
+                printf("  case %-8s B: %lldx%lld blocks on %dx%d -> A: %lldx%lld blocks on %dx%d\n",
+                       cases[k].name, (long long)cases[k].from_mb, (long long)cases[k].from_nb,
+                       cases[k].from_grid.pr, cases[k].from_grid.pc, (long long)cases[k].to_mb,
+                       (long long)cases[k].to_nb, cases[k].to_grid.pr, cases[k].to_grid.pc);
+            printf("  bound: each row's t_med over dmx's all-local copy (case same, op N)\n");
+            printf("%-8s %-2s %-10s %10s %10s %9s %8s %6s %7s  %s\n", "case", "op", "impl",
+                   "t_med ms", "t_min ms", "cpu ms", "GB/s", "wrong", "bound",
+                   "dmx speedup (t_impl / t_dmx)");
+            fflush(stdout);
+        }
+        for (int k = 0; k < ncases; k++) {
+            for (int t = 0; t < 2; t++) {
+                if (!(t ? o.op_t : o.op_n))
+                    continue;
+                int r = run_group(&oa, &cases[k], t, rank, np, &bound);
+                if (r == 1 || (r == 3 && rc == 0))
+                    rc = r;
+            }
         }
     }
     redist_blacs_exit();

@@ -19,11 +19,15 @@ typedef struct options {
     int64_t from_mb, from_nb, to_mb, to_nb;
     grid from_grid, to_grid;
     int reps, warmup, batch;
-    int align; /* byte alignment of every matrix (0: plain malloc) */
+    int align; /* byte alignment of every matrix (0: plain malloc; -1: both 0 and 64) */
     int op_n, op_t;
     int case_redist, case_same;
     int use[3]; /* dmx, scalapack, alltoallv */
     int json;
+    int sweep, sequence;      /* the one-shot modes (bench_sweep.h) */
+    int64_t max_n;            /* --sweep: largest size */
+    int count;                /* --sequence: tests */
+    int64_t seq_min, seq_max; /* --sequence: matrix sizes */
 } options;
 
 /* Prints the options. */

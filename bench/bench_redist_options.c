@@ -24,8 +24,15 @@ void redist_usage(FILE *f)
                "  --warmup W            untimed (verified) runs first (default 1)\n"
                "  --batch K             also time dmx on K matrices in one plan, per matrix\n"
                "  --align BYTES         alignment of every local array, a power of two >= 8,\n"
-               "                        or 0 for plain malloc (default 64: one cache line, as\n"
-               "                        posix_memalign or MKL's allocator give; malloc gives 16)\n"
+               "                        or 0 for plain malloc (malloc gives 16; 64 is one cache\n"
+               "                        line, as posix_memalign or MKL's allocator give); the\n"
+               "                        default runs everything twice, with 0 and with 64\n"
+               "  --sweep               one-shot calls from 1x1 to 4096^2 (dmx_transform_once,\n"
+               "                        a plan made once, pdgemr2d/pdtran), ratio per size\n"
+               "  --max-n N             --sweep: largest size (default 4096)\n"
+               "  --sequence            a GEMR2D.dat-style sequence (new shape every call)\n"
+               "  --count C             --sequence: tests (default 90)\n"
+               "  --seq-min M, --seq-max M  --sequence: matrix sizes (default 200, 1000)\n"
                "  --impl LIST           comma-separated subset of dmx,scalapack,alltoallv (all)\n"
                "  --json                one JSON line per measurement instead of the table\n"
                "  --help                this text\n"
@@ -72,7 +79,11 @@ int redist_parse_options(int argc, char **argv, options *o, int loud)
     o->reps = 10;
     o->warmup = 1;
     o->batch = 1;
-    o->align = 64;
+    o->align = -1;
+    o->max_n = 4096;
+    o->count = 90;
+    o->seq_min = 200;
+    o->seq_max = 1000;
     o->op_n = o->op_t = 1;
     o->case_redist = o->case_same = 1;
     o->use[0] = o->use[1] = o->use[2] = 1;
@@ -97,10 +108,15 @@ int redist_parse_options(int argc, char **argv, options *o, int loud)
             o->json = 1;
             continue;
         }
+        if (strcmp(name, "--sweep") == 0 || strcmp(name, "--sequence") == 0) {
+            *(name[3] == 'w' ? &o->sweep : &o->sequence) = 1;
+            continue;
+        }
         static const char *const known[] = {
-            "--m",     "--n",     "--size", "--from",      "--to",      "--from-mb", "--from-nb",
-            "--to-mb", "--to-nb", "--grid", "--from-grid", "--to-grid", "--reps",    "--warmup",
-            "--batch", "--op",    "--case", "--impl",      "--align"};
+            "--m",       "--n",      "--size",  "--from",    "--to",        "--from-mb",
+            "--from-nb", "--to-mb",  "--to-nb", "--grid",    "--from-grid", "--to-grid",
+            "--reps",    "--warmup", "--batch", "--op",      "--case",      "--impl",
+            "--align",   "--max-n",  "--count", "--seq-min", "--seq-max"};
         int is_known = 0;
         for (size_t q = 0; q < sizeof known / sizeof known[0]; q++)
             is_known |= strcmp(name, known[q]) == 0;
@@ -146,6 +162,14 @@ int redist_parse_options(int argc, char **argv, options *o, int loud)
             ok = bench_parse_int(val, 1, &o->reps);
         else if (strcmp(name, "--warmup") == 0)
             ok = bench_parse_int(val, 0, &o->warmup);
+        else if (strcmp(name, "--max-n") == 0)
+            ok = bench_parse_i64(val, 1, &o->max_n);
+        else if (strcmp(name, "--count") == 0)
+            ok = bench_parse_int(val, 1, &o->count);
+        else if (strcmp(name, "--seq-min") == 0)
+            ok = bench_parse_i64(val, 1, &o->seq_min);
+        else if (strcmp(name, "--seq-max") == 0)
+            ok = bench_parse_i64(val, 1, &o->seq_max);
         else if (strcmp(name, "--batch") == 0)
             ok = bench_parse_int(val, 1, &o->batch);
         else if (strcmp(name, "--align") == 0) {

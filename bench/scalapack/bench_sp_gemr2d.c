@@ -13,9 +13,13 @@
  * Usage: mpirun -n 4 bench_sp_gemr2d [n] [reps] [align]
  * align: byte alignment of the local arrays (default 64, as posix_memalign or MKL's allocator
  * give; 0 = plain malloc, which gives 16).
+ *
+ * Or: mpirun -n 4 bench_sp_gemr2d --sweep|--sequence [reps] [align] [max_n or count]: the modes
+ * of `dmx bench redist --sweep` / `--sequence` (bench_sweep.h) with the drop-in added.
  */
 #include "alltoallv_redist.h"
 #include "bench_scalapack.h"
+#include "bench_sweep.h"
 #include "bench_util.h"
 #include "dmx/scalapack.h"
 
@@ -98,6 +102,22 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Init(&argc, &argv));
     int me, np;
     Cblacs_pinfo(&me, &np);
+    if (argc > 1 && (strcmp(argv[1], "--sweep") == 0 || strcmp(argv[1], "--sequence") == 0)) {
+        sweep_opts so;
+        sweep_opts_default(&so);
+        so.align = 0;
+        so.reps = argc > 2 ? atoi(argv[2]) : so.reps;
+        so.align = argc > 3 ? atoi(argv[3]) : so.align;
+        const int sweep = argv[1][3] == 'w';
+        if (argc > 4 && sweep)
+            so.max_n = atoll(argv[4]);
+        else if (argc > 4)
+            so.count = atoi(argv[4]);
+        int rc = so.reps >= 1 ? (sweep ? bench_sweep_run(&so) : bench_sequence_run(&so)) : 2;
+        Cblacs_exit(1);
+        CHECK_MPI(MPI_Finalize());
+        return rc;
+    }
     int n = argc > 1 ? atoi(argv[1]) : 4096;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
     int align = argc > 3 ? atoi(argv[3]) : 64;

@@ -99,6 +99,14 @@ dmx_status dmxi_agree(MPI_Comm comm, dmx_status local);
  * *value holds the maximum (also when the status is an error). Collective on comm. */
 dmx_status dmxi_agree_max(MPI_Comm comm, dmx_status local, int64_t *value);
 
+/* dmxi_agree folded with the minima of n <= DMXI_AGREE_MAX_VALUES values (one reduction): on
+ * return v[k] holds the smallest v[k] of any rank (also when the status is an error). A
+ * maximum is the minimum of the negated values; "all equal" is min(v) and min(~v) both
+ * matching (see dmxi_agree_same). Lets a caller put every agreement of a step into one
+ * reduction. Collective on comm, waited for like dmxi_agree. */
+#define DMXI_AGREE_MAX_VALUES 15
+dmx_status dmxi_agree_min(MPI_Comm comm, dmx_status local, int64_t *v, int n);
+
 /* 64-bit FNV-1a hash, continued from h (start with DMXI_HASH_INIT). */
 #define DMXI_HASH_INIT UINT64_C(1469598103934665603)
 uint64_t dmxi_hash(uint64_t h, const void *data, size_t len);

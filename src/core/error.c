@@ -96,26 +96,26 @@ dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line)
     return dmxi_error(DMX_ERR_MPI, file, line, "%s failed: %s", call, msg);
 }
 
-/* Reduce n <= 2 eight-byte values (type, op) over comm, nonblocking, waited for with
- * dmxi_wait_bounded. The buffers are on the heap: after a timeout the reduction stays pending
- * and may still write into them, so they are then left allocated (64 bytes) rather than freed
- * or taken from the stack. */
+/* Reduce n <= DMXI_AGREE_MAX_VALUES + 1 eight-byte values (type, op) over comm, nonblocking,
+ * waited for with dmxi_wait_bounded. The buffers are on the heap: after a timeout the reduction
+ * stays pending and may still write into them, so they are then left allocated (at most 256
+ * bytes) rather than freed or taken from the stack. */
 static dmx_status reduce_bounded(MPI_Comm comm, const void *in, void *out, int n, MPI_Datatype type,
                                  MPI_Op op)
 {
     dmx_status st = DMX_SUCCESS;
-    uint64_t *buf = calloc(4, sizeof *buf);
+    uint64_t *buf = calloc((size_t)(2 * n), sizeof *buf);
     MPI_Request req = MPI_REQUEST_NULL;
     DMXI_CHECK(buf, DMX_ERR_ALLOC, "out of memory");
     memcpy(buf, in, (size_t)n * sizeof *buf);
-    DMXI_MPI(MPI_Iallreduce(buf, buf + 2, n, type, op, comm, &req));
+    DMXI_MPI(MPI_Iallreduce(buf, buf + n, n, type, op, comm, &req));
     st = dmxi_wait_bounded(&req, "the agreement on the arguments");
     if (st != DMX_SUCCESS) {
         if (req != MPI_REQUEST_NULL)
             buf = NULL; /* still pending: MPI may write into it */
         goto cleanup;
     }
-    memcpy(out, buf + 2, (size_t)n * sizeof *buf);
+    memcpy(out, buf + n, (size_t)n * sizeof *buf);
 cleanup:
     free(buf);
     return st;
@@ -146,6 +146,24 @@ dmx_status dmxi_agree_max(MPI_Comm comm, dmx_status local, int64_t *value)
                           "another rank failed with %s (see its error message)",
                           dmx_status_string((dmx_status)red[0]));
     return (dmx_status)red[0];
+}
+
+dmx_status dmxi_agree_min(MPI_Comm comm, dmx_status local, int64_t *v, int n)
+{
+    int64_t mine[DMXI_AGREE_MAX_VALUES + 1], red[DMXI_AGREE_MAX_VALUES + 1];
+    if (n < 0 || n > DMXI_AGREE_MAX_VALUES)
+        return dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__, "dmxi_agree_min: %d values", n);
+    mine[0] = -(int64_t)local; /* the largest status is the smallest of these */
+    memcpy(mine + 1, v, (size_t)n * sizeof *v);
+    dmx_status st = reduce_bounded(comm, mine, red, n + 1, MPI_INT64_T, MPI_MIN);
+    if (st != DMX_SUCCESS)
+        return st;
+    memcpy(v, red + 1, (size_t)n * sizeof *v);
+    if (red[0] != 0 && local == DMX_SUCCESS)
+        return dmxi_error((dmx_status)-red[0], __FILE__, __LINE__,
+                          "another rank failed with %s (see its error message)",
+                          dmx_status_string((dmx_status)-red[0]));
+    return (dmx_status)-red[0];
 }
 
 dmx_status dmxi_agree_same(MPI_Comm comm, uint64_t value, const char *what)

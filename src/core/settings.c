@@ -86,6 +86,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                                   "holds for the next plan; a plan whose rings need more gets "
                                   "its own window, freed with the plan",
                                   0},
+    [DMXI_SET_SMALL_BYTES] = {"DMX_SMALL_BYTES", 262144, "262144",
+                              "plans in which every rank exchanges at most this many bytes with "
+                              "other ranks are made with one agreement and run by plain messages, "
+                              "without a shared window; 0: never (the same on every rank)",
+                              0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -9,8 +9,9 @@
  * decides what to send, and nothing under src/exec includes a header of the planner.
  *
  * Engines are served through dmxi_exec_ops the way the exchange protocols are served through
- * dmxi_xops (src/exchange/exchange.h). Today there is one: dmxi_exec_p2p (engine.c, shm.c,
- * engine_setup.c): messages between nodes, rings in an MPI-3 shared window within a node.
+ * dmxi_xops (src/exchange/exchange.h). Two today: dmxi_exec_p2p (engine.c, shm.c,
+ * engine_setup.c): messages between nodes, rings in an MPI-3 shared window within a node; and
+ * dmxi_exec_small (engine_small.c): plain messages for plans that exchange few bytes.
  * A further engine (neighbourhood collectives, one-sided) adds its own ops and may keep state
  * of its own behind `impl`.
  */
@@ -141,6 +142,11 @@ struct dmxi_exec {
 
 /* Messages between nodes and rings in a shared window within a node. */
 extern const dmxi_exec_ops dmxi_exec_p2p;
+
+/* Small plans (engine_small.c): one plain message per peer, no shared window. Its setup() is
+ * Local (no collective step): the planner must agree on its status. Every package must fit one
+ * message (at most max_msg bytes). */
+extern const dmxi_exec_ops dmxi_exec_small;
 
 /* An empty object (no handles, nothing owned). Local. */
 void dmxi_exec_init(dmxi_exec *e);

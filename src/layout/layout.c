@@ -25,6 +25,24 @@ dmx_status dmxi_layout_agree_id(MPI_Comm comm, dmx_status local, int64_t *id)
     return DMX_SUCCESS;
 }
 
+dmx_status dmxi_layout_agree_id_hash(MPI_Comm comm, dmx_status local, uint64_t hash,
+                                     const char *what, int64_t *id)
+{
+    /* one reduction (MIN): the status, the largest next id (as its negation), the hash twice */
+    int64_t v[3] = {-atomic_load(&next_id), (int64_t)hash, (int64_t)~hash};
+    dmx_status st = dmxi_agree_min(comm, local, v, 3);
+    if (st != DMX_SUCCESS)
+        return st;
+    if (v[1] != (int64_t)hash || ~v[2] != (int64_t)hash)
+        return dmxi_error(DMX_ERR_LAYOUT, __FILE__, __LINE__, "ranks passed different %s", what);
+    const int64_t top = -v[0];
+    int64_t cur = atomic_load(&next_id);
+    while (cur <= top && !atomic_compare_exchange_weak(&next_id, &cur, top + 1))
+        ;
+    *id = top;
+    return DMX_SUCCESS;
+}
+
 /* ---- shared description ------------------------------------------------------------------ */
 
 void dmxi_desc_release(dmxi_desc *d)
@@ -180,6 +198,9 @@ static int64_t local_extent(int64_t len, int64_t bs, int p, int src, int np)
     return cnt * bs; /* full blocks only, all before the last: at most (nblk - 1) * bs < len */
 }
 
+/* The address create_cyclic gets for a NULL grid_ranks of the mapped constructor. */
+static const int no_map = -1;
+
 static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
                                 int prow, int pcol, const int *grid_ranks, char grid_order,
                                 int rsrc, int csrc, void *local, int64_t lld, dmx_layout **out)
@@ -202,6 +223,8 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
         if (st == DMX_SUCCESS)                                                                     \
             st = dmxi_error((code), __FILE__, __LINE__, __VA_ARGS__);                              \
     } while (0)
+    if (grid_ranks == &no_map)
+        BAD(DMX_ERR_NULL, "grid_ranks is NULL");
     if (out)
         *out = NULL;
     else
@@ -257,23 +280,24 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
             BAD(DMX_ERR_OVERFLOW, "local array size overflows");
     }
 #undef BAD
+    /* Everything local first, then one agreement: status, id and description hash. */
     int64_t id = 0;
-    DMXI_TRY(dmxi_layout_agree_id(comm, st, &id));
-
-    d->rank = rank, d->size = size;
-    d->m = m, d->n = n, d->mb = mb, d->nb = nb, d->lld = lld;
-    d->prow = prow, d->pcol = pcol, d->rsrc = rsrc, d->csrc = csrc;
-    d->cyclic = 1;
-    st = make_splits(m, mb, &d->nrb, &d->rsplit);
-    if (st == DMX_SUCCESS)
-        st = make_splits(n, nb, &d->ncb, &d->csplit);
-    DMXI_TRY(dmxi_agree(comm, st));
-    {
+    if (st == DMX_SUCCESS) {
+        d->rank = rank, d->size = size;
+        d->m = m, d->n = n, d->mb = mb, d->nb = nb, d->lld = lld;
+        d->prow = prow, d->pcol = pcol, d->rsrc = rsrc, d->csrc = csrc;
+        d->cyclic = 1;
+        st = make_splits(m, mb, &d->nrb, &d->rsplit);
+        if (st == DMX_SUCCESS)
+            st = make_splits(n, nb, &d->ncb, &d->csplit);
+    }
+    if (st == DMX_SUCCESS) {
         int64_t hdr[9] = {1, m, n, mb, nb, prow, pcol, rsrc, csrc};
         uint64_t h = dmxi_hash(DMXI_HASH_INIT, hdr, sizeof hdr);
         d->hash = dmxi_hash(h, d->grid_ranks, (size_t)prow * (size_t)pcol * sizeof(int));
     }
-    DMXI_TRY(dmxi_agree_same(comm, d->hash, "block-cyclic layout descriptions"));
+    DMXI_TRY(dmxi_layout_agree_id_hash(comm, st, st == DMX_SUCCESS ? d->hash : 0,
+                                       "block-cyclic layout descriptions", &id));
     DMXI_TRY(dmxi_layout_new(d, out));
     (*out)->base = local;
     (*out)->id = id;
@@ -297,18 +321,13 @@ dmx_status dmx_layout_create_block_cyclic_mapped(MPI_Comm comm, int64_t m, int64
                                                  const int *grid_ranks, int rsrc, int csrc,
                                                  void *local, int64_t lld, dmx_layout **out)
 {
-    dmx_status st = DMX_SUCCESS;
     dmxi_error_clear();
-    /* A NULL map on one rank must not leave the others waiting: agree first. */
+    /* A NULL map on one rank must not leave the others waiting: create_cyclic agrees on it with
+     * everything else (no_map marks it). */
     if (out)
         *out = NULL;
-    st = dmxi_agree(comm, grid_ranks
-                              ? DMX_SUCCESS
-                              : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "grid_ranks is NULL"));
-    if (st != DMX_SUCCESS)
-        return st;
-    return create_cyclic(comm, m, n, mb, nb, prow, pcol, grid_ranks, 'R', rsrc, csrc, local, lld,
-                         out);
+    return create_cyclic(comm, m, n, mb, nb, prow, pcol, grid_ranks ? grid_ranks : &no_map, 'R',
+                         rsrc, csrc, local, lld, out);
 }
 
 dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t j0, int64_t m,
@@ -338,10 +357,10 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
                                "matrix",
                                (long long)i0, (long long)j0, (long long)m, (long long)n,
                                (long long)parent->m, (long long)parent->n);
-        DMXI_TRY(dmxi_layout_agree_id(parent->d->comm, local, &id));
         int64_t v[5] = {i0, j0, m, n, parent->id};
-        DMXI_TRY(dmxi_agree_same(parent->d->comm, dmxi_hash(parent->d->hash, v, sizeof v),
-                                 "view windows or parents"));
+        DMXI_TRY(dmxi_layout_agree_id_hash(parent->d->comm, local,
+                                           dmxi_hash(parent->d->hash, v, sizeof v),
+                                           "view windows or parents", &id));
     }
     L = calloc(1, sizeof *L);
     DMXI_CHECK(L, DMX_ERR_ALLOC, "out of memory");

@@ -20,6 +20,10 @@ dmx_status dmxi_desc_begin(MPI_Comm comm, dmx_layout **out, dmxi_desc **dp);
 /* The agreement that ends the local checks of a collective constructor: agree on `local` (like
  * dmxi_agree) and on a new layout id, stored in *id (layout.c). Collective on comm. */
 dmx_status dmxi_layout_agree_id(MPI_Comm comm, dmx_status local, int64_t *id);
+/* dmxi_layout_agree_id that also agrees every rank holds the same hash (else DMX_ERR_LAYOUT,
+ * "ranks passed different <what>"), all in one reduction. Collective on comm. */
+dmx_status dmxi_layout_agree_id_hash(MPI_Comm comm, dmx_status local, uint64_t hash,
+                                     const char *what, int64_t *id);
 
 /* Block lookups on a description (inline: the planner's queries run them per block). The
  * block index containing x; the owner of block (I, J); the local block (I, J) or -1. */

@@ -1,5 +1,7 @@
 /* The public plan calls: create (validate and agree, overlay or directory, packages, hand the
  * packages to the engine), execute, set scalars, info, destroy, and the one-shot transform.
+ * Plans in which every rank exchanges few bytes are made by plan_small.c with one agreement
+ * and run by the small engine; the general path below runs when that one declines.
  *
  * Cost of dmx_plan_create per rank: validation (validate.c), the overlay (overlay.c) or the
  * directory (directory.c), the packages (packages.c) and the engine's setup (src/exec/), plus
@@ -26,15 +28,37 @@ cleanup:
     return st;
 }
 
+/* Whether this rank's packages qualify for the small engine (see plan_small.c). */
+static int64_t is_small(const dmxi_exec *e)
+{
+    int64_t bytes = 0, limit = dmxi_setting_int(DMXI_SET_SMALL_BYTES);
+    for (int side = 0; side < 2; side++) {
+        const dmxi_peer *pv = side ? e->rpeer : e->speer;
+        for (int i = 0; i < (side ? e->nrpeer : e->nspeer); i++) {
+            if (pv[i].bytes > e->max_msg)
+                return 0;
+            bytes += pv[i].bytes; /* each below max_msg <= INT_MAX: no overflow in practice */
+        }
+    }
+    return limit > 0 && bytes <= limit;
+}
+
 dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx_plan **out)
 {
     dmx_status st = DMX_SUCCESS;
     dmx_plan *p = NULL;
     piece_list send = {0}, recv = {0};
     local_list loc = {0};
+    int64_t small = 0;
     dmxi_error_clear();
     if (out)
         *out = NULL;
+    {
+        int done = 0;
+        DMXI_TRY(dmxi_plan_create_small(ntransforms, transforms, out, &done));
+        if (done)
+            goto cleanup;
+    }
     DMXI_TRY(dmxi_transforms_validate(ntransforms, transforms, 1));
     MPI_Comm comm0 = transforms[0].a->d->comm; /* validated: every layout is set */
 
@@ -115,15 +139,23 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         }
         if (local == DMX_SUCCESS)
             local = dmxi_packages_make(p->xf, &send, &recv, e);
-        DMXI_TRY(dmxi_agree(p->comm, local));
+        /* small plans (layouts known only locally, or settings that kept plan_small.c out) run
+         * on the small engine too: the same agreement carries whether every rank's is small */
+        small = local == DMX_SUCCESS && is_small(e);
+        DMXI_TRY(dmxi_agree_min(p->comm, local, &small, 1));
     }
     /* Hand the packages to the engine. */
     e->send = send.v, e->nsend = send.n, send.v = NULL;
     e->recv = recv.v, e->nrecv = recv.n, recv.v = NULL;
     e->local = loc.v, e->nlocal = loc.n, loc.v = NULL;
     dmxi_packages_sort_local(e->local, e->nlocal);
-    e->ops = &dmxi_exec_p2p;
-    DMXI_TRY(e->ops->setup(e));
+    if (small) {
+        e->ops = &dmxi_exec_small;
+        DMXI_TRY(dmxi_agree(p->comm, e->ops->setup(e))); /* its setup is local */
+    } else {
+        e->ops = &dmxi_exec_p2p;
+        DMXI_TRY(e->ops->setup(e));
+    }
 
     p->info.npeers_send = e->nspeer;
     p->info.npeers_recv = e->nrpeer;

@@ -5,7 +5,7 @@
  *
  * Files: validate.c (arguments and agreement), overlay.c (grid overlay), directory.c (partner
  * discovery for local-only layouts), packages.c (cut, order and lay out packages), plan.c (the
- * public calls). */
+ * public calls), plan_small.c (plans that exchange few bytes, made with one agreement). */
 #ifndef DMXI_PLAN_H
 #define DMXI_PLAN_H
 
@@ -57,9 +57,23 @@ dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot,
  * first target's communicator. need_a_memory = 0 accepts targets without memory. */
 dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_memory);
 
+/* The local half of dmxi_transforms_validate: *local gets this rank's verdict, *comm0 the
+ * communicator to agree on and *hash the hash every rank must share; the caller agrees. Returns
+ * an error (from dmxi_fatal) only when there is no communicator to agree on. Local. */
+dmx_status dmxi_transforms_check(int n, const dmx_transform *t, int need_a_memory, MPI_Comm *comm0,
+                                 uint64_t *hash, dmx_status *local);
+
 /* If comm orders the plan's processes differently, *map[r] = plan rank of comm's rank r (else
  * *map = NULL). Local (group translation). */
 dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map);
+
+/* ---- plan_small.c ---------------------------------------------------------------------- */
+
+/* dmx_plan_create's first try: with one agreement, a plan run by the small engine when every
+ * rank exchanges at most DMX_SMALL_BYTES. *done = 1: the result is final (a plan in *out, or
+ * an agreed error); *done = 0: every rank takes the general path. Collective on the first
+ * layout's communicator. */
+dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, dmx_plan **out, int *done);
 
 /* ---- overlay.c -------------------------------------------------------------------------- */
 

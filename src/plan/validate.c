@@ -5,8 +5,10 @@
  * communicator) goes to the error handler; agreements are bounded waits (dmxi_agree).
  *
  * Cost: O(ntransforms) local work, two one-integer allreduces and one 64-bit agreement
- * (dmxi_agree_same); the rank map is one group translation of P ranks (O(P) memory, only when
- * a layout's communicator orders the processes differently).
+ * (dmxi_agree_same), or none for dmxi_transforms_check, whose caller folds the status and hash
+ * into an agreement of its own (the small plans of plan_small.c); the rank map is one group
+ * translation of P ranks (O(P) memory, only when a layout's communicator orders the processes
+ * differently).
  */
 #include "plan.h"
 
@@ -83,10 +85,10 @@ static uint64_t hash_transform(uint64_t h, const dmx_transform *t)
     return dmxi_hash(h, s, sizeof s);
 }
 
-dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transforms,
-                                    int need_a_memory)
+dmx_status dmxi_transforms_check(int ntransforms, const dmx_transform *transforms,
+                                 int need_a_memory, MPI_Comm *comm0, uint64_t *hash,
+                                 dmx_status *local)
 {
-    dmx_status st = DMX_SUCCESS;
     /* The communicator to agree on comes from the first layout given. A rank that passes no
      * layout at all has none: it cannot tell the others, so it goes to the error handler. */
     if (ntransforms < 1)
@@ -106,14 +108,25 @@ dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transf
                           "every layout of the %d transforms is NULL on this rank, which leaves no "
                           "communicator to agree on",
                           ntransforms);
-    MPI_Comm comm0 = first->d->comm;
-    dmx_status local = DMX_SUCCESS;
+    *comm0 = first->d->comm;
+    *local = DMX_SUCCESS;
     uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
-    for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
-        local = check_transform(&transforms[k], k, comm0, need_a_memory);
-        if (local == DMX_SUCCESS)
+    for (int k = 0; k < ntransforms && *local == DMX_SUCCESS; k++) {
+        *local = check_transform(&transforms[k], k, *comm0, need_a_memory);
+        if (*local == DMX_SUCCESS)
             h = hash_transform(h, &transforms[k]);
     }
+    *hash = h;
+    return DMX_SUCCESS;
+}
+
+dmx_status dmxi_transforms_validate(int ntransforms, const dmx_transform *transforms,
+                                    int need_a_memory)
+{
+    dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
+    MPI_Comm comm0 = MPI_COMM_NULL;
+    uint64_t h = 0;
+    DMXI_TRY(dmxi_transforms_check(ntransforms, transforms, need_a_memory, &comm0, &h, &local));
     DMXI_TRY(dmxi_agree(comm0, local));
     st = dmxi_agree_same(comm0, h, "transforms (dtype, op, scalars, layouts or windows)");
     if (st == DMX_ERR_LAYOUT) /* the transforms differ: an argument error, same text */
