@@ -47,6 +47,14 @@ dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp);
 dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup,
                                   dmxi_comm_pool **pool, int *slot);
 
+/* The two halves of dmxi_plan_comm_acquire, for a caller that agrees in a reduction of its
+ * own (plan_small.c): choose is local (this rank's pool of comm and its choice of slot, -1 for
+ * none); take, called on every rank with agreed = "every rank made the same choice", hands out
+ * the kept duplicate or makes one (MPI_Comm_dup, collective on comm). */
+dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *choice);
+dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
+                               MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
+
 /* Give the duplicate back: kept for the next plan when keep and the pool is still attached,
  * else freed (MPI_Comm_free). Sets *dup to MPI_COMM_NULL. Local when kept. */
 dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot, int keep);

@@ -156,6 +156,52 @@ cleanup:
     return st;
 }
 
+dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *choice)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_comm_pool *p = NULL;
+    *pool = NULL;
+    *choice = -1;
+    DMXI_TRY(pool_get(comm, &p));
+    for (int i = 0; i < p->n && *choice < 0; i++)
+        if (p->state[i] == SLOT_FREE)
+            *choice = i;
+    if (*choice < 0 && p->n < p->cap)
+        *choice = p->n;
+    *pool = p;
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
+                               MPI_Comm *dup, dmxi_comm_pool **pool, int *slot)
+{
+    dmx_status st = DMX_SUCCESS;
+    *dup = MPI_COMM_NULL;
+    *pool = NULL;
+    *slot = -1;
+    agreed = agreed && p && choice >= 0;
+    if (agreed && choice < p->n) {
+        *dup = p->dup[choice];
+    } else {
+        DMXI_MPI(MPI_Comm_dup(comm, dup));
+        DMXI_MPI(MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN));
+        if (!agreed)
+            goto cleanup; /* a duplicate of its own */
+        p->dup[p->n] = *dup;
+        p->state[p->n] = SLOT_FREE;
+        p->n++;
+    }
+    p->state[choice] = SLOT_USED;
+    p->users++;
+    *pool = p;
+    *slot = (int)choice;
+cleanup:
+    if (st != DMX_SUCCESS && *dup != MPI_COMM_NULL && *slot < 0)
+        MPI_Comm_free(dup);
+    return st;
+}
+
 dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup,
                                   dmxi_comm_pool **pool, int *slot)
 {
@@ -169,14 +215,7 @@ dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup
     /* This rank's choice: its lowest free slot, a new slot, or -1 (a duplicate of its own). */
     int64_t choice = -1;
     if (local == DMX_SUCCESS)
-        local = pool_get(comm, &p);
-    if (p) {
-        for (int i = 0; i < p->n && choice < 0; i++)
-            if (p->state[i] == SLOT_FREE)
-                choice = i;
-        if (choice < 0 && p->n < p->cap)
-            choice = p->n;
-    }
+        local = dmxi_plan_comm_choose(comm, &p, &choice);
     /* One reduction (MAX) agrees on the arguments and on the choice: (status, choice, -choice).
      * On the heap: after a timeout the reduction stays pending and may write into it. */
     buf = calloc(6, sizeof *buf);
@@ -199,25 +238,9 @@ dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup
                               dmx_status_string((dmx_status)buf[3]));
         goto cleanup;
     }
-    const int agreed = buf[4] == -buf[5] && choice >= 0; /* max == min: every rank chose it */
-    if (agreed && choice < p->n) {
-        *dup = p->dup[choice];
-    } else {
-        DMXI_MPI(MPI_Comm_dup(comm, dup));
-        DMXI_MPI(MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN));
-        if (!agreed)
-            goto cleanup; /* a duplicate of its own */
-        p->dup[p->n] = *dup;
-        p->state[p->n] = SLOT_FREE;
-        p->n++;
-    }
-    p->state[choice] = SLOT_USED;
-    p->users++;
-    *pool = p;
-    *slot = (int)choice;
+    /* max == min: every rank chose the same slot */
+    DMXI_TRY(dmxi_plan_comm_take(comm, p, choice, buf[4] == -buf[5], dup, pool, slot));
 cleanup:
-    if (st != DMX_SUCCESS && *dup != MPI_COMM_NULL && *slot < 0)
-        MPI_Comm_free(dup);
     free(buf);
     return st;
 }

@@ -8,7 +8,8 @@
  * (exec/engine_small.c, plain messages, no shared window). Then ONE reduction over the layouts'
  * communicator agrees on everything at once: the worst status, that all ranks passed the same
  * transforms (hash), that every rank's plan is small, and that the settings the cuts depend on
- * are equal. All agreed: duplicate the communicator and hand the plan out. Planned everywhere
+ * are equal, and which kept duplicate of the communicator the plan takes (plan_comm.c). All
+ * agreed: take that duplicate and hand the plan out. Planned everywhere
  * but not small everywhere: the same packages go to the general engine (dmxi_exec_p2p, shared
  * window), so large plans are validated and planned once too. Not planned everywhere (layouts
  * known only locally, a local error) or the settings differ: the tentative plan is dropped and
@@ -16,8 +17,9 @@
  *
  * Preconditions: as dmx_plan_create. Errors keep its promises (docs/errors.md): a rank returns
  * only after the agreement, with the worst status of any rank.
- * Cost (collective on the first layout's communicator): one MPI_Iallreduce of 10 int64 values
- * (waited for with a bound, like dmxi_agree) and the MPI_Comm_dup of every plan; local work
+ * Cost (collective on the first layout's communicator): one MPI_Iallreduce of 12 int64 values
+ * (waited for with a bound, like dmxi_agree), an MPI_Comm_dup only when no kept duplicate is
+ * free (DMX_COMM_CACHE); local work
  * O(rectangles) as the overlay. Memory: the piece lists and the engine's buffers (the bytes
  * exchanged, at most DMX_SMALL_BYTES per rank).
  */
@@ -62,6 +64,7 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
     dmxi_exec *e = &p->ex;
     dmxi_exec_init(e);
     p->comm = comm0;
+    p->slot = -1;
     *out = p;
     DMXI_MPI(MPI_Comm_rank(comm0, &p->rank));
     DMXI_MPI(MPI_Comm_size(comm0, &p->size));
@@ -184,11 +187,16 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, dmx_plan **ou
         if (global)
             local = build(nt, tv, comm0, max_msg, chunk, limit, &p, &small);
     }
+    /* The plan's private duplicate: this rank's choice of a kept one (plan_comm.c). */
+    dmxi_comm_pool *pool = NULL;
+    int64_t choice = -1;
+    if (local == DMX_SUCCESS && p)
+        local = dmxi_plan_comm_choose(comm0, &pool, &choice);
     /* One reduction (MIN): status, hash equal everywhere, all small, all planned, settings
-     * equal. */
-    int64_t v[10] = {(int64_t)h, (int64_t)~h, small, max_msg, -max_msg,
-                     chunk,      -chunk,      limit, -limit,  p != NULL};
-    DMXI_TRY(dmxi_agree_min(comm0, local, v, 10));
+     * equal, the same kept duplicate chosen everywhere. */
+    int64_t v[12] = {(int64_t)h, (int64_t)~h, small,  max_msg,   -max_msg, chunk,
+                     -chunk,     limit,       -limit, p != NULL, choice,   -choice};
+    DMXI_TRY(dmxi_agree_min(comm0, local, v, 12));
     if (v[0] != (int64_t)h || ~v[1] != (int64_t)h)
         DMXI_FAIL(DMX_ERR_ARG, "ranks passed different transforms (dtype, op, scalars, layouts or "
                                "windows)");
@@ -197,8 +205,8 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, dmx_plan **ou
         goto cleanup;
     }
     p->comm = MPI_COMM_NULL;
-    DMXI_MPI(MPI_Comm_dup(comm0, &p->comm));
-    DMXI_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN));
+    DMXI_TRY(
+        dmxi_plan_comm_take(comm0, pool, choice, v[10] == -v[11], &p->comm, &p->pool, &p->slot));
     p->ex.comm = p->comm;
     if (!v[2]) /* planned everywhere, not small everywhere: the general engine on this plan */
         DMXI_TRY(finish_general(p));

@@ -129,6 +129,8 @@ int main(int argc, char **argv)
     dmxt_rng_seed(&g, ctx.seed, 0);
     const int rounds = 30;
     setenv("DMX_SHM", "1", 1);
+    /* Phases 1-5 are about the shared-window engine: no small plans (plan_small.c) there. */
+    setenv("DMX_SMALL_BYTES", "0", 1);
 
     /* 1. Kept: the first plan makes the duplicate, the node split and the window; the next
      *    ones make none, except windows while the kept one grows (at most doubling each time,
@@ -257,6 +259,32 @@ int main(int argc, char **argv)
         dmxt_rng_seed(&gs, ctx.seed, 1);
         run_rounds(&ctx, MPI_COMM_SELF, 3, &gs, &C, "self");
         dmxt_case_end(&ctx, C.bad, C.msg, "plans on MPI_COMM_WORLD and MPI_COMM_SELF");
+    }
+
+    /* 6. Small plans (plain messages, one agreement) take the kept duplicates too and make no
+     *    window; with DMX_COMM_CACHE=0 each makes and frees its own duplicate. */
+    unsetenv("DMX_SMALL_BYTES");
+    {
+        dmxt_checker C = {.ctx = &ctx};
+        MPI_Comm comm;
+        PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        run_rounds(&ctx, comm, 1, &g, &C, "small, first plan");
+        zero_counts();
+        run_rounds(&ctx, comm, 10, &g, &C, "small");
+        expect_counts(&C, "small", 0, 0, 0, 0, 0);
+        if (n_cfree != 0)
+            dmxt_fail(&C, "small: %ld MPI_Comm_free, expected none", n_cfree);
+        PMPI_Comm_free(&comm);
+        PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        setenv("DMX_COMM_CACHE", "0", 1);
+        zero_counts();
+        run_rounds(&ctx, comm, 10, &g, &C, "small, DMX_COMM_CACHE=0");
+        expect_counts(&C, "small, DMX_COMM_CACHE=0", 10, 10, 0, 0, 0);
+        if (n_cfree != 10)
+            dmxt_fail(&C, "small, DMX_COMM_CACHE=0: %ld MPI_Comm_free, expected 10", n_cfree);
+        unsetenv("DMX_COMM_CACHE");
+        PMPI_Comm_free(&comm);
+        dmxt_case_end(&ctx, C.bad, C.msg, "small plans");
     }
     return dmxt_finish(&ctx);
 }
