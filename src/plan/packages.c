@@ -106,12 +106,10 @@ dmx_status dmxi_piece_cut_shape(dmx_op op, int64_t rows, int64_t cols, int64_t e
                 hi = mid - 1;
         }
         const int64_t side = round16(lo);
-        if (rows <= side) {
-            *cols_per = cap / rows;
-        } else if (cols <= side) {
+        if (cols <= side) {
             *rows_per = round16(cap / cols);
         } else if (rows <= cap / side) {
-            *cols_per = cap / rows; /* at least side */
+            *cols_per = cap / rows; /* at least side (rows <= side included) */
         } else {
             *rows_per = round16(cap / side);
             *cols_per = side;
