@@ -30,6 +30,7 @@
  * real type.
  */
 #include "kernels.h"
+#include "kernels_avx.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -404,6 +405,24 @@ static void tl_copy_stream(const kjob *job, int64_t m, int64_t n, const void *s,
 }
 #endif
 
+#if DMXI_HAVE_AVX_KERNELS
+/* Transpose-like bit copy of 4-, 8- or 16-byte elements by AVX register transposes
+ * (kernels_avx.c) on the whole register blocks; the last m % R rows and n % R columns go
+ * through the ordinary kernel, job->fallback. */
+static void tl_copy_avx(const kjob *job, int64_t m, int64_t n, const void *s, void *d)
+{
+    const int64_t esz = (int64_t)job->esz, r = 32 / esz;
+    const int64_t lds = job->sri * esz, ldd = job->ldd * esz;
+    const int64_t body = m / r * r, nfull = n / r * r;
+    if (body > 0 && nfull > 0)
+        dmxi_kernel_tcopy_avx(job->esz, body, nfull, s, lds, d, ldd);
+    if (body > 0 && nfull < n)
+        job->fallback(job, body, n - nfull, (const char *)s + nfull * esz, (char *)d + nfull * ldd);
+    if (body < m)
+        job->fallback(job, m - body, n, (const char *)s + body * lds, (char *)d + body * esz);
+}
+#endif
+
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
 /* Run the sub-tile rows [i0, i1) x columns [j0, j1) of the canonical problem. */
@@ -537,6 +556,13 @@ void dmxi_kernel_apply_flags(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_s
             (job.esz == 8 || job.esz == 16)) {
             job.fallback = job.fn;
             job.fn = tl_copy_stream;
+        }
+#endif
+#if DMXI_HAVE_AVX_KERNELS
+        if (job.fn == fns[k][conj][1] && k == KOP_COPY && !conj && job.transposed && job.esz >= 4 &&
+            dmxi_kernel_avx_ok()) {
+            job.fallback = job.fn;
+            job.fn = tl_copy_avx;
         }
 #endif
     }

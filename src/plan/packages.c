@@ -70,32 +70,57 @@ static void mem_shift(dmxi_mem *m, int64_t di, int64_t dj)
     m->off += m->order == DMX_COL_MAJOR ? di + dj * m->ld : di * m->ld + dj;
 }
 
-/* Cut every piece whose wire image (rows x cols, column-major) is larger than max_bytes into
- * sub-rectangles of at most max_bytes: runs of whole columns, or, when one column is already
- * too large, runs of one column's rows. The cut depends only on the piece, so sender and
- * receiver cut alike and the package order (cmp_piece) stays the same on both sides. is_send:
- * mem is B's memory (else A's). Replaces l->v. */
-/* How piece pc is cut for max_bytes: columns and rows per sub-piece; returns the number of
- * sub-pieces in *count (1 if it is not cut), computed, not counted. */
-static dmx_status cut_shape(const dmxi_piece *pc, int64_t es, int64_t max_bytes, int64_t *cols_per,
-                            int64_t *rows_per, int64_t *count)
+/* Rounded down to a multiple of 16 elements (a cache line of floats, two of doubles) when it is
+ * at least that, so that tile edges inside a column fall on the same alignment as its start. */
+static int64_t round16(int64_t k)
 {
-    const int64_t rows = pc->rows, cols = pc->cols;
+    return k >= 16 ? k & ~(int64_t)15 : k;
+}
+
+/* How a rows x cols piece of es-byte elements is cut for max_bytes (see plan.h). */
+dmx_status dmxi_piece_cut_shape(dmx_op op, int64_t rows, int64_t cols, int64_t es,
+                                int64_t max_bytes, int64_t *rows_per, int64_t *cols_per,
+                                int64_t *count)
+{
+    const int64_t cap = max_bytes / es > 0 ? max_bytes / es : 1; /* elements per sub-piece */
     *cols_per = cols, *rows_per = rows, *count = 1;
-    if (rows == 0 || cols == 0 || rows <= max_bytes / es / cols)
+    if (rows == 0 || cols == 0 || rows <= cap / cols)
         return DMX_SUCCESS;
-    /* columns per sub-piece, and rows (fewer than all only if one column is too big) */
-    *cols_per = 1;
-    if (rows <= max_bytes / es)
-        *cols_per = max_bytes / es / rows;
-    else
-        *rows_per = max_bytes / es;
+    if (op == DMX_OP_N) {
+        /* Whole columns, or runs of one column when a column alone is too large: contiguous on
+         * both sides for column-major blocks. */
+        *cols_per = 1;
+        if (rows <= cap)
+            *cols_per = cap / rows;
+        else
+            *rows_per = cap;
+    } else {
+        /* A column of A is a row of B: square tiles keep both sides' accesses whole cache lines
+         * (a column would read one element of B per column of B, a page apart for large B). */
+        int64_t lo = 1, hi = cap < ((int64_t)1 << 31) ? cap : ((int64_t)1 << 31);
+        while (lo < hi) { /* the largest side with side^2 <= cap */
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (mid <= cap / mid)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        const int64_t side = round16(lo);
+        if (cols <= side) {
+            *rows_per = round16(cap / cols);
+        } else if (rows <= cap / side) {
+            *cols_per = cap / rows; /* at least side (rows <= side included) */
+        } else {
+            *rows_per = round16(cap / side);
+            *cols_per = side;
+        }
+    }
     return dmxi_mul64((cols - 1) / *cols_per + 1, (rows - 1) / *rows_per + 1, count);
 }
 
 /* Cut every piece whose wire image (rows x cols, column-major) is larger than max_bytes into
- * sub-rectangles of at most max_bytes: runs of whole columns, or, when one column is already
- * too large, runs of one column's rows. The cut depends only on the piece, so sender and
+ * sub-rectangles of at most max_bytes (dmxi_piece_cut_shape: columns for op N, square tiles for
+ * op T and C). The cut depends only on the piece and its op, which both sides know, so sender and
  * receiver cut alike and the package order (cmp_piece) stays the same on both sides. is_send:
  * mem is B's memory (else A's). Replaces l->v. The number of sub-pieces is computed before
  * anything is cut (no loop in proportion to the data): more than an array can hold fails with
@@ -107,7 +132,8 @@ static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send,
     dmxi_piece *v = NULL;
     for (int64_t i = 0; i < l->n; i++) {
         const dmxi_piece *pc = &l->v[i];
-        DMXI_TRY(cut_shape(pc, (int64_t)xf[pc->t].esize, max_bytes, &cols_per, &rows_per, &cnt));
+        DMXI_TRY(dmxi_piece_cut_shape(xf[pc->t].t.op, pc->rows, pc->cols, (int64_t)xf[pc->t].esize,
+                                      max_bytes, &rows_per, &cols_per, &cnt));
         DMXI_TRY(dmxi_add64(n, cnt, &n));
     }
     if (n == l->n)
@@ -121,7 +147,8 @@ static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send,
     for (int64_t i = 0; i < l->n; i++) {
         const dmxi_piece *pc = &l->v[i];
         const dmx_op op = xf[pc->t].t.op;
-        DMXI_TRY(cut_shape(pc, (int64_t)xf[pc->t].esize, max_bytes, &cols_per, &rows_per, &cnt));
+        DMXI_TRY(dmxi_piece_cut_shape(op, pc->rows, pc->cols, (int64_t)xf[pc->t].esize, max_bytes,
+                                      &rows_per, &cols_per, &cnt));
         if (cnt == 1) {
             v[k++] = *pc;
             continue;

@@ -113,6 +113,16 @@ dmx_status dmxi_plan_directory(const dmx_plan *p, int t, dmxi_piece_list *recv,
 
 /* ---- packages.c ------------------------------------------------------------------------- */
 
+/* How a piece of rows x cols elements of es bytes, of a transform with op, is cut so that no
+ * sub-piece is larger than max_bytes: *rows_per x *cols_per sub-pieces (the last ones in each
+ * direction smaller), *count of them (1: not cut). Op N cuts whole columns (runs of one column
+ * when a column alone is too large); op T and C cut tiles about square, with sides rounded to
+ * multiples of 16 elements, so neither B's reads nor A's writes degrade to one element per
+ * column however large the matrix. Local; DMX_ERR_OVERFLOW if the count overflows. */
+dmx_status dmxi_piece_cut_shape(dmx_op op, int64_t rows, int64_t cols, int64_t es,
+                                int64_t max_bytes, int64_t *rows_per, int64_t *cols_per,
+                                int64_t *count);
+
 /* Cut the pieces to at most e->chunk_bytes, sort them into packages and make e's send and
  * receive peers with the pieces' byte offsets (the lists are replaced by the cut ones). Local. */
 dmx_status dmxi_packages_make(const dmxi_xform *xf, dmxi_piece_list *send, dmxi_piece_list *recv,

@@ -331,8 +331,9 @@ static void test_cross_product(void)
 }
 
 /* dtype x op x orders x 3 scalar/padding variants on each shape, with kernel flags. D starts
- * doffs[..] bytes after a cache line boundary (always 0 without flags); with flags every case
- * also runs once with D on a boundary and unpadded. */
+ * doffs[..] bytes after a cache line boundary (the AVX transposing copy and the streaming
+ * kernels must both handle D off a line); with flags every case also runs once with D on a
+ * boundary and unpadded. */
 static void sweep_shapes(const int64_t (*shapes)[2], size_t nshapes, unsigned flags)
 {
     static const int64_t doffs[] = {0, 8, 16, 48};
@@ -355,7 +356,7 @@ static void sweep_shapes(const int64_t (*shapes)[2], size_t nshapes, unsigned fl
                                        .spad = v == 1 ? 5 : 0,
                                        .dpad = dpads[(sh + (size_t)v) % 3],
                                        .flags = flags,
-                                       .doff = flags ? doffs[(sh + (size_t)t + (size_t)v) % 4] : 0};
+                                       .doff = doffs[(sh + (size_t)t + (size_t)v) % 4]};
                             count(run_case(&c));
                             if (flags) {
                                 c.doff = 0;
@@ -369,6 +370,16 @@ static void sweep_shapes(const int64_t (*shapes)[2], size_t nshapes, unsigned fl
 static void test_large_tiles(void)
 {
     static const int64_t shapes[][2] = {{70, 300}, {300, 70}, {1, 300}};
+    sweep_shapes(shapes, sizeof shapes / sizeof shapes[0], 0);
+}
+
+/* The transposed bit copy without flags runs AVX register blocks of 32 / esz elements square
+ * where the CPU has AVX and the ordinary kernel on the rest: shapes whole in blocks, one short
+ * of them and one over, for each element size, with D on and off a cache line. */
+static void test_register_blocks(void)
+{
+    static const int64_t shapes[][2] = {{2, 2}, {4, 4},   {8, 8},   {32, 32}, {3, 5},
+                                        {7, 9}, {33, 31}, {30, 34}, {9, 260}, {260, 9}};
     sweep_shapes(shapes, sizeof shapes / sizeof shapes[0], 0);
 }
 
@@ -710,6 +721,7 @@ int main(int argc, char **argv)
     test_empty();
     test_cross_product();
     test_large_tiles();
+    test_register_blocks();
     test_streaming();
     test_rounding();
     test_bit_patterns();

@@ -1,0 +1,25 @@
+/* AVX transposing bit copy (kernels_avx.c), used by kernels.c when the CPU has AVX. */
+#ifndef DMXI_KERNELS_AVX_H
+#define DMXI_KERNELS_AVX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(DMX_NO_AVX)
+#define DMXI_HAVE_AVX_KERNELS 1
+#else
+#define DMXI_HAVE_AVX_KERNELS 0
+#endif
+
+#if DMXI_HAVE_AVX_KERNELS
+/* Local. Nonzero when this CPU runs AVX instructions. */
+int dmxi_kernel_avx_ok(void);
+
+/* Local. D(i,j) = S(j,i) bit for bit for i < m, j < n; elements of esz = 4, 8 or 16 bytes;
+ * D(i,j) at d + i*esz + j*ldd, the source of D(i,j) at s + i*lds + j*esz (strides in bytes).
+ * m and n must be multiples of 32 / esz; S and D must not overlap. */
+void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int64_t lds, void *d,
+                           int64_t ldd);
+#endif
+
+#endif
