@@ -187,8 +187,12 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype, int shm)
         DMXI_MPI(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w->node));
         DMXI_TRY(node_peers(w, shm));
         DMXI_TRY(dmxi_rma_node_lock(w->comm, w->node, &lockfd));
-        DMXI_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, w->comm, &w->win));
+        int crc = MPI_Win_create_dynamic(MPI_INFO_NULL, w->comm, &w->win);
         dmxi_rma_node_unlock(&lockfd);
+        if (crc != MPI_SUCCESS) {
+            w->win = MPI_WIN_NULL;
+            DMXI_TRY(dmxi_rma_win_error(crc, "MPI_Win_create_dynamic", __FILE__, __LINE__));
+        }
         DMXI_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
         /* attaching is local and may fail on some ranks only (too many regions): record the
          * failure, then agree, so no rank leaves the collective sequence early */

@@ -119,6 +119,12 @@ dmx_status dmxi_rma_complete(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_node_lock(MPI_Comm comm, MPI_Comm node, int *fd);
 void dmxi_rma_node_unlock(int *fd);
 
+/* The status for a failed MPI_Win_create / MPI_Win_create_dynamic (rc, call): an MPI_ERR_WIN
+ * class error means this MPI has no one-sided component for windows over memory it did not
+ * allocate (Open MPI 4.1 with only the tcp btl: osc rdma needs an RDMA-capable btl, osc sm a
+ * window of MPI's own), DMX_ERR_UNSUPPORTED saying so; anything else is DMX_ERR_MPI. Local. */
+dmx_status dmxi_rma_win_error(int rc, const char *call, const char *file, int line);
+
 /* The node segment from POSIX shared memory when MPI has no shared windows (rma_posixshm.c):
  * *ok = 1 and kind 4 on success on every rank, else *ok = 0 everywhere. Collective on comm. */
 dmx_status dmxi_rma_posix_segment(dmx_rma_heap *h, int64_t bytes, int *ok);

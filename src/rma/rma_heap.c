@@ -217,8 +217,13 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     if (h->size == 1)
         goto cleanup; /* one rank: every transfer is a local copy, no window (Open MPI 4.1 has
                          no one-sided component for MPI_Win_create on a single process) */
-    if (h->kind != 3)
-        DMXI_MPI(MPI_Win_create(h->base, (MPI_Aint)bytes, 1, MPI_INFO_NULL, h->comm, &h->win));
+    if (h->kind != 3) {
+        int rc = MPI_Win_create(h->base, (MPI_Aint)bytes, 1, MPI_INFO_NULL, h->comm, &h->win);
+        if (rc != MPI_SUCCESS) {
+            h->win = MPI_WIN_NULL;
+            DMXI_TRY(dmxi_rma_win_error(rc, "MPI_Win_create", __FILE__, __LINE__));
+        }
+    }
     DMXI_MPI(MPI_Win_set_errhandler(h->win, MPI_ERRORS_RETURN));
     DMXI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win));
     if (!window_is_unified(h->win)) {

@@ -83,3 +83,19 @@ cleanup:
         dmxi_rma_node_unlock(fd);
     return st;
 }
+
+dmx_status dmxi_rma_win_error(int rc, const char *call, const char *file, int line)
+{
+    int cls = MPI_ERR_OTHER;
+    if (MPI_Error_class(rc, &cls) != MPI_SUCCESS || cls != MPI_ERR_WIN)
+        return dmxi_mpi_error(rc, call, file, line);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        msg[0] = 0;
+    return dmxi_error(DMX_ERR_UNSUPPORTED, file, line,
+                      "%s failed (%s): this MPI library has no one-sided component for windows "
+                      "over memory it did not allocate (Open MPI 4.1 with only the tcp btl has "
+                      "none); dmx_rma_alloc on one node still works",
+                      call, msg);
+}

@@ -1068,3 +1068,27 @@ void dmxt_fail(dmxt_checker *C, const char *fmt, ...)
         va_end(ap);
     }
 }
+
+int dmxt_mpi_user_windows(MPI_Comm comm)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    int ok = 0, all = 0;
+    if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
+        return 0;
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    char *mem = malloc(64);
+    MPI_Win w = MPI_WIN_NULL;
+    if (mem && MPI_Win_create(mem, 64, 1, MPI_INFO_NULL, c, &w) == MPI_SUCCESS) {
+        MPI_Win_free(&w);
+        ok = 1;
+    }
+    if (MPI_Win_create_dynamic(MPI_INFO_NULL, c, &w) == MPI_SUCCESS)
+        MPI_Win_free(&w);
+    else
+        ok = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS)
+        all = 0;
+    free(mem);
+    MPI_Comm_free(&c);
+    return all;
+}

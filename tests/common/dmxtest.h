@@ -205,6 +205,11 @@ int dmxt_case_end(dmxt_ctx *ctx, int64_t local_bad, const char *local_msg, const
  * Collective. Returns the local number of problems (0 or 1) and describes it in msg. */
 int64_t dmxt_expect_status(dmxt_ctx *ctx, dmx_status got, dmx_status want, const char *what,
                            char *msg, size_t len);
+/* 1 if this MPI opens windows over memory it did not allocate (MPI_Win_create over malloc'ed
+ * bytes and MPI_Win_create_dynamic both succeed on every rank of comm), else 0: Open MPI 4.1 with
+ * only the tcp btl has no one-sided component for them. Independent of dmx, so a test may skip
+ * dmx's DMX_ERR_UNSUPPORTED for such windows only where MPI itself cannot. Collective. */
+int dmxt_mpi_user_windows(MPI_Comm comm);
 /* Print "N passed, N failed" on rank 0, finalize MPI, return the exit code (0 iff no failures). */
 int dmxt_finish(dmxt_ctx *ctx);
 
