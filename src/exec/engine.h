@@ -11,6 +11,10 @@
 
 /* The ops of dmxi_exec_p2p: setup and free (engine_setup.c), execute (engine.c). */
 dmx_status dmxi_p2p_setup(dmxi_exec *e);
+/* 1 if the writes into A of one execution are to be streamed past the caches (non-temporal
+ * stores, then dmxi_kernel_fence): A's bytes received plus local are above what the caches keep,
+ * or DMX_STREAM forces it. Both engines decide alike. */
+int dmxi_exec_decide_stream(const dmxi_exec *e);
 dmx_status dmxi_p2p_execute(dmxi_exec *e);
 dmx_status dmxi_p2p_free(dmxi_exec *e);
 

@@ -137,7 +137,7 @@ cleanup:
 
 /* A's bytes this rank writes per execution decide whether they are streamed past the caches:
  * above what the caches would keep anyway (DMX_STREAM=0/1 forces either way). */
-static int decide_stream(const dmxi_exec *e)
+int dmxi_exec_decide_stream(const dmxi_exec *e)
 {
     int64_t abytes = 0;
     for (int64_t i = 0; i < e->nrecv; i++)
@@ -156,7 +156,7 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e)
     e->broken = 0;
     DMXI_TRY(dmxi_shm_setup(e));
     DMXI_TRY(dmxi_agree(e->comm, setup_requests(e)));
-    e->stream = decide_stream(e);
+    e->stream = dmxi_exec_decide_stream(e);
     e->buffer_bytes = e->sbytes + e->rbytes + e->shm_bytes;
     e->npeers_shm = 0;
     for (int i = 0; i < e->nrpeer; i++)

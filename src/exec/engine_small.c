@@ -15,7 +15,9 @@
  * machine against tens of microseconds for the whole small exchange).
  *
  * Cost per execution: alpha = one latency per peer (sends and receives overlap), beta = the
- * bytes exchanged, copied three times (pack, MPI, transform); local rectangles once.
+ * bytes exchanged, copied three times (pack, MPI, transform); local rectangles once. Writes into
+ * A are streamed past the caches when the plan writes more of A than they hold, as in the
+ * point-to-point engine (dmxi_exec_decide_stream).
  * Setup is Local (unlike dmxi_exec_p2p): it lays out and allocates the buffers and the request
  * array; the planner folds its status into its own agreement. Memory: one send and one receive
  * buffer of the bytes exchanged (each package 16-byte aligned) and one request per peer,
@@ -54,7 +56,7 @@ static dmx_status small_setup(dmxi_exec *e)
     e->timeout = (double)dmxi_setting_int(DMXI_SET_TIMEOUT);
     e->broken = 0;
     e->shm = 0;
-    e->stream = 0;
+    e->stream = dmxi_exec_decide_stream(e);
     DMXI_TRY(lay_out(e->speer, e->nspeer, &e->sbytes));
     DMXI_TRY(lay_out(e->rpeer, e->nrpeer, &e->rbytes));
     for (int side = 0; side < 2; side++) {
@@ -125,7 +127,8 @@ static void unpack(const dmxi_exec *e, const dmxi_peer *q)
         const dmxi_xform *x = &e->xf[pc->t];
         char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
         dmxi_apply(x, DMX_OP_N, src + pc->boff, pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
-                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, 0u);
+                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols,
+                   e->stream ? DMXI_KERNEL_STREAM : 0u);
     }
 }
 
@@ -158,7 +161,8 @@ static dmx_status small_execute(dmxi_exec *e)
         const dmxi_xform *x = &e->xf[lp->t];
         dmxi_apply(x, x->t.op, dmxi_layout_addr(x->t.b, &lp->bmem, x->esize), lp->bmem.ld,
                    lp->bmem.order, dmxi_layout_addr(x->t.a, &lp->amem, x->esize), lp->amem.ld,
-                   lp->amem.order, lp->r0, lp->c0, lp->rows, lp->cols, 0u);
+                   lp->amem.order, lp->r0, lp->c0, lp->rows, lp->cols,
+                   e->stream ? DMXI_KERNEL_STREAM : 0u);
     }
     double since = -1.0;
     for (int left = e->nrreq; left > 0;) {
@@ -172,6 +176,8 @@ static dmx_status small_execute(dmxi_exec *e)
             DMXI_TRY(idle(e, &since, "messages", left));
         }
     }
+    if (e->stream)
+        dmxi_kernel_fence(); /* A's streamed stores are visible when execute returns */
     since = -1.0;
     for (int sent = e->nsreq == 0; !sent;) {
         DMXI_MPI(dmxi_testall(e->nsreq, e->sreq, &sent));
