@@ -15,6 +15,10 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e);
  * stores, then dmxi_kernel_fence): A's bytes received plus local are above what the caches keep,
  * or DMX_STREAM forces it. Both engines decide alike. */
 int dmxi_exec_decide_stream(const dmxi_exec *e);
+/* Free e's send and receive requests that are not MPI_REQUEST_NULL (cancelling the receives
+ * first when cancel_recv: they may still be pending after a failed execution); the first
+ * failure is the status. Local. */
+dmx_status dmxi_exec_free_requests(dmxi_exec *e, int cancel_recv);
 dmx_status dmxi_p2p_execute(dmxi_exec *e);
 dmx_status dmxi_p2p_free(dmxi_exec *e);
 

@@ -165,23 +165,29 @@ cleanup:
     return st;
 }
 
-dmx_status dmxi_p2p_free(dmxi_exec *e)
+dmx_status dmxi_exec_free_requests(dmxi_exec *e, int cancel_recv)
 {
-    dmx_status st = DMX_SUCCESS;
-    /* Free everything even after a failure; report the first one. */
     int rc = MPI_SUCCESS;
+    for (int i = 0; e->rreq && i < e->nrreq; i++)
+        if (e->rreq[i] != MPI_REQUEST_NULL) {
+            if (cancel_recv)
+                MPI_Cancel(&e->rreq[i]);
+            int r = MPI_Request_free(&e->rreq[i]);
+            rc = rc == MPI_SUCCESS ? r : rc;
+        }
     for (int i = 0; e->sreq && i < e->nsreq; i++)
         if (e->sreq[i] != MPI_REQUEST_NULL) {
             int r = MPI_Request_free(&e->sreq[i]);
             rc = rc == MPI_SUCCESS ? r : rc;
         }
-    for (int i = 0; e->rreq && i < e->nrreq; i++)
-        if (e->rreq[i] != MPI_REQUEST_NULL) {
-            int r = MPI_Request_free(&e->rreq[i]);
-            rc = rc == MPI_SUCCESS ? r : rc;
-        }
-    if (rc != MPI_SUCCESS)
-        st = dmxi_mpi_error(rc, "MPI_Request_free", __FILE__, __LINE__);
+    return rc == MPI_SUCCESS ? DMX_SUCCESS
+                             : dmxi_mpi_error(rc, "MPI_Request_free", __FILE__, __LINE__);
+}
+
+dmx_status dmxi_p2p_free(dmxi_exec *e)
+{
+    /* Free everything even after a failure; report the first one. */
+    dmx_status st = dmxi_exec_free_requests(e, 0);
     dmx_status st2 = dmxi_shm_free(e);
     st = st == DMX_SUCCESS ? st2 : st;
     free(e->sbuf);

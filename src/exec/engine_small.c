@@ -193,21 +193,7 @@ cleanup:
 /* After a failed execution requests may still be pending: cancel the receives, free them all. */
 static dmx_status small_free(dmxi_exec *e)
 {
-    dmx_status st = DMX_SUCCESS;
-    int rc = MPI_SUCCESS;
-    for (int i = 0; e->rreq && i < e->nrreq; i++)
-        if (e->rreq[i] != MPI_REQUEST_NULL) {
-            MPI_Cancel(&e->rreq[i]);
-            int r = MPI_Request_free(&e->rreq[i]);
-            rc = rc == MPI_SUCCESS ? r : rc;
-        }
-    for (int i = 0; e->sreq && i < e->nsreq; i++)
-        if (e->sreq[i] != MPI_REQUEST_NULL) {
-            int r = MPI_Request_free(&e->sreq[i]);
-            rc = rc == MPI_SUCCESS ? r : rc;
-        }
-    if (rc != MPI_SUCCESS)
-        st = dmxi_mpi_error(rc, "MPI_Request_free", __FILE__, __LINE__);
+    dmx_status st = dmxi_exec_free_requests(e, 1);
     free(e->sbuf);
     free(e->rbuf);
     free(e->sreq);

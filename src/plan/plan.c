@@ -28,6 +28,25 @@ cleanup:
     return st;
 }
 
+dmx_status dmxi_plan_info_fill(dmx_plan *p)
+{
+    dmx_status st = DMX_SUCCESS;
+    const dmxi_exec *e = &p->ex;
+    p->info.send_elems = p->info.recv_elems = p->info.local_elems = 0;
+    p->info.npeers_send = e->nspeer;
+    p->info.npeers_recv = e->nrpeer;
+    p->info.buffer_bytes = e->buffer_bytes;
+    p->info.npeers_shared_memory = e->npeers_shm;
+    for (int64_t i = 0; i < e->nsend; i++)
+        DMXI_TRY(add_area(&p->info.send_elems, e->send[i].rows, e->send[i].cols));
+    for (int64_t i = 0; i < e->nrecv; i++)
+        DMXI_TRY(add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols));
+    for (int64_t i = 0; i < e->nlocal; i++)
+        DMXI_TRY(add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols));
+cleanup:
+    return st;
+}
+
 /* Whether this rank's packages qualify for the small engine (see plan_small.c). */
 static int64_t is_small(const dmxi_exec *e)
 {
@@ -157,22 +176,9 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         DMXI_TRY(e->ops->setup(e));
     }
 
-    p->info.npeers_send = e->nspeer;
-    p->info.npeers_recv = e->nrpeer;
     /* Bounded by the layouts' sizes, which validation checked to fit int64_t; checked anyway
      * (and agreed, so a failure cannot leave a plan on some ranks only). */
-    {
-        dmx_status local = DMX_SUCCESS;
-        for (int64_t i = 0; i < e->nsend && local == DMX_SUCCESS; i++)
-            local = add_area(&p->info.send_elems, e->send[i].rows, e->send[i].cols);
-        for (int64_t i = 0; i < e->nrecv && local == DMX_SUCCESS; i++)
-            local = add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols);
-        for (int64_t i = 0; i < e->nlocal && local == DMX_SUCCESS; i++)
-            local = add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols);
-        DMXI_TRY(dmxi_agree(p->comm, local));
-    }
-    p->info.buffer_bytes = e->buffer_bytes;
-    p->info.npeers_shared_memory = e->npeers_shm;
+    DMXI_TRY(dmxi_agree(p->comm, dmxi_plan_info_fill(p)));
     *out = p;
     p = NULL;
 cleanup:

@@ -39,6 +39,12 @@ typedef struct dmxi_local_list {
 dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc);
 dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp);
 
+/* ---- plan.c ---------------------------------------------------------------------------- */
+
+/* p->info from p->ex's packages, peers and buffers (element counts checked against overflow:
+ * DMX_ERR_OVERFLOW). Local; callers agree on the status. */
+dmx_status dmxi_plan_info_fill(dmx_plan *p);
+
 /* ---- plan_comm.c ----------------------------------------------------------------------- */
 
 /* Agree on `local` over comm (every rank returns the worst status, as dmxi_agree) and, when all

@@ -27,17 +27,6 @@
 
 #include <string.h>
 
-/* *sum += rows * cols, checked. */
-static dmx_status add_area(int64_t *sum, int64_t rows, int64_t cols)
-{
-    dmx_status st = DMX_SUCCESS;
-    int64_t a = 0;
-    DMXI_TRY(dmxi_mul64(rows, cols, &a));
-    DMXI_TRY(dmxi_add64(*sum, a, sum));
-cleanup:
-    return st;
-}
-
 /* A message limit and ring chunk as dmx_plan_create sanitizes them. */
 static void cut_settings(int64_t *max_msg, int64_t *chunk)
 {
@@ -103,16 +92,7 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
         goto cleanup; /* planned, not small: kept for the general engine */
     e->ops = &dmxi_exec_small;
     DMXI_TRY(e->ops->setup(e));
-    p->info.npeers_send = e->nspeer;
-    p->info.npeers_recv = e->nrpeer;
-    for (int64_t i = 0; i < e->nsend; i++)
-        DMXI_TRY(add_area(&p->info.send_elems, e->send[i].rows, e->send[i].cols));
-    for (int64_t i = 0; i < e->nrecv; i++)
-        DMXI_TRY(add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols));
-    for (int64_t i = 0; i < e->nlocal; i++)
-        DMXI_TRY(add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols));
-    p->info.buffer_bytes = e->buffer_bytes;
-    p->info.npeers_shared_memory = 0;
+    DMXI_TRY(dmxi_plan_info_fill(p));
     *small = 1;
 cleanup:
     free(send.v);
@@ -138,18 +118,7 @@ static dmx_status finish_general(dmx_plan *p)
     memset(&p->info, 0, sizeof p->info);
     e->ops = &dmxi_exec_p2p;
     DMXI_TRY(e->ops->setup(e));
-    dmx_status local = DMX_SUCCESS;
-    for (int64_t i = 0; i < e->nsend && local == DMX_SUCCESS; i++)
-        local = add_area(&p->info.send_elems, e->send[i].rows, e->send[i].cols);
-    for (int64_t i = 0; i < e->nrecv && local == DMX_SUCCESS; i++)
-        local = add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols);
-    for (int64_t i = 0; i < e->nlocal && local == DMX_SUCCESS; i++)
-        local = add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols);
-    DMXI_TRY(dmxi_agree(p->comm, local));
-    p->info.npeers_send = e->nspeer;
-    p->info.npeers_recv = e->nrpeer;
-    p->info.buffer_bytes = e->buffer_bytes;
-    p->info.npeers_shared_memory = e->npeers_shm;
+    DMXI_TRY(dmxi_agree(p->comm, dmxi_plan_info_fill(p)));
 cleanup:
     return st;
 }
