@@ -82,7 +82,7 @@ static unsigned a_flags(const dmxi_exec *e)
 
 /* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is:
  * op(B) of each piece, transposed and conjugated here, column-major in A's orientation. */
-static void pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, int64_t base)
+void dmxi_exec_pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, int64_t base)
 {
     static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
     for (int64_t i = i0; i < i1; i++) {
@@ -97,7 +97,8 @@ static void pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, i
 }
 
 /* Transform pieces [i0, i1) of the receive list from src (package offset base) into A. */
-static void unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char *src, int64_t base)
+void dmxi_exec_unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char *src,
+                             int64_t base)
 {
     for (int64_t i = i0; i < i1; i++) {
         const dmxi_piece *pc = &e->recv[i];
@@ -110,7 +111,7 @@ static void unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char
 
 /* Apply local rectangles from *next on until about max_bytes have been written (at least
  * one rectangle). */
-static void apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes)
+void dmxi_exec_apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes)
 {
     int64_t bytes = 0;
     for (; *next < e->nlocal && bytes < max_bytes; (*next)++) {
@@ -219,7 +220,7 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         const dmxi_peer *q = &e->speer[(start + i) % e->nspeer];
         if (q->shm)
             continue;
-        pack_pieces(e, q->first, q->first + q->count, e->sbuf + q->off, 0);
+        dmxi_exec_pack_pieces(e, q->first, q->first + q->count, e->sbuf + q->off, 0);
         DMXI_MPI(MPI_Startall(q->nchunks, e->sreq + q->req0));
     }
     prof_tick(&f, &f.pack);
@@ -232,8 +233,8 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
             if (!q->shm || q->next == q->nring || !dmxi_ring_can_post(q, q->seq + q->next))
                 continue;
             const int64_t c = q->next, g = q->seq + c;
-            pack_pieces(e, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
-                        chunk_base(e->send, q, c));
+            dmxi_exec_pack_pieces(e, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
+                                  chunk_base(e->send, q, c));
             dmxi_ring_post(q, g);
             rings_left -= ++q->next == q->nring;
             busy = 1;
@@ -245,8 +246,8 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
             dmxi_peer *q = &e->rpeer[i];
             while (q->shm && q->next < q->nring && dmxi_ring_can_take(q, q->seq + q->next)) {
                 const int64_t c = q->next, g = q->seq + c;
-                unpack_pieces(e, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
-                              chunk_base(e->recv, q, c));
+                dmxi_exec_unpack_pieces(e, q->cfirst[c], q->cfirst[c + 1], dmxi_ring_slot(q, g),
+                                        chunk_base(e->recv, q, c));
                 dmxi_ring_release(q, g);
                 f.takes++;
                 rings_left -= ++q->next == q->nring;
@@ -261,13 +262,13 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
                 dmxi_peer *q = &e->rpeer[e->rreq_peer[idx]];
                 recv_left--;
                 if (--q->pending == 0)
-                    unpack_pieces(e, q->first, q->first + q->count, e->rbuf + q->off, 0);
+                    dmxi_exec_unpack_pieces(e, q->first, q->first + q->count, e->rbuf + q->off, 0);
                 busy = 1;
             }
         }
         prof_tick(&f, &f.unpack);
         if (!busy && next_local < e->nlocal) {
-            apply_local(e, &next_local, e->chunk_bytes);
+            dmxi_exec_apply_local(e, &next_local, e->chunk_bytes);
             busy = 1;
             prof_tick(&f, &f.local);
         }

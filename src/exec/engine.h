@@ -15,6 +15,14 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e);
  * stores, then dmxi_kernel_fence): A's bytes received plus local are above what the caches keep,
  * or DMX_STREAM forces it. Both engines decide alike. */
 int dmxi_exec_decide_stream(const dmxi_exec *e);
+/* The data path both engines share (engine.c), writes into A streamed when e->stream:
+ * pack send pieces [i0, i1) as op(B), column-major in A's orientation, into dst (package offset
+ * base); transform receive pieces [i0, i1) from src (package offset base) into A; apply local
+ * rectangles from *next on until about max_bytes are written (at least one). */
+void dmxi_exec_pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, int64_t base);
+void dmxi_exec_unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char *src,
+                             int64_t base);
+void dmxi_exec_apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes);
 /* Free e's send and receive requests that are not MPI_REQUEST_NULL (cancelling the receives
  * first when cancel_recv: they may still be pending after a failed execution); the first
  * failure is the status. Local. */

@@ -29,11 +29,6 @@
 #include <sched.h>
 #include <string.h>
 
-static int is_zero(dmx_scalar s)
-{
-    return s.re == 0.0 && s.im == 0.0;
-}
-
 /* Bytes of the packages of pv, each rounded up to 16; sets each peer's offset. */
 static dmx_status lay_out(dmxi_peer *pv, int np, int64_t *total)
 {
@@ -104,34 +99,6 @@ cleanup:
     return st;
 }
 
-static void pack(const dmxi_exec *e, const dmxi_peer *q)
-{
-    static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
-    char *dst = e->sbuf + q->off;
-    for (int64_t i = q->first; i < q->first + q->count; i++) {
-        const dmxi_piece *pc = &e->send[i];
-        const dmxi_xform *x = &e->xf[pc->t];
-        if (is_zero(x->t.alpha))
-            continue; /* alpha = 0 never reads B; the receiver ignores the bytes */
-        const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
-        dmxi_kernel_apply(x->t.dtype, x->t.op, one, zero, src, pc->mem.ld, pc->mem.order,
-                          dst + pc->boff, pc->rows, DMX_COL_MAJOR, pc->rows, pc->cols);
-    }
-}
-
-static void unpack(const dmxi_exec *e, const dmxi_peer *q)
-{
-    const char *src = e->rbuf + q->off;
-    for (int64_t i = q->first; i < q->first + q->count; i++) {
-        const dmxi_piece *pc = &e->recv[i];
-        const dmxi_xform *x = &e->xf[pc->t];
-        char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
-        dmxi_apply(x, DMX_OP_N, src + pc->boff, pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
-                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols,
-                   e->stream ? DMXI_KERNEL_STREAM : 0u);
-    }
-}
-
 static dmx_status small_execute(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
@@ -152,24 +119,19 @@ static dmx_status small_execute(dmxi_exec *e)
         const dmxi_peer *q = &e->speer[i];
         int len = 0;
         DMXI_TRY(dmxi_to_int(q->bytes, &len, "package bytes"));
-        pack(e, q);
+        dmxi_exec_pack_pieces(e, q->first, q->first + q->count, e->sbuf + q->off, 0);
         DMXI_MPI(MPI_Isend(e->sbuf + q->off, len, MPI_BYTE, q->rank, DMXI_TAG_DATA, e->comm,
                            &e->sreq[i]));
     }
-    for (int64_t i = 0; i < e->nlocal; i++) {
-        const dmxi_local *lp = &e->local[i];
-        const dmxi_xform *x = &e->xf[lp->t];
-        dmxi_apply(x, x->t.op, dmxi_layout_addr(x->t.b, &lp->bmem, x->esize), lp->bmem.ld,
-                   lp->bmem.order, dmxi_layout_addr(x->t.a, &lp->amem, x->esize), lp->amem.ld,
-                   lp->amem.order, lp->r0, lp->c0, lp->rows, lp->cols,
-                   e->stream ? DMXI_KERNEL_STREAM : 0u);
-    }
+    int64_t next_local = 0;
+    dmxi_exec_apply_local(e, &next_local, INT64_MAX);
     double since = -1.0;
     for (int left = e->nrreq; left > 0;) {
         int idx = MPI_UNDEFINED, flag = 0;
         DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
         if (idx != MPI_UNDEFINED) {
-            unpack(e, &e->rpeer[idx]);
+            const dmxi_peer *q = &e->rpeer[idx];
+            dmxi_exec_unpack_pieces(e, q->first, q->first + q->count, e->rbuf + q->off, 0);
             left--;
             since = -1.0;
         } else {
