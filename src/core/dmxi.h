@@ -26,6 +26,11 @@ dmx_status dmxi_fatal(dmx_status st, const char *file, int line, const char *fmt
 #endif
     ;
 
+/* 1 when the error handler is dmx's default (prints and aborts: it never returns), 0 when the
+ * user installed one (which may return). Lets a collective call skip its agreement when a rank
+ * whose local check fails cannot return (plan_small.c's one-shot path). Local. */
+int dmxi_error_handler_is_default(void);
+
 /* Wait for *req (a nonblocking collective or message) with MPI_Test in a loop that yields the
  * processor, giving up after DMX_TIMEOUT seconds without completion (0: never): then it calls
  * dmxi_fatal with DMX_ERR_MPI and a message naming `what` and the likely cause (ranks on

@@ -26,6 +26,11 @@ dmx_error_handler dmx_set_error_handler(dmx_error_handler fn)
     return old == default_handler ? NULL : old;
 }
 
+int dmxi_error_handler_is_default(void)
+{
+    return atomic_load(&handler) == default_handler;
+}
+
 const char *dmx_status_string(dmx_status st)
 {
     switch (st) {

@@ -62,7 +62,8 @@ static int64_t is_small(const dmxi_exec *e)
     return limit > 0 && bytes <= limit;
 }
 
-dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx_plan **out)
+/* dmx_plan_create; once = 1 for dmx_transform_once's plan (plan_small.c's one-shot path). */
+static dmx_status create(int ntransforms, const dmx_transform *transforms, int once, dmx_plan **out)
 {
     dmx_status st = DMX_SUCCESS;
     dmx_plan *p = NULL;
@@ -74,7 +75,7 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
         *out = NULL;
     {
         int done = 0;
-        DMXI_TRY(dmxi_plan_create_small(ntransforms, transforms, out, &done));
+        DMXI_TRY(dmxi_plan_create_small(ntransforms, transforms, once, out, &done));
         if (done)
             goto cleanup;
     }
@@ -190,6 +191,11 @@ cleanup:
     return st;
 }
 
+dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx_plan **out)
+{
+    return create(ntransforms, transforms, 0, out);
+}
+
 dmx_status dmx_plan_execute(dmx_plan *plan)
 {
     dmx_status st = DMX_SUCCESS;
@@ -253,8 +259,10 @@ dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, cons
     dmx_status st = DMX_SUCCESS;
     dmx_plan *p = NULL;
     dmx_transform t = {dtype, op, alpha, beta, b, a, 0, 0};
-    DMXI_TRY(dmx_plan_create(1, &t, &p));
-    DMXI_TRY(dmx_plan_execute(p));
+    dmxi_error_clear();
+    DMXI_TRY(create(1, &t, 1, &p));
+    if (p) /* NULL: a one-shot with nothing to do on this rank (plan_small.c) */
+        DMXI_TRY(dmx_plan_execute(p));
 cleanup:
     if (p) {
         dmx_status st2 = dmx_plan_destroy(&p);

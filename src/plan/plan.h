@@ -61,6 +61,16 @@ dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *
 dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
                                MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
 
+/* The duplicate of comm reserved for one-shot calls (dmx_transform_once's plans, plan_small.c),
+ * made on the first one and kept on comm's pool: *slot = DMXI_SLOT_ONCE. With DMX_COMM_CACHE=0
+ * (or while a one-shot plan holds it) a duplicate of its own instead (*pool NULL, *slot -1).
+ * Consecutive one-shot calls share it: each one's messages match in MPI's non-overtaking order
+ * because every rank makes the same calls in the same order and a call completes its sends and
+ * receives before it returns. Local, except MPI_Comm_dup (collective on comm) on the first
+ * call. */
+#define DMXI_SLOT_ONCE (-2)
+dmx_status dmxi_plan_comm_once(MPI_Comm comm, MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
+
 /* Give the duplicate back: kept for the next plan when keep and the pool is still attached,
  * else freed (MPI_Comm_free). Sets *dup to MPI_COMM_NULL. Local when kept. */
 dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot, int keep);
@@ -72,7 +82,8 @@ dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot,
 dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_memory);
 
 /* The local half of dmxi_transforms_validate: *local gets this rank's verdict, *comm0 the
- * communicator to agree on and *hash the hash every rank must share; the caller agrees. Returns
+ * communicator to agree on and *hash the hash every rank must share (hash NULL: not computed,
+ * for a caller that does not agree); the caller agrees. Returns
  * an error (from dmxi_fatal) only when there is no communicator to agree on. Local. */
 dmx_status dmxi_transforms_check(int n, const dmx_transform *t, int need_a_memory, MPI_Comm *comm0,
                                  uint64_t *hash, dmx_status *local);
@@ -86,8 +97,12 @@ dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map);
 /* dmx_plan_create's first try: with one agreement, a plan run by the small engine when every
  * rank exchanges at most DMX_SMALL_BYTES. *done = 1: the result is final (a plan in *out, or
  * an agreed error); *done = 0: every rank takes the general path. Collective on the first
- * layout's communicator. */
-dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, dmx_plan **out, int *done);
+ * layout's communicator. once = 1 (dmx_transform_once): under DMX_PLAN_CHECK=local with the
+ * default error handler, a failed check calls the handler instead of agreeing, and a plan every
+ * rank can make alone (layouts known globally, A's bytes within half of DMX_SMALL_BYTES) is
+ * made with no agreement on the one-shot duplicate (dmxi_plan_comm_once). */
+dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, int once, dmx_plan **out,
+                                  int *done);
 
 /* ---- overlay.c -------------------------------------------------------------------------- */
 

@@ -32,7 +32,9 @@ struct dmxi_comm_pool {
     unsigned char *state; /* slot -> SLOT_FREE, SLOT_USED or SLOT_DEAD */
     int n, cap;           /* slots made, slots allowed (DMX_COMM_CACHE when made) */
     int attached;         /* still the attribute of comm */
-    int users;            /* live plans holding a slot */
+    int users;            /* live plans holding a slot or the one-shot duplicate */
+    MPI_Comm once;        /* the one-shot calls' duplicate (MPI_COMM_NULL: not made yet) */
+    int once_busy;        /* a one-shot plan holds it */
     dmxi_comm_pool *next; /* every pool of this process, for MPI_Finalize */
 };
 
@@ -73,6 +75,10 @@ static int pool_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
             int r = MPI_Comm_free(&p->dup[i]);
             rc = rc == MPI_SUCCESS ? r : rc;
         }
+    if (!p->once_busy && p->once != MPI_COMM_NULL) {
+        int r = MPI_Comm_free(&p->once);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
     p->attached = 0;
     unlink_pool(p);
     if (p->users == 0)
@@ -138,6 +144,7 @@ static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
     p = calloc(1, sizeof *p);
     DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory (communicator pool)");
     p->comm = comm;
+    p->once = MPI_COMM_NULL;
     p->cap = (int)cap;
     if (cap > 0) {
         p->dup = dmxi_malloc(cap, sizeof *p->dup);
@@ -245,12 +252,48 @@ cleanup:
     return st;
 }
 
+dmx_status dmxi_plan_comm_once(MPI_Comm comm, MPI_Comm *dup, dmxi_comm_pool **pool, int *slot)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_comm_pool *p = NULL;
+    *dup = MPI_COMM_NULL;
+    *pool = NULL;
+    *slot = -1;
+    DMXI_TRY(pool_get(comm, &p));
+    if (p->cap == 0 || p->once_busy) { /* nothing kept (DMX_COMM_CACHE=0), or a nested call */
+        DMXI_MPI(MPI_Comm_dup(comm, dup));
+        DMXI_MPI(MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN));
+        goto cleanup;
+    }
+    if (p->once == MPI_COMM_NULL) {
+        DMXI_MPI(MPI_Comm_dup(comm, &p->once));
+        DMXI_MPI(MPI_Comm_set_errhandler(p->once, MPI_ERRORS_RETURN));
+    }
+    p->once_busy = 1;
+    p->users++;
+    *dup = p->once;
+    *pool = p;
+    *slot = DMXI_SLOT_ONCE;
+cleanup:
+    return st;
+}
+
 dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot, int keep)
 {
     dmx_status st = DMX_SUCCESS;
     if (*dup == MPI_COMM_NULL)
         return DMX_SUCCESS;
-    if (pool && slot >= 0) {
+    if (pool && slot == DMXI_SLOT_ONCE) {
+        pool->users--;
+        pool->once_busy = 0;
+        if (keep && pool->attached) {
+            *dup = MPI_COMM_NULL; /* kept for the next one-shot call */
+            return DMX_SUCCESS;
+        }
+        pool->once = MPI_COMM_NULL; /* freed below: the next one-shot call makes a new one */
+        if (!pool->attached && pool->users == 0)
+            pool_release_memory(pool);
+    } else if (pool && slot >= 0) {
         pool->users--;
         if (keep && pool->attached) {
             pool->state[slot] = SLOT_FREE; /* kept, with what it carries */

@@ -25,6 +25,7 @@
  */
 #include "plan.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* A message limit and ring chunk as dmx_plan_create sanitizes them. */
@@ -135,17 +136,104 @@ static void drop(dmx_plan **p, MPI_Comm comm0)
     dmx_plan_destroy(p);
 }
 
-dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, dmx_plan **out, int *done)
+/* DMX_PLAN_CHECK=local (the default) and the default error handler: a one-shot call's failed
+ * check cannot return, so no rank needs to hear of it. */
+static int checks_local(void)
+{
+    const char *v = dmxi_setting_str(DMXI_SET_PLAN_CHECK);
+    return (!v || strcmp(v, "local") == 0) && dmxi_error_handler_is_default();
+}
+
+/* Whether every rank can make this one-shot plan alone: both layouts of every transform known
+ * globally, and a bound every rank computes alike from the (checked) arguments shows the plan
+ * is small on every rank: a rank sends at most op(B)'s bytes and receives at most A's, so
+ * 2 x (A's bytes) <= DMX_SMALL_BYTES and A's bytes <= the message limit suffice. Local; the
+ * same answer on every rank when the arguments and settings are equal. */
+static int alone(int nt, const dmx_transform *tv, int64_t limit, int64_t max_msg)
+{
+    int64_t total = 0;
+    for (int t = 0; t < nt; t++) {
+        const dmx_layout *a = tv[t].a;
+        int64_t bytes = 0;
+        if (a->d->local_only || tv[t].b->d->local_only)
+            return 0;
+        if (dmxi_mul64(a->m, a->n, &bytes) != DMX_SUCCESS ||
+            dmxi_mul64(bytes, (int64_t)dmx_dtype_size(tv[t].dtype), &bytes) != DMX_SUCCESS ||
+            dmxi_add64(total, bytes, &total) != DMX_SUCCESS)
+            return 0;
+    }
+    return limit > 0 && total <= limit / 2 && total <= max_msg;
+}
+
+/* The one-shot path with no agreement: plan alone, on the one-shot duplicate (plan_comm.c); a
+ * rank with no block of A or B makes no plan (*out = NULL). A failure on this rank calls the
+ * (default, aborting) error handler. Local, except MPI_Comm_dup on comm0's first one-shot. */
+static dmx_status create_alone(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t max_msg,
+                               int64_t chunk, int64_t limit, dmx_plan **out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_plan *p = NULL;
+    int small = 0, idle = 1;
+    *out = NULL;
+    for (int t = 0; t < nt; t++)
+        idle &= tv[t].a->nlocal == 0 && tv[t].b->nlocal == 0;
+    if (idle) { /* nothing to send, receive or copy here */
+        MPI_Comm dup = MPI_COMM_NULL;
+        dmxi_comm_pool *pool = NULL;
+        int slot = -1;
+        /* every rank takes part in making the one-shot duplicate on the first call */
+        st = dmxi_plan_comm_once(comm0, &dup, &pool, &slot);
+        if (st == DMX_SUCCESS)
+            st = dmxi_plan_comm_release(&dup, pool, slot, 1);
+        if (st == DMX_SUCCESS)
+            return st;
+    } else {
+        st = build(nt, tv, comm0, max_msg, chunk, limit, &p, &small);
+    }
+    if (st == DMX_SUCCESS && !small)
+        st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
+                        "a one-shot plan within the small bound is not small on this rank");
+    if (st == DMX_SUCCESS) {
+        p->comm = MPI_COMM_NULL;
+        st = dmxi_plan_comm_once(comm0, &p->comm, &p->pool, &p->slot);
+        p->ex.comm = p->comm;
+    }
+    if (st != DMX_SUCCESS) {
+        drop(&p, comm0);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", dmx_last_error());
+        return dmxi_fatal(st, __FILE__, __LINE__, "one-shot plan on this rank: %s", msg);
+    }
+    *out = p;
+    return st;
+}
+
+dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx_plan **out,
+                                  int *done)
 {
     dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
     MPI_Comm comm0 = MPI_COMM_NULL;
     uint64_t h = 0;
     dmx_plan *p = NULL;
     *done = 1;
-    /* no communicator on this rank: the error handler, as dmxi_transforms_validate */
-    DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, &h, &local));
     int64_t max_msg = 0, chunk = 0, limit = dmxi_setting_int(DMXI_SET_SMALL_BYTES);
     cut_settings(&max_msg, &chunk);
+    if (once && checks_local()) {
+        /* No rank waits for this one's verdict: a failed check ends here, in the handler
+         * (which does not return); the hash is needed only if the plan is agreed below. */
+        DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, NULL, &local));
+        if (local == DMX_SUCCESS && !out)
+            local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
+        if (local != DMX_SUCCESS) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", dmx_last_error());
+            return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
+        }
+        if (alone(nt, tv, limit, max_msg))
+            return create_alone(nt, tv, comm0, max_msg, chunk, limit, out);
+    }
+    /* no communicator on this rank: the error handler, as dmxi_transforms_validate */
+    DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, &h, &local));
     if (local == DMX_SUCCESS && !out)
         local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
     int small = 0;

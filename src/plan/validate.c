@@ -113,10 +113,11 @@ dmx_status dmxi_transforms_check(int ntransforms, const dmx_transform *transform
     uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
     for (int k = 0; k < ntransforms && *local == DMX_SUCCESS; k++) {
         *local = check_transform(&transforms[k], k, *comm0, need_a_memory);
-        if (*local == DMX_SUCCESS)
+        if (*local == DMX_SUCCESS && hash)
             h = hash_transform(h, &transforms[k]);
     }
-    *hash = h;
+    if (hash)
+        *hash = h;
     return DMX_SUCCESS;
 }
 
