@@ -1,0 +1,317 @@
+/* One-shot calls with no agreement (src/plan/plan_small.c's one-shot path, dmx_transform_once).
+ *
+ * Usage: test_once MODE, MODE one of
+ *  cases   every dtype x op N/T/C x sizes 1 .. 64 x grids 1x1, 1x2, 2x1, 2x2 and 1xP (fitted
+ *          into the ranks, leaving ranks empty) for B and A, scalars (2, -1), through
+ *          dmx_transform_once, each rank checking its memory of A against the serial reference
+ *          (tests/common); the calls must make no reduction and no duplicate after the first
+ *          (counted through MPI's profiling interface: this file defines MPI_Iallreduce,
+ *          MPI_Allreduce and MPI_Comm_dup, which count and call PMPI_*). Then consecutive
+ *          one-shots of different shapes interleaved with two persistent plans' executions on
+ *          the same communicator, each result checked; and DMX_PLAN_CHECK=agree (and a returning
+ *          handler) take the agreement again (reductions counted > 0, results still right).
+ *  handler a returning error handler: one rank's bad op, one rank's NULL B: every rank returns
+ *          the same status (the agreement is kept), the handler is not called on the others.
+ *  abort   dmx's default handler (np 2): the last rank passes an invalid op to a one-shot the
+ *          others pass correctly; the handler prints the message and ends the job: ctest passes
+ *          on that message and fails on a hang (timeout) or on "check FAIL" if the call returns.
+ * Prints "N passed, N failed" from rank 0 (modes cases, handler).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "dmxtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- counting collectives through the profiling interface ------------------------------ */
+static long n_reduce, n_dup;
+
+int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    n_reduce++;
+    return PMPI_Iallreduce(s, r, c, t, o, comm, req);
+}
+
+int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm)
+{
+    n_reduce++;
+    return PMPI_Allreduce(s, r, c, t, o, comm);
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+    n_dup++;
+    return PMPI_Comm_dup(comm, out);
+}
+
+static const dmx_dtype dtypes[4] = {DMX_FLOAT, DMX_DOUBLE, DMX_CFLOAT, DMX_CDOUBLE};
+static const dmx_op ops[3] = {DMX_OP_N, DMX_OP_T, DMX_OP_C};
+static const int grids[5][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 0}}; /* 0: all ranks */
+
+static void fit(const int g[2], int P, int *r, int *c)
+{
+    *r = g[0] > P ? P : g[0];
+    *c = g[1] == 0 ? P / *r : (g[1] > P / *r ? P / *r : g[1]);
+}
+
+/* B and A of one case: A is m x n; B is op^-1's shape; block sizes from the size. */
+typedef struct mats {
+    dmxt_matrix A, B;
+    dmxt_expect e;
+} mats;
+
+static dmx_status make(mats *x, dmx_dtype dt, dmx_op op, int64_t m, int64_t n, int gb, int ga,
+                       int P, int kb, int ka)
+{
+    int bpr, bpc, apr, apc;
+    fit(grids[gb], P, &bpr, &bpc);
+    fit(grids[ga], P, &apr, &apc);
+    const int64_t bm = op == DMX_OP_N ? m : n, bn = op == DMX_OP_N ? n : m;
+    const int64_t fb = (bm + 3) / 4, tb = (m + 1) / 2;
+    dmxt_matrix_bc(&x->B, MPI_COMM_WORLD, dt, bm, bn, fb, (bn + 2) / 3, bpr, bpc, 'R', NULL, 0, 0,
+                   1);
+    dmxt_matrix_bc(&x->A, MPI_COMM_WORLD, dt, m, n, tb, (n + 1) / 2, apr, apc, 'C', NULL, 0, 0, 2);
+    dmx_status st = dmxt_matrix_create(&x->B);
+    if (st == DMX_SUCCESS)
+        st = dmxt_matrix_create(&x->A);
+    dmxt_fill(&x->B, kb);
+    dmxt_fill(&x->A, ka);
+    dmxt_expect e = {.dtype = dt,
+                     .op = op,
+                     .alpha = {2.0, 0.0},
+                     .beta = {-1.0, 0.0},
+                     .ka = ka,
+                     .kb = kb,
+                     .am = m,
+                     .an = n};
+    x->e = e;
+    return st;
+}
+
+static void unmake(mats *x)
+{
+    dmxt_matrix_free(&x->A);
+    dmxt_matrix_free(&x->B);
+}
+
+/* One one-shot of x (A refilled first); returns the local number of problems. */
+static int64_t once(mats *x, char *msg, size_t len)
+{
+    dmxt_fill(&x->A, x->e.ka);
+    dmx_status st =
+        dmx_transform_once(x->e.dtype, x->e.op, x->e.alpha, x->B.layout, x->e.beta, x->A.layout);
+    if (st != DMX_SUCCESS) {
+        snprintf(msg, len, "dmx_transform_once: %s", dmx_last_error());
+        return 1;
+    }
+    return dmxt_check_result(&x->A, &x->e, msg, len);
+}
+
+static void run_cases(dmxt_ctx *ctx)
+{
+    static const int64_t sizes[][2] = {{1, 1}, {2, 2},   {1, 5},   {5, 1},  {3, 4},
+                                       {8, 8}, {16, 13}, {33, 17}, {64, 64}};
+    const int P = ctx->size;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int d = 0; d < 4; d++)
+            for (int o = 0; o < 3; o++)
+                for (int g = 0; g < 5; g++) {
+                    /* B's grid g, A's grid the next one (every pair of neighbours) */
+                    const int gb = g, ga = (g + 1 + (int)s) % 5;
+                    char desc[200], msg[600] = "";
+                    snprintf(desc, sizeof desc, "%s op %s %lldx%lld B grid %d A grid %d",
+                             dmxt_dtype_name(dtypes[d]), dmxt_op_name(ops[o]),
+                             (long long)sizes[s][0], (long long)sizes[s][1], gb, ga);
+                    dmxt_set_current(desc);
+                    mats x;
+                    int64_t bad = 0;
+                    if (make(&x, dtypes[d], ops[o], sizes[s][0], sizes[s][1], gb, ga, P, 5, 3) !=
+                        DMX_SUCCESS) {
+                        bad++;
+                        snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
+                    }
+                    const long r0 = n_reduce, d0 = n_dup;
+                    for (int rep = 0; rep < 2 && bad == 0; rep++)
+                        bad += once(&x, msg, sizeof msg);
+                    /* the one-shot duplicate is made by the very first call only */
+                    const long dups = n_dup - d0, reds = n_reduce - r0;
+                    if (bad == 0 &&
+                        (reds != 0 || (dups != 0 && !(s == 0 && d == 0 && o == 0 && g == 0)))) {
+                        bad++;
+                        snprintf(msg, sizeof msg,
+                                 "%ld reductions and %ld MPI_Comm_dup in two "
+                                 "one-shot calls (want none)",
+                                 reds, dups);
+                    }
+                    unmake(&x);
+                    dmxt_case_end(ctx, bad, msg, desc);
+                }
+}
+
+/* One-shots of changing shapes between executions of two persistent plans on the same
+ * communicator (the plans' kept duplicates and the one-shot duplicate side by side). */
+static void run_interleaved(dmxt_ctx *ctx)
+{
+    const int P = ctx->size;
+    char msg[600] = "";
+    int64_t bad = 0;
+    dmxt_set_current("interleaved");
+    mats p1, p2, s[3];
+    bad += make(&p1, DMX_DOUBLE, DMX_OP_T, 16, 12, 3, 4, P, 7, 8) != DMX_SUCCESS;
+    bad += make(&p2, DMX_CFLOAT, DMX_OP_C, 9, 31, 4, 3, P, 9, 10) != DMX_SUCCESS;
+    bad += make(&s[0], DMX_DOUBLE, DMX_OP_N, 5, 7, 3, 1, P, 11, 12) != DMX_SUCCESS;
+    bad += make(&s[1], DMX_FLOAT, DMX_OP_T, 64, 3, 4, 3, P, 13, 14) != DMX_SUCCESS;
+    bad += make(&s[2], DMX_CDOUBLE, DMX_OP_C, 1, 1, 0, 3, P, 15, 16) != DMX_SUCCESS;
+    dmx_plan *plan1 = NULL, *plan2 = NULL;
+    if (bad == 0) {
+        dmx_transform t1 = {DMX_DOUBLE,  DMX_OP_T,    p1.e.alpha, p1.e.beta,
+                            p1.B.layout, p1.A.layout, 0,          0};
+        dmx_transform t2 = {DMX_CFLOAT,  DMX_OP_C,    p2.e.alpha, p2.e.beta,
+                            p2.B.layout, p2.A.layout, 0,          0};
+        if (dmx_plan_create(1, &t1, &plan1) != DMX_SUCCESS ||
+            dmx_plan_create(1, &t2, &plan2) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "plans: %s", dmx_last_error());
+        }
+    } else {
+        snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
+    }
+    for (int round = 0; round < 20 && bad == 0; round++) {
+        dmxt_fill(&p1.A, p1.e.ka);
+        bad += once(&s[round % 3], msg, sizeof msg);
+        if (bad == 0 && dmx_plan_execute(plan1) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "execute 1: %s", dmx_last_error());
+        }
+        if (bad == 0)
+            bad += dmxt_check_result(&p1.A, &p1.e, msg, sizeof msg);
+        if (bad == 0)
+            bad += once(&s[(round + 1) % 3], msg, sizeof msg);
+        if (bad == 0)
+            bad += once(&s[(round * 7) % 3], msg, sizeof msg);
+        dmxt_fill(&p2.A, p2.e.ka);
+        if (bad == 0 && dmx_plan_execute(plan2) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "execute 2: %s", dmx_last_error());
+        }
+        if (bad == 0)
+            bad += dmxt_check_result(&p2.A, &p2.e, msg, sizeof msg);
+    }
+    dmx_plan_destroy(&plan1);
+    dmx_plan_destroy(&plan2);
+    unmake(&p1);
+    unmake(&p2);
+    for (int k = 0; k < 3; k++)
+        unmake(&s[k]);
+    dmxt_case_end(ctx, bad, msg, "one-shots of changing shapes between two plans' executions");
+}
+
+static int calls;
+static dmx_status seen_st;
+static void record(dmx_status st, const char *message)
+{
+    (void)message;
+    calls++;
+    seen_st = st;
+}
+
+/* The agreement comes back with DMX_PLAN_CHECK=agree or a handler that returns. */
+static void run_agreed(dmxt_ctx *ctx, int how)
+{
+    const int P = ctx->size;
+    char msg[600] = "", desc[100];
+    snprintf(desc, sizeof desc, "agreement kept (%s)",
+             how ? "returning handler" : "DMX_PLAN_CHECK=agree");
+    dmxt_set_current(desc);
+    if (how)
+        dmx_set_error_handler(record);
+    else
+        setenv("DMX_PLAN_CHECK", "agree", 1);
+    mats x;
+    int64_t bad = make(&x, DMX_DOUBLE, DMX_OP_T, 8, 8, 3, 4, P, 5, 3) != DMX_SUCCESS;
+    const long r0 = n_reduce;
+    if (bad == 0)
+        bad += once(&x, msg, sizeof msg);
+    if (bad == 0 && n_reduce == r0) {
+        bad++;
+        snprintf(msg, sizeof msg, "no reduction: the one-shot did not agree");
+    }
+    unmake(&x);
+    dmx_set_error_handler(NULL);
+    unsetenv("DMX_PLAN_CHECK");
+    dmxt_case_end(ctx, bad, msg, desc);
+}
+
+/* A returning handler: one rank's bad argument gives every rank the same status. */
+static void run_handler(dmxt_ctx *ctx, int bad_rank)
+{
+    const int P = ctx->size, me = ctx->rank == bad_rank;
+    dmx_set_error_handler(record);
+    for (int k = 0; k < 2; k++) {
+        char msg[600] = "", desc[100];
+        snprintf(desc, sizeof desc, "returning handler, bad rank %d, %s", bad_rank,
+                 k ? "B NULL" : "op 7");
+        dmxt_set_current(desc);
+        mats x;
+        int64_t bad = make(&x, DMX_DOUBLE, DMX_OP_N, 6, 5, 3, 1, P, 5, 3) != DMX_SUCCESS;
+        calls = 0;
+        if (bad == 0) {
+            dmx_op op = k == 0 && me ? (dmx_op)7 : DMX_OP_N;
+            const dmx_layout *b = k == 1 && me ? NULL : x.B.layout;
+            dmx_status st = dmx_transform_once(DMX_DOUBLE, op, x.e.alpha, b, x.e.beta, x.A.layout);
+            bad += dmxt_expect_status(ctx, st, k ? DMX_ERR_NULL : DMX_ERR_ARG, "dmx_transform_once",
+                                      msg, sizeof msg);
+            if (calls != 0) {
+                bad++;
+                snprintf(msg, sizeof msg, "handler called %d times (status %s)", calls,
+                         dmx_status_string(seen_st));
+            }
+            bad += dmxt_check_fill(&x.A, 3, msg, sizeof msg); /* A unchanged */
+        }
+        unmake(&x);
+        dmxt_case_end(ctx, bad, msg, desc);
+    }
+    dmx_set_error_handler(NULL);
+}
+
+/* Default handler: the last rank's bad op ends the job with its message. */
+static int run_abort(dmxt_ctx *ctx)
+{
+    const int P = ctx->size;
+    mats x;
+    if (make(&x, DMX_DOUBLE, DMX_OP_N, 6, 5, 3, 1, P, 5, 3) != DMX_SUCCESS)
+        return 1;
+    dmx_op op = ctx->rank == P - 1 ? (dmx_op)7 : DMX_OP_N;
+    dmx_status st = dmx_transform_once(DMX_DOUBLE, op, x.e.alpha, x.B.layout, x.e.beta, x.A.layout);
+    /* the good ranks may return (their part needs nothing from the bad rank) or wait for it:
+     * either way the job must end in the handler's abort, before anyone prints this */
+    if (ctx->rank == P - 1)
+        printf("check FAIL: the bad call returned %s\n", dmx_status_string(st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("check FAIL: rank %d got past the call\n", ctx->rank);
+    fflush(stdout);
+    unmake(&x);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    dmxt_ctx ctx;
+    const char *mode = argc > 1 ? argv[1] : "cases";
+    dmxt_init(&ctx, &argc, &argv, "test_once");
+    if (strcmp(mode, "abort") == 0)
+        return run_abort(&ctx);
+    if (strcmp(mode, "handler") == 0) {
+        run_handler(&ctx, 0);
+        if (ctx.size > 1)
+            run_handler(&ctx, ctx.size - 1);
+    } else {
+        run_cases(&ctx);
+        run_interleaved(&ctx);
+        run_agreed(&ctx, 0);
+        run_agreed(&ctx, 1);
+    }
+    return dmxt_finish(&ctx);
+}
