@@ -11,6 +11,9 @@
 #include "dmxi.h"
 
 #include <errno.h>
+#include <string.h>
+
+extern char **environ; /* POSIX */
 
 static const dmxi_setting_row table[DMXI_NSETTINGS] = {
     [DMXI_SET_EXCHANGE] = {"DMX_EXCHANGE", 0, "auto",
@@ -113,9 +116,9 @@ const char *dmxi_setting_str(dmxi_setting s)
     return v && *v ? v : NULL;
 }
 
-int64_t dmxi_setting_int(dmxi_setting s)
+/* The integer value of setting s whose raw value is v (NULL: unset). */
+static int64_t parse_int(dmxi_setting s, const char *v)
 {
-    const char *v = dmxi_setting_str(s);
     if (!v)
         return table[s].dflt;
     errno = 0;
@@ -124,4 +127,36 @@ int64_t dmxi_setting_int(dmxi_setting s)
     if (errno != 0 || end == v || *end != '\0' || x < 0)
         return table[s].dflt;
     return (int64_t)x;
+}
+
+int64_t dmxi_setting_int(dmxi_setting s)
+{
+    return parse_int(s, dmxi_setting_str(s));
+}
+
+void dmxi_setting_scan(const dmxi_setting *which, int n, const char **raw, int64_t *ints)
+{
+    for (int k = 0; k < n; k++)
+        raw[k] = NULL;
+    int left = n;
+    for (char **e = environ; e && *e && left > 0; e++) {
+        const char *v = *e;
+        if (v[0] != 'D' || v[1] != 'M' || v[2] != 'X' || v[3] != '_')
+            continue;
+        for (int k = 0; k < n; k++) {
+            const char *name = table[which[k]].name;
+            const size_t len = strlen(name);
+            if (!raw[k] && strncmp(v, name, len) == 0 && v[len] == '=') {
+                raw[k] = v + len + 1; /* the first match, as getenv */
+                left--;
+                break;
+            }
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        if (raw[k] && !*raw[k])
+            raw[k] = NULL; /* empty: unset, as dmxi_setting_str */
+        if (ints)
+            ints[k] = parse_int(which[k], raw[k]);
+    }
 }

@@ -46,4 +46,9 @@ int64_t dmxi_setting_int(dmxi_setting s);
 /* String setting s: the raw value, or NULL when unset or empty. Local. */
 const char *dmxi_setting_str(dmxi_setting s);
 
+/* Several settings in one pass over the environment (each getenv scans all of it: a call that
+ * reads four settings and takes a microsecond in all notices): raw[k] as dmxi_setting_str of
+ * which[k] and, when ints is not NULL, ints[k] as dmxi_setting_int. Local. */
+void dmxi_setting_scan(const dmxi_setting *which, int n, const char **raw, int64_t *ints);
+
 #endif

@@ -265,7 +265,7 @@ dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, cons
         DMXI_TRY(dmx_plan_execute(p));
 cleanup:
     if (p) {
-        dmx_status st2 = dmx_plan_destroy(&p);
+        dmx_status st2 = dmxi_plan_once_finish(&p, st);
         if (st == DMX_SUCCESS)
             st = st2;
     }

@@ -13,6 +13,9 @@
 
 typedef struct dmxi_comm_pool dmxi_comm_pool;
 
+/* Integers identifying a one-shot call's transform and the settings its plan depends on. */
+#define DMXI_ONCE_KEY 16
+
 struct dmx_plan {
     MPI_Comm comm;        /* private duplicate, from pool's slot (or its own when slot < 0) */
     dmxi_comm_pool *pool; /* plan_comm.c */
@@ -22,6 +25,7 @@ struct dmx_plan {
     dmxi_xform *xf;
     dmxi_exec ex; /* the packages and the engine that runs them (owned) */
     dmx_plan_info info;
+    int64_t key[DMXI_ONCE_KEY]; /* a one-shot plan's key (plan_small.c), else zeros */
 };
 
 /* Growable lists the planner fills. */
@@ -61,15 +65,23 @@ dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *
 dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
                                MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
 
-/* The duplicate of comm reserved for one-shot calls (dmx_transform_once's plans, plan_small.c),
- * made on the first one and kept on comm's pool: *slot = DMXI_SLOT_ONCE. With DMX_COMM_CACHE=0
- * (or while a one-shot plan holds it) a duplicate of its own instead (*pool NULL, *slot -1).
- * Consecutive one-shot calls share it: each one's messages match in MPI's non-overtaking order
- * because every rank makes the same calls in the same order and a call completes its sends and
- * receives before it returns. Local, except MPI_Comm_dup (collective on comm) on the first
- * call. */
+/* The one-shot calls' state on comm's pool (dmx_transform_once's plans, plan_small.c): the
+ * duplicate of comm reserved for them, made on the first call (MPI_Comm_dup, collective on
+ * comm: every rank makes its first one-shot call on comm at the same call), and *kept, where the
+ * last one-shot plan is kept for the next call (destroyed with the pool). Consecutive one-shot
+ * calls share the duplicate: each one's messages match in MPI's non-overtaking order because
+ * every rank makes the same calls in the same order and a call completes its sends and
+ * receives before it returns. Local after the first call. */
+dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmx_plan ***kept);
+
+/* Hand the one-shot duplicate to a plan (*slot = DMXI_SLOT_ONCE); DMX_ERR_STATE while another
+ * plan holds it (the kept plan must be destroyed first). Local. */
 #define DMXI_SLOT_ONCE (-2)
-dmx_status dmxi_plan_comm_once(MPI_Comm comm, MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
+
+/* Where pool keeps its last one-shot plan, NULL when the pool is detached (its communicator is
+ * being freed). Local. */
+dmx_plan **dmxi_plan_comm_once_kept(dmxi_comm_pool *pool);
+dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *slot);
 
 /* Give the duplicate back: kept for the next plan when keep and the pool is still attached,
  * else freed (MPI_Comm_free). Sets *dup to MPI_COMM_NULL. Local when kept. */
@@ -103,6 +115,13 @@ dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map);
  * made with no agreement on the one-shot duplicate (dmxi_plan_comm_once). */
 dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, int once, dmx_plan **out,
                                   int *done);
+
+/* End of a one-shot call (dmx_transform_once) whose execution returned st: a plan made by the
+ * one-shot path is kept on its communicator's pool for the next call (a call with the same
+ * layouts, dtype, op and trapezoid takes it back instead of planning; scalars may differ), any
+ * other is destroyed. Sets *p to NULL. Local for plans of the one-shot path, else as
+ * dmx_plan_destroy. */
+dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st);
 
 /* ---- overlay.c -------------------------------------------------------------------------- */
 

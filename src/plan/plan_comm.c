@@ -34,7 +34,8 @@ struct dmxi_comm_pool {
     int attached;         /* still the attribute of comm */
     int users;            /* live plans holding a slot or the one-shot duplicate */
     MPI_Comm once;        /* the one-shot calls' duplicate (MPI_COMM_NULL: not made yet) */
-    int once_busy;        /* a one-shot plan holds it */
+    int once_busy;        /* a one-shot plan holds it (the kept one included) */
+    dmx_plan *once_plan;  /* the last one-shot plan, kept for the next call (plan_small.c) */
     dmxi_comm_pool *next; /* every pool of this process, for MPI_Finalize */
 };
 
@@ -70,6 +71,8 @@ static int pool_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     dmxi_comm_pool *p = attr;
     int rc = MPI_SUCCESS;
+    if (p->once_plan && dmx_plan_destroy(&p->once_plan) != DMX_SUCCESS)
+        rc = MPI_ERR_OTHER; /* gives the one-shot duplicate back, freed below */
     for (int i = 0; i < p->n; i++)
         if (p->state[i] == SLOT_FREE && p->dup[i] != MPI_COMM_NULL) {
             int r = MPI_Comm_free(&p->dup[i]);
@@ -252,27 +255,40 @@ cleanup:
     return st;
 }
 
-dmx_status dmxi_plan_comm_once(MPI_Comm comm, MPI_Comm *dup, dmxi_comm_pool **pool, int *slot)
+dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmx_plan ***kept)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_comm_pool *p = NULL;
-    *dup = MPI_COMM_NULL;
     *pool = NULL;
-    *slot = -1;
+    *kept = NULL;
     DMXI_TRY(pool_get(comm, &p));
-    if (p->cap == 0 || p->once_busy) { /* nothing kept (DMX_COMM_CACHE=0), or a nested call */
-        DMXI_MPI(MPI_Comm_dup(comm, dup));
-        DMXI_MPI(MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN));
-        goto cleanup;
-    }
     if (p->once == MPI_COMM_NULL) {
+        DMXI_CHECK(!p->once_busy, DMX_ERR_INTERNAL, "one-shot duplicate busy but not made");
         DMXI_MPI(MPI_Comm_dup(comm, &p->once));
         DMXI_MPI(MPI_Comm_set_errhandler(p->once, MPI_ERRORS_RETURN));
     }
-    p->once_busy = 1;
-    p->users++;
-    *dup = p->once;
     *pool = p;
+    *kept = &p->once_plan;
+cleanup:
+    return st;
+}
+
+dmx_plan **dmxi_plan_comm_once_kept(dmxi_comm_pool *pool)
+{
+    return pool && pool->attached ? &pool->once_plan : NULL;
+}
+
+dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *slot)
+{
+    dmx_status st = DMX_SUCCESS;
+    *dup = MPI_COMM_NULL;
+    *slot = -1;
+    DMXI_CHECK(!pool->once_busy && pool->once != MPI_COMM_NULL, DMX_ERR_STATE,
+               "a one-shot call on this communicator is already running (one-shot calls on one "
+               "communicator must not overlap, as any collective)");
+    pool->once_busy = 1;
+    pool->users++;
+    *dup = pool->once;
     *slot = DMXI_SLOT_ONCE;
 cleanup:
     return st;

@@ -28,15 +28,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A message limit and ring chunk as dmx_plan_create sanitizes them. */
-static void cut_settings(int64_t *max_msg, int64_t *chunk)
+/* The settings a small plan depends on, read in one pass: the byte limit, the message limit
+ * and ring chunk as dmx_plan_create sanitizes them, and whether one-shot checks are local
+ * (DMX_PLAN_CHECK=local, the default). */
+static void read_settings(int64_t *limit, int64_t *max_msg, int64_t *chunk, int *check_local)
 {
-    *max_msg = dmxi_setting_int(DMXI_SET_MAX_MESSAGE_BYTES);
-    *chunk = dmxi_setting_int(DMXI_SET_SHM_CHUNK_BYTES);
+    static const dmxi_setting which[4] = {DMXI_SET_SMALL_BYTES, DMXI_SET_MAX_MESSAGE_BYTES,
+                                          DMXI_SET_SHM_CHUNK_BYTES, DMXI_SET_PLAN_CHECK};
+    const char *raw[4];
+    int64_t v[4];
+    dmxi_setting_scan(which, 4, raw, v);
+    *limit = v[0];
+    *max_msg = v[1];
+    *chunk = v[2];
     if (*max_msg < 1 || *max_msg > INT_MAX)
         *max_msg = dmxi_setting_info(DMXI_SET_MAX_MESSAGE_BYTES)->dflt;
     if (*chunk < 64 || *chunk > ((int64_t)1 << 30))
         *chunk = dmxi_setting_info(DMXI_SET_SHM_CHUNK_BYTES)->dflt;
+    *check_local = !raw[3] || strcmp(raw[3], "local") == 0;
 }
 
 /* This rank's tentative plan on comm0 (borrowed as p->comm until the duplicate replaces it).
@@ -136,14 +145,6 @@ static void drop(dmx_plan **p, MPI_Comm comm0)
     dmx_plan_destroy(p);
 }
 
-/* DMX_PLAN_CHECK=local (the default) and the default error handler: a one-shot call's failed
- * check cannot return, so no rank needs to hear of it. */
-static int checks_local(void)
-{
-    const char *v = dmxi_setting_str(DMXI_SET_PLAN_CHECK);
-    return (!v || strcmp(v, "local") == 0) && dmxi_error_handler_is_default();
-}
-
 /* Whether every rank can make this one-shot plan alone: both layouts of every transform known
  * globally, and a bound every rank computes alike from the (checked) arguments shows the plan
  * is small on every rank: a rank sends at most op(B)'s bytes and receives at most A's, so
@@ -165,38 +166,72 @@ static int alone(int nt, const dmx_transform *tv, int64_t limit, int64_t max_msg
     return limit > 0 && total <= limit / 2 && total <= max_msg;
 }
 
-/* The one-shot path with no agreement: plan alone, on the one-shot duplicate (plan_comm.c); a
- * rank with no block of A or B makes no plan (*out = NULL). A failure on this rank calls the
- * (default, aborting) error handler. Local, except MPI_Comm_dup on comm0's first one-shot. */
-static dmx_status create_alone(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t max_msg,
+/* The key of a one-shot call: what its plan depends on besides the scalars (the layouts by
+ * id, which no two layouts share, and by description, which clones of one template share with
+ * their id; the window; the settings that cut the packages). Local. */
+static void once_key(const dmx_transform *t, int64_t max_msg, int64_t chunk, int64_t limit,
+                     int64_t key[DMXI_ONCE_KEY])
+{
+    const int64_t k[DMXI_ONCE_KEY] = {(int64_t)t->dtype | (int64_t)t->op << 8 |
+                                          (int64_t)(unsigned char)t->uplo << 16 |
+                                          (int64_t)(unsigned char)t->diag << 24,
+                                      t->a->id,
+                                      t->b->id,
+                                      (int64_t)(intptr_t)t->a->d,
+                                      (int64_t)(intptr_t)t->b->d,
+                                      t->a->i0,
+                                      t->a->j0,
+                                      t->a->m,
+                                      t->a->n,
+                                      t->b->i0,
+                                      t->b->j0,
+                                      t->b->m,
+                                      t->b->n,
+                                      max_msg,
+                                      chunk,
+                                      limit};
+    memcpy(key, k, sizeof k);
+}
+
+/* The one-shot path with no agreement: plan alone, on the one-shot duplicate (plan_comm.c), or
+ * take back the plan the last one-shot call kept when it has this call's key; a rank with no
+ * block of A or B makes no plan (*out = NULL). A failure on this rank calls the (default,
+ * aborting) error handler. Local, except MPI_Comm_dup on comm0's first one-shot call. */
+static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t max_msg,
                                int64_t chunk, int64_t limit, dmx_plan **out)
 {
     dmx_status st = DMX_SUCCESS;
-    dmx_plan *p = NULL;
-    int small = 0, idle = 1;
+    dmx_plan *p = NULL, **kept = NULL;
+    dmxi_comm_pool *pool = NULL;
+    int small = 0;
+    int64_t key[DMXI_ONCE_KEY];
     *out = NULL;
-    for (int t = 0; t < nt; t++)
-        idle &= tv[t].a->nlocal == 0 && tv[t].b->nlocal == 0;
-    if (idle) { /* nothing to send, receive or copy here */
-        MPI_Comm dup = MPI_COMM_NULL;
-        dmxi_comm_pool *pool = NULL;
-        int slot = -1;
-        /* every rank takes part in making the one-shot duplicate on the first call */
-        st = dmxi_plan_comm_once(comm0, &dup, &pool, &slot);
-        if (st == DMX_SUCCESS)
-            st = dmxi_plan_comm_release(&dup, pool, slot, 1);
-        if (st == DMX_SUCCESS)
+    /* every rank takes part in making the one-shot duplicate on the first call */
+    st = dmxi_plan_comm_once_state(comm0, &pool, &kept);
+    if (st == DMX_SUCCESS && tv->a->nlocal == 0 && tv->b->nlocal == 0)
+        return st; /* nothing to send, receive or copy here */
+    if (st == DMX_SUCCESS) {
+        once_key(tv, max_msg, chunk, limit, key);
+        if (*kept && memcmp((*kept)->key, key, sizeof key) == 0) {
+            p = *kept; /* the same transform as the last call: only the scalars may differ */
+            *kept = NULL;
+            p->xf[0].t = *tv;
+            *out = p;
             return st;
-    } else {
-        st = build(nt, tv, comm0, max_msg, chunk, limit, &p, &small);
+        }
+        st = dmx_plan_destroy(kept); /* gives the one-shot duplicate back */
     }
+    if (st == DMX_SUCCESS)
+        st = build(1, tv, comm0, max_msg, chunk, limit, &p, &small);
     if (st == DMX_SUCCESS && !small)
         st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
                         "a one-shot plan within the small bound is not small on this rank");
     if (st == DMX_SUCCESS) {
         p->comm = MPI_COMM_NULL;
-        st = dmxi_plan_comm_once(comm0, &p->comm, &p->pool, &p->slot);
+        st = dmxi_plan_comm_once_take(pool, &p->comm, &p->slot);
+        p->pool = st == DMX_SUCCESS ? pool : NULL;
         p->ex.comm = p->comm;
+        memcpy(p->key, key, sizeof key);
     }
     if (st != DMX_SUCCESS) {
         drop(&p, comm0);
@@ -208,6 +243,18 @@ static dmx_status create_alone(int nt, const dmx_transform *tv, MPI_Comm comm0, 
     return st;
 }
 
+dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
+{
+    dmx_plan *q = *p;
+    dmx_plan **kept = q && q->slot == DMXI_SLOT_ONCE ? dmxi_plan_comm_once_kept(q->pool) : NULL;
+    if (kept && *kept == NULL && st == DMX_SUCCESS && !q->ex.broken) {
+        *kept = q;
+        *p = NULL;
+        return DMX_SUCCESS;
+    }
+    return dmx_plan_destroy(p);
+}
+
 dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx_plan **out,
                                   int *done)
 {
@@ -216,9 +263,12 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
     uint64_t h = 0;
     dmx_plan *p = NULL;
     *done = 1;
-    int64_t max_msg = 0, chunk = 0, limit = dmxi_setting_int(DMXI_SET_SMALL_BYTES);
-    cut_settings(&max_msg, &chunk);
-    if (once && checks_local()) {
+    int64_t max_msg = 0, chunk = 0, limit = 0;
+    int check_local = 0;
+    read_settings(&limit, &max_msg, &chunk, &check_local);
+    /* DMX_PLAN_CHECK=local and the default error handler: a one-shot call's failed check
+     * cannot return, so no rank needs to hear of it */
+    if (once && check_local && dmxi_error_handler_is_default()) {
         /* No rank waits for this one's verdict: a failed check ends here, in the handler
          * (which does not return); the hash is needed only if the plan is agreed below. */
         DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, NULL, &local));
@@ -229,8 +279,8 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
             snprintf(msg, sizeof msg, "%s", dmx_last_error());
             return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
         }
-        if (alone(nt, tv, limit, max_msg))
-            return create_alone(nt, tv, comm0, max_msg, chunk, limit, out);
+        if (nt == 1 && alone(nt, tv, limit, max_msg))
+            return create_alone(tv, comm0, max_msg, chunk, limit, out);
     }
     /* no communicator on this rank: the error handler, as dmxi_transforms_validate */
     DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, &h, &local));
