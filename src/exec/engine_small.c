@@ -5,8 +5,9 @@
  * of its pieces, transposed and conjugated by the sender, as the point-to-point engine does)
  * into one send buffer and send it, peers in rotated rank order; apply the rectangles local in
  * both layouts straight from B to A; transform each package into A as it arrives; wait for the
- * sends. Waits are MPI_Test loops that yield the processor and give up after DMX_TIMEOUT seconds
- * without progress (the plan is then unusable, as with dmxi_exec_p2p).
+ * sends. Waits are MPI_Test loops that spin for SPIN_SECONDS, then yield the processor between
+ * tests, and give up after DMX_TIMEOUT seconds without progress (the plan is then unusable, as
+ * with dmxi_exec_p2p).
  *
  * Preconditions (the planner's, plan_small.c): every package fits one MPI message (at most
  * e->max_msg bytes) and the bytes a rank exchanges are few (DMX_SMALL_BYTES), so the copy that
@@ -80,7 +81,16 @@ cleanup:
     return st;
 }
 
-/* No progress for e->timeout seconds since *since (set on the first idle turn): give up. */
+/* How long a wait tests without yielding. A few-byte message arrives within microseconds when
+ * its sender runs; yielding at once hands the core away for a scheduler slice (on this
+ * project's 2-core machine with 4 ranks a 4 x 4 transpose's exchange took 18-25 us yielding
+ * at once, 6-9 us spinning 20-100 us first; Open MPI's progress already yields when ranks
+ * outnumber cores). After it, yield between tests, so a rank waiting for one that is not
+ * scheduled does not keep the core from it (MPICH's progress never yields). */
+#define SPIN_SECONDS 50e-6
+
+/* No progress for e->timeout seconds since *since (set on the first idle turn): give up.
+ * Yields the processor once the wait has lasted SPIN_SECONDS. */
 static dmx_status idle(dmxi_exec *e, double *since, const char *what, int left)
 {
     dmx_status st = DMX_SUCCESS;
@@ -94,7 +104,8 @@ static dmx_status idle(dmxi_exec *e, double *since, const char *what, int left)
                    "left): a peer rank died or did not enter the execution; destroy the plan",
                    e->rank, now - *since, what, left);
     }
-    sched_yield();
+    if (now - *since > SPIN_SECONDS)
+        sched_yield();
 cleanup:
     return st;
 }
