@@ -208,6 +208,48 @@ static void run_interleaved(dmxt_ctx *ctx)
     dmxt_case_end(ctx, bad, msg, "one-shots of changing shapes between two plans' executions");
 }
 
+/* The plan a one-shot call keeps for the next one with the same transform: taken back with other
+ * scalars, after A and B were rebound to new arrays, and not taken for a new layout of the same
+ * description (destroyed and made again between calls). */
+static void run_kept(dmxt_ctx *ctx)
+{
+    const int P = ctx->size;
+    char msg[600] = "";
+    int64_t bad = 0;
+    dmxt_set_current("kept plan");
+    mats x;
+    bad += make(&x, DMX_CDOUBLE, DMX_OP_C, 13, 6, 3, 4, P, 5, 3) != DMX_SUCCESS;
+    static const double sc[3][2] = {{2.0, -1.0}, {1.0, 0.0}, {-0.5, 3.0}};
+    for (int k = 0; k < 6 && bad == 0; k++) {
+        x.e.alpha.re = sc[k % 3][0];
+        x.e.beta.re = sc[k % 3][1];
+        if (k == 3) { /* new arrays under the same layouts */
+            void *na = dmxt_matrix_new_local(&x.A), *nb = dmxt_matrix_new_local(&x.B);
+            free(dmxt_matrix_swap_local(&x.A, na));
+            free(dmxt_matrix_swap_local(&x.B, nb));
+            if (dmx_layout_rebind(x.A.layout, na) != DMX_SUCCESS ||
+                dmx_layout_rebind(x.B.layout, nb) != DMX_SUCCESS) {
+                bad++;
+                snprintf(msg, sizeof msg, "rebind: %s", dmx_last_error());
+                break;
+            }
+            dmxt_fill(&x.B, x.e.kb);
+        }
+        bad += once(&x, msg, sizeof msg);
+        bad += dmxt_check_fill(&x.B, x.e.kb, msg, sizeof msg);
+    }
+    for (int k = 0; k < 3 && bad == 0; k++) { /* the same description, new layouts each time */
+        unmake(&x);
+        bad +=
+            make(&x, DMX_CDOUBLE, DMX_OP_C, 13, 6, k == 1 ? 4 : 3, 4, P, 5 + k, 3) != DMX_SUCCESS;
+        if (bad == 0)
+            bad += once(&x, msg, sizeof msg);
+    }
+    unmake(&x);
+    dmxt_case_end(ctx, bad, msg,
+                  "a kept one-shot plan: other scalars, rebound arrays, new layouts");
+}
+
 static int calls;
 static dmx_status seen_st;
 static void record(dmx_status st, const char *message)
@@ -310,6 +352,7 @@ int main(int argc, char **argv)
     } else {
         run_cases(&ctx);
         run_interleaved(&ctx);
+        run_kept(&ctx);
         run_agreed(&ctx, 0);
         run_agreed(&ctx, 1);
     }
