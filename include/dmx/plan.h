@@ -75,7 +75,11 @@ DMX_API dmx_status dmx_plan_get_info(const dmx_plan *plan, dmx_plan_info *info);
  * on the same communicator, or freed). */
 DMX_API dmx_status dmx_plan_destroy(dmx_plan **plan);
 
-/** Plan, execute once and destroy: A = alpha*op(B) + beta*A. Collective. */
+/** Plan, execute once and destroy: A = alpha*op(B) + beta*A. Collective.
+ *  With dmx's default error handler and DMX_PLAN_CHECK=local (the default), a small call between
+ *  layouts known globally makes no agreement (a rank whose check fails ends the job through the
+ *  handler) and keeps its plan for the next call with the same layouts, dtype and op; every
+ *  rank must then pass the same transform (docs/errors.md). */
 DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha,
                                       const dmx_layout *b, dmx_scalar beta, dmx_layout *a);
 

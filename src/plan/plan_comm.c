@@ -9,6 +9,11 @@
  * so two live plans never share a duplicate, and whatever a duplicate carries (the engine's node
  * communicator and shared window, shm.c; the exchange's cache) is reused by the next plan on it.
  *
+ * One-shot calls (dmx_transform_once's plans when they make no agreement, plan_small.c) use a
+ * further duplicate of their own, made by the first one on every rank and never handed to a
+ * persistent plan; the pool also keeps the last one-shot plan (which holds that duplicate while
+ * kept) and destroys it with the pool.
+ *
  * Preconditions: plan creation is collective on the communicator. The ranks' pools agree when
  * every rank creates and destroys the plans of a communicator in the same order; the choice of
  * slot is agreed anyway (it rides on the argument agreement's reduction), and when ranks

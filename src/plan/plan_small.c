@@ -15,13 +15,30 @@
  * known only locally, a local error) or the settings differ: the tentative plan is dropped and
  * dmx_plan_create takes its general path, which agrees step by step.
  *
+ * One-shot calls (dmx_transform_once) skip even that reduction when no rank needs to hear of
+ * another's failure and every rank can tell alone that the plan is small: DMX_PLAN_CHECK=local
+ * (the default) and dmx's default error handler (which never returns: a rank whose check fails
+ * ends the job), layouts known globally, and 2 x A's bytes <= DMX_SMALL_BYTES (a rank sends at
+ * most op(B)'s bytes and receives at most A's; every rank computes the bound alike). The plan
+ * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
+ * is kept there for the next one-shot call, which takes it back when its key matches (layout
+ * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
+ * layouts' arrays are read at execution). What the reduction carried is settled without it:
+ * the duplicate is made once, by every rank's first one-shot call on the communicator; the
+ * settings must be equal on every rank (docs/settings.md); different transforms on different
+ * ranks are not detected (docs/errors.md). A rank with no block of A or B returns after its
+ * checks.
+ *
  * Preconditions: as dmx_plan_create. Errors keep its promises (docs/errors.md): a rank returns
- * only after the agreement, with the worst status of any rank.
+ * only after the agreement, with the worst status of any rank (the one-shot path: a failed
+ * check calls the error handler).
  * Cost (collective on the first layout's communicator): one MPI_Iallreduce of 12 int64 values
  * (waited for with a bound, like dmxi_agree), an MPI_Comm_dup only when no kept duplicate is
  * free (DMX_COMM_CACHE); local work
- * O(rectangles) as the overlay. Memory: the piece lists and the engine's buffers (the bytes
- * exchanged, at most DMX_SMALL_BYTES per rank).
+ * O(rectangles) as the overlay. The one-shot path: no collective (MPI_Comm_dup on the first
+ * call only); a repeated call costs a key compare and the execution. Memory: the piece lists and
+ * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank); the one-shot
+ * path keeps one such plan per communicator until the communicator is freed.
  */
 #include "plan.h"
 
