@@ -25,6 +25,7 @@ typedef enum dmxi_setting {
     DMXI_SET_COMM_CACHE,        /* duplicates of a communicator kept for its plans */
     DMXI_SET_SHM_CACHE_BYTES,   /* bytes of shared window a kept duplicate may hold */
     DMXI_SET_SMALL_BYTES,       /* plans exchanging at most this per rank: one reduction */
+    DMXI_SET_RUNS,              /* -1 (unset): runs for small overlay rectangles; 0/1 force */
     DMXI_NSETTINGS
 } dmxi_setting;
 
