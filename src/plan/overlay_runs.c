@@ -78,6 +78,7 @@ typedef struct rrun {
 typedef struct rrun_list {
     rrun *v;
     int64_t n, cap;
+    int64_t pairs; /* intervals between block boundaries (runs before extending) */
 } rrun_list;
 
 /* Merge the block boundaries of a and b over [0, ext). */
@@ -92,9 +93,18 @@ static dmx_status merge(const axis *a, const axis *b, int64_t ext, rrun_list *l)
             continue;
         }
         const int64_t e = ea < eb ? ea : eb;
+        l->pairs++;
+        const int pa = ax_proc(a, ka), pb = ax_proc(b, kb);
+        const int64_t am = ax_local(a, ka, x), bm = ax_local(b, kb, x);
+        rrun *last = l->n > 0 ? &l->v[l->n - 1] : NULL;
+        if (last && last->pa == pa && last->pb == pb && last->s.am + last->s.len == am &&
+            last->s.bm + last->s.len == bm) { /* continues the last run in both arrays */
+            last->s.len += e - x;
+            x = e;
+            continue;
+        }
         DMXI_TRY(dmxi_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v));
-        l->v[l->n++] = (rrun){
-            {x, e - x, ax_local(a, ka, x), ax_local(b, kb, x)}, ax_proc(a, ka), ax_proc(b, kb)};
+        l->v[l->n++] = (rrun){{x, e - x, am, bm}, pa, pb};
         x = e;
     }
 cleanup:
@@ -292,7 +302,8 @@ dmx_status dmxi_overlay_runs(const dmx_plan *p, int t, dmxi_piece_list *recv, dm
     const axis ar = {A, 0}, ac = {A, 1}, br = {B, tr_b}, bc = {B, !tr_b};
     DMXI_TRY(merge(&ar, &br, A->m, &rows));
     DMXI_TRY(merge(&ac, &bc, A->n, &cols));
-    if (mode != 1 && (double)A->m * (double)A->n >= RUNS_MAX_AREA * (double)rows.n * (double)cols.n)
+    if (mode != 1 &&
+        (double)A->m * (double)A->n >= RUNS_MAX_AREA * (double)rows.pairs * (double)cols.pairs)
         goto cleanup; /* large rectangles: the rectangle overlay */
     const int64_t es = (int64_t)x->esize, chunk = p->ex.chunk_bytes;
     const int64_t cap = chunk / es > 0 ? chunk / es : 1;
