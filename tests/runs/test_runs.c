@@ -4,9 +4,10 @@
  *    odd sizes, grids from 1 x 1 to 2 x 3 (and grids of fewer ranks than the job), random
  *    source processes, views at offsets into larger parents, every dtype, op N/T/C, scalar
  *    pairs with alpha or beta 0 and 1 and general ones, ring chunks forced small (pieces cut) on
- *    some cases and DMX_SHM=0 on others. Every rank checks its A memory against the serial
- *    formula reference (dmxt_check_result, outside the window too) and that B was not written;
- *    and that the plan took the run path (plan->xf[0].runs), so a silent fallback fails.
+ *    some cases, messages split (DMX_MAX_MESSAGE_BYTES 100..2000) and DMX_SHM=0 on others. Every
+ * rank checks its A memory against the serial formula reference (dmxt_check_result, outside the
+ * window too) and that B was not written; and that the plan took the run path (plan->xf[0].runs),
+ * so a silent fallback fails.
  * 2. Plan memory: 1 x 1 blocks of a 2000 x 2000 double matrix from a 1 x P grid to a P x 1 grid
  *    (every element changes rank for P > 1): dmx_plan_info.plan_bytes is under 1/16 of this
  *    rank's part of the matrix, and the transform is right.
@@ -62,6 +63,7 @@ static void run_random(dmxt_ctx *ctx, dmxt_rng *r, int k)
     const dmx_scalar alpha = pick_scalar(r, 1), beta = pick_scalar(r, 1);
     const int64_t chunk = dmxt_rng_chance(r, 40) ? dmxt_rng_int(r, 64, 1000) : 0;
     const int shm_off = dmxt_rng_chance(r, 20);
+    const int64_t maxmsg = dmxt_rng_chance(r, 20) ? dmxt_rng_int(r, 100, 2000) : 0;
     const int64_t pad = dmxt_rng_chance(r, 30) ? 3 : 0;
 
     dmxt_matrix A, B;
@@ -73,12 +75,12 @@ static void run_random(dmxt_ctx *ctx, dmxt_rng *r, int k)
     snprintf(desc, sizeof desc,
              "case %d: %s op=%s alpha=(%g,%g) beta=(%g,%g) A %lldx%lld at (%lld,%lld) blocks "
              "%lldx%lld grid %dx%d src (%d,%d), B at (%lld,%lld) blocks %lldx%lld grid %dx%d src "
-             "(%d,%d), chunk %lld%s pad %lld",
+             "(%d,%d), chunk %lld, DMX_MAX_MESSAGE_BYTES %lld%s pad %lld",
              k, dmxt_dtype_name(dt), dmxt_op_name(op), alpha.re, alpha.im, beta.re, beta.im,
              (long long)m, (long long)n, (long long)ai0, (long long)aj0, (long long)amb,
              (long long)anb, ap, aq, ars, acs, (long long)bi0, (long long)bj0, (long long)bmb,
-             (long long)bnb, bp, bq, brs, bcs, (long long)chunk, shm_off ? " DMX_SHM=0" : "",
-             (long long)pad);
+             (long long)bnb, bp, bq, brs, bcs, (long long)chunk, (long long)maxmsg,
+             shm_off ? " DMX_SHM=0" : "", (long long)pad);
     dmxt_set_current(desc);
     const int ka = 1, kb = 2;
     int64_t bad = 0;
@@ -101,10 +103,14 @@ static void run_random(dmxt_ctx *ctx, dmxt_rng *r, int k)
             setenv("DMX_SHM_CHUNK_BYTES", v, 1);
         if (shm_off)
             setenv("DMX_SHM", "0", 1);
+        snprintf(v, sizeof v, "%lld", (long long)maxmsg);
+        if (maxmsg)
+            setenv("DMX_MAX_MESSAGE_BYTES", v, 1);
         dmx_transform tr = {dt, op, alpha, beta, vb, va, 0, 0};
         st = dmx_plan_create(1, &tr, &plan);
         unsetenv("DMX_SHM_CHUNK_BYTES");
         unsetenv("DMX_SHM");
+        unsetenv("DMX_MAX_MESSAGE_BYTES");
     }
     if (st == DMX_SUCCESS)
         st = dmx_plan_execute(plan);
