@@ -6,9 +6,11 @@
  * become one longer run, and runs of one element whose memory indices advance by a constant step
  * become one strided run (1 x 1 blocks give nothing else). Every pair of groups is one strided
  * rectangle given to the ordinary kernel (dmxi_kernel_apply_flags) when each operand has a unit
- * stride in one direction, else one kernel call per column; so op, alpha/beta and every dtype
- * are the kernel's, and 1 x 1 block-cyclic layouts move whole strided columns per call instead of
- * one element per call.
+ * stride in one direction; else a bit copy (every pack, and unpacks and local rectangles with
+ * alpha 1, beta 0) goes through one strided gather/scatter loop over the whole block, and
+ * anything else through one kernel call per column. So op, alpha/beta and every dtype are the
+ * kernel's, and 1 x 1 block-cyclic layouts move whole strided blocks per call instead of one
+ * element per call.
  * Preconditions: both layouts of the transform are block-cyclic (one column-major local array)
  * and the transform has no trapezoid (the planner only compresses such transforms).
  * Cost: the elements once (as the rectangle path), plus O(runs) to group them per column group;
@@ -16,6 +18,19 @@
  */
 #include "kernels.h"
 #include "engine.h"
+
+#include <string.h>
+
+/* The bit copy of a k x w block of ES-byte elements, strides of both sides in elements (none
+ * unit); memcpy of a constant size is one load and store, with no assumption on alignment or
+ * type. */
+#define STRIDED_COPY(ES)                                                                           \
+    do {                                                                                           \
+        for (int64_t j_ = 0; j_ < w; j_++)                                                         \
+            for (int64_t i_ = 0; i_ < k; i_++)                                                     \
+                memcpy(d + (size_t)(i_ * di + j_ * dj) * (ES),                                     \
+                       s + (size_t)(i_ * si + j_ * sj) * (ES), (ES));                              \
+    } while (0)
 
 /* dst(i, j) = alpha * op(S)(i, j) + beta * dst(i, j) for a k x w block, with op(S)(i, j) at
  * s + (i*si + j*sj) elements and dst(i, j) at d + (i*di + j*dj) elements. */
@@ -49,6 +64,16 @@ static void block_apply(const dmxi_xform *x, dmx_op op, dmx_scalar alpha, dmx_sc
         return;
     }
     const size_t es = x->esize;
+    const int cplx = x->t.dtype == DMX_CFLOAT || x->t.dtype == DMX_CDOUBLE;
+    if (alpha.re == 1.0 && alpha.im == 0.0 && beta.re == 0.0 && beta.im == 0.0 &&
+        !(cplx && op == DMX_OP_C)) { /* a bit copy: one strided gather/scatter loop */
+        switch (es) {
+        case 4: STRIDED_COPY(4); return;
+        case 8: STRIDED_COPY(8); return;
+        case 16: STRIDED_COPY(16); return;
+        default: break;
+        }
+    }
     for (int64_t j = 0; j < w; j++) /* w > 1 here: one column each */
         block_apply(x, op, alpha, beta, s + (size_t)(j * sj) * es, si, 1, d + (size_t)(j * dj) * es,
                     di, 1, k, 1, flags);

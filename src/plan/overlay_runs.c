@@ -213,44 +213,81 @@ cleanup:
     return st;
 }
 
+/* The side of a square tile of at most cap elements, rounded down to a multiple of 16 when it
+ * is at least 16 (as packages.c cuts transposed rectangles). */
+static int64_t tile_side(int64_t cap)
+{
+    int64_t lo = 1, hi = cap < ((int64_t)1 << 31) ? cap : ((int64_t)1 << 31);
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid <= cap / mid)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo >= 16 ? lo & ~(int64_t)15 : lo;
+}
+
+/* Row runs segs[r0, r1) cut into groups of at most rlim rows (every run has at most rlim):
+ * gfirst/grows, *ng groups, the tallest *gmax. */
+static void row_groups(const dmxi_seg *v, int64_t r0, int64_t r1, int64_t rlim, int64_t *gfirst,
+                       int64_t *grows, int64_t *ng, int64_t *gmax)
+{
+    *ng = *gmax = 0;
+    for (int64_t i = r0; i < r1;) {
+        int64_t rows = 0, i1 = i;
+        while (i1 < r1 && rows + v[i1].len <= rlim)
+            rows += v[i1++].len;
+        gfirst[*ng] = i, grows[(*ng)++] = rows;
+        *gmax = rows > *gmax ? rows : *gmax;
+        i = i1;
+    }
+}
+
 /* One side: rows R (grouped by the other side's grid row coordinate, nr groups) by columns C
- * (nc groups). */
+ * (nc groups). Op N: pieces of whole columns of the pair (row groups of at most a chunk's
+ * elements, only when one column is larger); op T and C: tiles about square (rows at most
+ * the square's side unless the pair's columns are fewer), so that neither B's reads nor A's
+ * writes run along one long strided line. Everything depends only on the pair's runs, the op,
+ * the element size and the chunk: both sides cut alike. */
 static dmx_status pair_up(const side *s, const dmxi_seg *R, const int64_t *rf, int nr,
                           const dmxi_seg *C, const int64_t *cf, int nc)
 {
     dmx_status st = DMX_SUCCESS;
     int64_t *gfirst = NULL, *grows = NULL;
     const dmxi_xform *x = &s->p->xf[s->t];
+    const int tiles = x->t.op != DMX_OP_N;
+    const int64_t edge = tiles ? tile_side(s->cap) : s->cap;
     for (int gx = 0; gx < nr; gx++) {
         if (rf[gx] == rf[gx + 1])
             continue;
         int64_t rt = 0;
         for (int64_t i = rf[gx]; i < rf[gx + 1]; i++)
             rt += R[i].len;
-        /* the row runs, split when the group is taller than a chunk, and cut into groups of at
-         * most a chunk's elements */
+        /* the row runs, split to at most the tile side (op T, C) or a chunk (op N) */
         const int64_t rbase = s->segs->n;
-        DMXI_TRY(push_split(s->segs, R + rf[gx], rf[gx + 1] - rf[gx], rt > s->cap ? s->cap : rt));
+        DMXI_TRY(push_split(s->segs, R + rf[gx], rf[gx + 1] - rf[gx], rt > edge ? edge : rt));
         const int64_t rend = s->segs->n;
         free(gfirst), free(grows);
         gfirst = dmxi_malloc(rend - rbase, sizeof *gfirst);
         grows = dmxi_malloc(rend - rbase, sizeof *grows);
         DMXI_CHECK(gfirst && grows, DMX_ERR_ALLOC, "out of memory");
         int64_t ng = 0, gmax = 0;
-        for (int64_t i = rbase; i < rend;) {
-            int64_t rows = 0, i1 = i;
-            while (i1 < rend && rows + s->segs->v[i1].len <= s->cap)
-                rows += s->segs->v[i1++].len;
-            gfirst[ng] = i, grows[ng++] = rows;
-            gmax = rows > gmax ? rows : gmax;
-            i = i1;
-        }
+        if (!tiles)
+            row_groups(s->segs->v, rbase, rend, s->cap, gfirst, grows, &ng, &gmax);
         for (int gy = 0; gy < nc; gy++) {
             if (cf[gy] == cf[gy + 1])
                 continue;
             const int owner = s->recv ? b_rank(x, gx, gy) : a_rank(x, gx, gy);
             if (!s->recv && owner == s->p->rank)
                 continue; /* planned on the receive side */
+            if (tiles) {  /* rows per tile: the side, or more when the pair has few columns */
+                int64_t ct = 0;
+                for (int64_t j = cf[gy]; j < cf[gy + 1]; j++)
+                    ct += C[j].len;
+                const int64_t rlim = s->cap / ct > edge ? s->cap / ct : edge;
+                row_groups(s->segs->v, rbase, rend, rlim, gfirst, grows, &ng, &gmax);
+            }
             const int64_t cbase = s->segs->n;
             DMXI_TRY(push_split(s->segs, C + cf[gy], cf[gy + 1] - cf[gy], s->cap / gmax));
             DMXI_TRY(emit(s, owner, gfirst, grows, ng, cbase, s->segs->n));
