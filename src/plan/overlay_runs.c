@@ -285,7 +285,8 @@ static dmx_status pair_up(const side *s, const dmxi_seg *R, const int64_t *rf, i
                 int64_t ct = 0;
                 for (int64_t j = cf[gy]; j < cf[gy + 1]; j++)
                     ct += C[j].len;
-                const int64_t rlim = s->cap / ct > edge ? s->cap / ct : edge;
+                const int64_t per = ct > 0 ? s->cap / ct : s->cap; /* ct >= 1: runs are not empty */
+                const int64_t rlim = per > edge ? per : edge;
                 row_groups(s->segs->v, rbase, rend, rlim, gfirst, grows, &ng, &gmax);
             }
             const int64_t cbase = s->segs->n;
