@@ -66,6 +66,10 @@ typedef struct dmx_plan_info {
     /** receive peers on this node whose packages come through a shared-memory window (no copy by
      * MPI; DMX_SHM=0 turns this off) */
     int npeers_shared_memory;
+    /** bytes of planning data the plan keeps on this rank (its pieces, local rectangles, runs
+     * and peers; buffer_bytes not included): about 80 bytes per rectangle of the overlay, or
+     * per chunk plus 32 per run for transforms between block-cyclic layouts with small blocks */
+    int64_t plan_bytes;
 } dmx_plan_info;
 
 DMX_API dmx_status dmx_plan_get_info(const dmx_plan *plan, dmx_plan_info *info);

@@ -101,6 +101,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "the handler, which ends the job) or agree (one reduction, every "
                              "rank returns the same status); the same on every rank",
                              0},
+    [DMXI_SET_RUNS] = {"DMX_RUNS", -1, "unset",
+                       "0/1: plan transforms between block-cyclic layouts as rectangles / as runs "
+                       "whenever they can be; unset: as runs when the overlay rectangles average "
+                       "under 1024 elements (the same on every rank)",
+                       0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -26,6 +26,7 @@ typedef enum dmxi_setting {
     DMXI_SET_SHM_CACHE_BYTES,   /* bytes of shared window a kept duplicate may hold */
     DMXI_SET_SMALL_BYTES,       /* plans exchanging at most this per rank: one reduction */
     DMXI_SET_PLAN_CHECK,        /* string: local, agree (one-shot calls' argument checks) */
+    DMXI_SET_RUNS,              /* -1 (unset): runs for small overlay rectangles; 0/1 force */
     DMXI_NSETTINGS
 } dmxi_setting;
 

@@ -90,6 +90,10 @@ void dmxi_exec_pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst
         const dmxi_xform *x = &e->xf[pc->t];
         if (is_zero(x->t.alpha))
             continue; /* alpha = 0 never reads B; the receiver ignores the bytes */
+        if (x->runs) {
+            dmxi_exec_pack_run(e, pc, dst + (pc->boff - base));
+            continue;
+        }
         const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
         dmxi_kernel_apply(x->t.dtype, x->t.op, one, zero, src, pc->mem.ld, pc->mem.order,
                           dst + (pc->boff - base), pc->rows, DMX_COL_MAJOR, pc->rows, pc->cols);
@@ -103,6 +107,10 @@ void dmxi_exec_unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const c
     for (int64_t i = i0; i < i1; i++) {
         const dmxi_piece *pc = &e->recv[i];
         const dmxi_xform *x = &e->xf[pc->t];
+        if (x->runs) {
+            dmxi_exec_unpack_run(e, pc, src + (pc->boff - base), a_flags(e));
+            continue;
+        }
         char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
         dmxi_apply(x, DMX_OP_N, src + (pc->boff - base), pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
                    pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(e));
@@ -117,10 +125,14 @@ void dmxi_exec_apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes)
     for (; *next < e->nlocal && bytes < max_bytes; (*next)++) {
         const dmxi_local *lp = &e->local[*next];
         const dmxi_xform *x = &e->xf[lp->t];
-        const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
-        char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
-        dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order,
-                   lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
+        if (x->runs) {
+            dmxi_exec_local_run(e, lp, a_flags(e));
+        } else {
+            const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
+            char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
+            dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld,
+                       lp->amem.order, lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
+        }
         bytes += lp->rows * lp->cols * (int64_t)x->esize;
     }
 }

@@ -23,6 +23,13 @@ void dmxi_exec_pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst
 void dmxi_exec_unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char *src,
                              int64_t base);
 void dmxi_exec_apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes);
+/* The same for one piece or local rectangle of a run-compressed transform (engine_runs.c):
+ * pack pc into dst (its place in the package), transform pc from src (its place) into A, apply
+ * lp; flags for A's writes. */
+void dmxi_exec_pack_run(const dmxi_exec *e, const dmxi_piece *pc, char *dst);
+void dmxi_exec_unpack_run(const dmxi_exec *e, const dmxi_piece *pc, const char *src,
+                          unsigned flags);
+void dmxi_exec_local_run(const dmxi_exec *e, const dmxi_local *lp, unsigned flags);
 /* Free e's send and receive requests that are not MPI_REQUEST_NULL (cancelling the receives
  * first when cancel_recv: they may still be pending after a failed execution); the first
  * failure is the status. Local. */

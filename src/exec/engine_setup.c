@@ -31,10 +31,12 @@ dmx_status dmxi_exec_free(dmxi_exec *e)
     free(e->send);
     free(e->recv);
     free(e->local);
+    free(e->seg);
     free(e->speer);
     free(e->rpeer);
     e->send = e->recv = NULL;
     e->local = NULL;
+    e->seg = NULL;
     e->speer = e->rpeer = NULL;
     e->ops = NULL;
     return st;

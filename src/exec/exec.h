@@ -27,7 +27,21 @@ typedef struct dmxi_xform {
     /* Layouts may live on a communicator with the plan's processes in another order: these map
      * their ranks to plan ranks (NULL when the order is the same). Planner only. */
     int *amap, *bmap;
+    /* The planner describes this transform's pieces and local rectangles as runs (dmxi_seg
+     * below) instead of one rectangle per pair of blocks. */
+    int runs;
 } dmxi_xform;
+
+/* One run of a run-compressed transform: the A rows (or columns) [a, a + len), which lie inside
+ * one block of A and one block of op(B), so that they are consecutive in both memories; am is
+ * the local index of row (column) a in A's block-cyclic array, bm that of its element in B's
+ * (a row index of B when op(B)'s rows are B's rows, a column index when they are B's columns).
+ * Both layouts are block-cyclic (one column-major array per rank: element (i, j) of the local
+ * array at base + i + j*ld). */
+typedef struct dmxi_seg {
+    int64_t a, len;
+    int64_t am, bm;
+} dmxi_seg;
 
 /* One rectangle of the overlay that crosses ranks. Coordinates are A's (window) coordinates of
  * transform t; mem is this side's memory: B's for a send piece, A's for a receive piece. On the
@@ -35,6 +49,13 @@ typedef struct dmxi_xform {
  * the sender, stored column-major in A's orientation (rows x cols, ld = rows): the sender's
  * transposing read lands in a buffer that is still in cache, and the receiver's writes into A
  * are plain column copies (which can stream). */
+/* A piece of a run-compressed transform (xf[t].runs) is the product of consecutive row runs
+ * and column runs of e->seg: mem.lbk is the index of its first row run and mem.off that of its
+ * first column run (the runs follow until rows, respectively cols, elements are covered); r0 and
+ * c0 are the A coordinates of those first runs (the sort key), mem.ld and mem.order this side's
+ * array. The wire image is the product, column-major, rows x cols. A local rectangle of such a
+ * transform is the same product with amem.lbk and amem.off as the run indices and amem.ld,
+ * bmem.ld the two arrays' leading dimensions. */
 typedef struct dmxi_piece {
     int64_t r0, c0, rows, cols;
     dmxi_mem mem;
@@ -107,6 +128,8 @@ struct dmxi_exec {
     int64_t nsend, nrecv;
     dmxi_local *local; /* sorted by (transform, A column, A row) */
     int64_t nlocal;
+    dmxi_seg *seg; /* the runs of run-compressed transforms' pieces */
+    int64_t nseg;
     dmxi_peer *speer, *rpeer; /* one per peer, ascending rank */
     int nspeer, nrpeer;
     int64_t max_msg; /* agreed: largest MPI message in bytes */

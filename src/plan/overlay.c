@@ -154,9 +154,13 @@ static dmx_status enum_send(const dmx_plan *p, int t, piece_list *send)
 }
 
 dmx_status dmxi_overlay_transform(const dmx_plan *p, int t, dmxi_piece_list *recv,
-                                  dmxi_local_list *loc, dmxi_piece_list *send)
+                                  dmxi_local_list *loc, dmxi_piece_list *send, dmxi_seg_list *segs)
 {
-    dmx_status st = enum_recv(p, t, recv, loc);
+    int done = 0;
+    dmx_status st = dmxi_overlay_runs(p, t, recv, loc, send, segs, &done);
+    if (st != DMX_SUCCESS || done)
+        return st;
+    st = enum_recv(p, t, recv, loc);
     if (st == DMX_SUCCESS)
         st = enum_send(p, t, send);
     return st;

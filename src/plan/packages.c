@@ -132,6 +132,10 @@ static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send,
     dmxi_piece *v = NULL;
     for (int64_t i = 0; i < l->n; i++) {
         const dmxi_piece *pc = &l->v[i];
+        if (xf[pc->t].runs) { /* cut by the run overlay already */
+            n++;
+            continue;
+        }
         DMXI_TRY(dmxi_piece_cut_shape(xf[pc->t].t.op, pc->rows, pc->cols, (int64_t)xf[pc->t].esize,
                                       max_bytes, &rows_per, &cols_per, &cnt));
         DMXI_TRY(dmxi_add64(n, cnt, &n));
@@ -147,8 +151,10 @@ static dmx_status split_pieces(const dmxi_xform *xf, piece_list *l, int is_send,
     for (int64_t i = 0; i < l->n; i++) {
         const dmxi_piece *pc = &l->v[i];
         const dmx_op op = xf[pc->t].t.op;
-        DMXI_TRY(dmxi_piece_cut_shape(op, pc->rows, pc->cols, (int64_t)xf[pc->t].esize, max_bytes,
-                                      &rows_per, &cols_per, &cnt));
+        cnt = 1;
+        if (!xf[pc->t].runs)
+            DMXI_TRY(dmxi_piece_cut_shape(op, pc->rows, pc->cols, (int64_t)xf[pc->t].esize,
+                                          max_bytes, &rows_per, &cols_per, &cnt));
         if (cnt == 1) {
             v[k++] = *pc;
             continue;

@@ -43,6 +43,10 @@ dmx_status dmxi_plan_info_fill(dmx_plan *p)
         DMXI_TRY(add_area(&p->info.recv_elems, e->recv[i].rows, e->recv[i].cols));
     for (int64_t i = 0; i < e->nlocal; i++)
         DMXI_TRY(add_area(&p->info.local_elems, e->local[i].rows, e->local[i].cols));
+    /* counts of arrays that exist in memory: no overflow */
+    p->info.plan_bytes = (e->nsend + e->nrecv) * (int64_t)sizeof *e->send +
+                         e->nlocal * (int64_t)sizeof *e->local + e->nseg * (int64_t)sizeof *e->seg +
+                         (int64_t)(e->nspeer + e->nrpeer) * (int64_t)sizeof *e->speer;
 cleanup:
     return st;
 }
@@ -69,6 +73,7 @@ static dmx_status create(int ntransforms, const dmx_transform *transforms, int o
     dmx_plan *p = NULL;
     piece_list send = {0}, recv = {0};
     local_list loc = {0};
+    dmxi_seg_list segs = {0};
     int64_t small = 0;
     dmxi_error_clear();
     if (out)
@@ -147,7 +152,7 @@ static dmx_status create(int ntransforms, const dmx_transform *transforms, int o
         for (int t = 0; t < ntransforms && local == DMX_SUCCESS; t++) {
             if (transforms[t].a->d->local_only || transforms[t].b->d->local_only)
                 continue; /* planned collectively below */
-            local = dmxi_overlay_transform(p, t, &recv, &loc, &send);
+            local = dmxi_overlay_transform(p, t, &recv, &loc, &send, &segs);
         }
         /* Layouts known only locally: partners come from the directory, a collective step,
          * so every rank takes it for the same transforms after agreeing so far. */
@@ -168,6 +173,7 @@ static dmx_status create(int ntransforms, const dmx_transform *transforms, int o
     e->send = send.v, e->nsend = send.n, send.v = NULL;
     e->recv = recv.v, e->nrecv = recv.n, recv.v = NULL;
     e->local = loc.v, e->nlocal = loc.n, loc.v = NULL;
+    e->seg = segs.v, e->nseg = segs.n, segs.v = NULL;
     dmxi_packages_sort_local(e->local, e->nlocal);
     if (small) {
         e->ops = &dmxi_exec_small;
@@ -186,6 +192,7 @@ cleanup:
     free(send.v);
     free(recv.v);
     free(loc.v);
+    free(segs.v);
     if (p)
         dmx_plan_destroy(&p);
     return st;

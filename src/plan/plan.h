@@ -39,6 +39,11 @@ typedef struct dmxi_local_list {
     int64_t n, cap;
 } dmxi_local_list;
 
+typedef struct dmxi_seg_list {
+    dmxi_seg *v;
+    int64_t n, cap;
+} dmxi_seg_list;
+
 /* Append one item (packages.c). */
 dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc);
 dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp);
@@ -126,9 +131,19 @@ dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st);
 /* ---- overlay.c -------------------------------------------------------------------------- */
 
 /* Plan transform t (both layouts known globally): append this rank's receive pieces, local
- * rectangles and send pieces. Local. */
+ * rectangles and send pieces, as runs (overlay_runs.c, their runs appended to segs) when the
+ * transform qualifies, else as rectangles. Local. */
 dmx_status dmxi_overlay_transform(const dmx_plan *p, int t, dmxi_piece_list *recv,
-                                  dmxi_local_list *loc, dmxi_piece_list *send);
+                                  dmxi_local_list *loc, dmxi_piece_list *send, dmxi_seg_list *segs);
+
+/* ---- overlay_runs.c --------------------------------------------------------------------- */
+
+/* Plan transform t as runs when it qualifies (both layouts block-cyclic, no trapezoid, small
+ * overlay rectangles or DMX_RUNS=1: the same answer on every rank): sets p->xf[t].runs, appends
+ * the pieces (already cut to p->ex.chunk_bytes) and their runs, *done = 1. Else *done = 0 and
+ * nothing is appended. Local. */
+dmx_status dmxi_overlay_runs(const dmx_plan *p, int t, dmxi_piece_list *recv, dmxi_local_list *loc,
+                             dmxi_piece_list *send, dmxi_seg_list *segs, int *done);
 
 /* Walk this rank's blocks of B (as op(B) rectangles) cut by A's grid, calling visit(ctx, owner,
  * r0, c0, rows, cols) for each rectangle that meets the trapezoid; owner is the A owner as a

@@ -73,6 +73,7 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
     dmx_status st = DMX_SUCCESS;
     dmxi_piece_list send = {0}, recv = {0};
     dmxi_local_list loc = {0};
+    dmxi_seg_list segs = {0};
     dmx_plan *p = calloc(1, sizeof *p);
     *small = 0;
     *out = NULL;
@@ -100,11 +101,12 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
     e->max_msg = max_msg;
     e->chunk_bytes = chunk;
     for (int t = 0; t < nt; t++)
-        DMXI_TRY(dmxi_overlay_transform(p, t, &recv, &loc, &send));
+        DMXI_TRY(dmxi_overlay_transform(p, t, &recv, &loc, &send, &segs));
     DMXI_TRY(dmxi_packages_make(p->xf, &send, &recv, e));
     e->send = send.v, e->nsend = send.n, send.v = NULL;
     e->recv = recv.v, e->nrecv = recv.n, recv.v = NULL;
     e->local = loc.v, e->nlocal = loc.n, loc.v = NULL;
+    e->seg = segs.v, e->nseg = segs.n, segs.v = NULL;
     dmxi_packages_sort_local(e->local, e->nlocal);
 
     int64_t bytes = 0, biggest = 0;
@@ -125,6 +127,7 @@ cleanup:
     free(send.v);
     free(recv.v);
     free(loc.v);
+    free(segs.v);
     return st;
 }
 
