@@ -25,6 +25,7 @@ typedef enum dmxi_setting {
     DMXI_SET_COMM_CACHE,        /* duplicates of a communicator kept for its plans */
     DMXI_SET_SHM_CACHE_BYTES,   /* bytes of shared window a kept duplicate may hold */
     DMXI_SET_SMALL_BYTES,       /* plans exchanging at most this per rank: one reduction */
+    DMXI_SET_RMA_PROBE,         /* 1: time the message path at heap creation; 0 off; 2 print */
     DMXI_NSETTINGS
 } dmxi_setting;
 

@@ -12,7 +12,8 @@ typedef enum dmxi_rma_path {
     DMXI_RMA_SHM = 1,    /* direct strided copy through the node's shared segment (rma_shm.c) */
     DMXI_RMA_VECTOR = 2, /* one MPI_Put/Get with cached vector datatypes (rma_vector.c) */
     DMXI_RMA_BLOCKS = 3, /* one contiguous MPI_Put/Get per block (rma_blocks.c) */
-    DMXI_RMA_PACK = 4    /* pack locally, one put with a contiguous origin (rma_pack.c) */
+    DMXI_RMA_PACK = 4,   /* pack locally, one put with a contiguous origin (rma_pack.c) */
+    DMXI_RMA_SPAN = 5    /* get: fetch the whole span contiguously, unpack here (rma_span.c) */
 } dmxi_rma_path;
 
 typedef enum dmxi_rma_kind { DMXI_RMA_PUT = 0, DMXI_RMA_GET = 1, DMXI_RMA_ACC = 2 } dmxi_rma_kind;
@@ -23,6 +24,25 @@ typedef struct dmxi_rma_settings {
     dmxi_rma_path force; /* DMX_RMA, or DMXI_RMA_AUTO */
 } dmxi_rma_settings;
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s);
+
+/* What the probe at heap creation measured on the message window (rma_probe.c), per kind
+ * (0 put, 1 get): the faster of vector and blocks for small and for large blocks, the cost per
+ * block of the small-block winner (vector, blocks or pack) and the cost per byte of a contiguous
+ * get. probed = 0: the built-in rules of rma_select.c apply. Identical on every rank of the heap.
+ */
+typedef struct dmxi_rma_tune {
+    int probed;
+    dmxi_rma_path small[2], large[2];
+    double small_block[2]; /* seconds per block (1-element blocks) */
+    double span_byte;      /* seconds per byte of a contiguous get */
+} dmxi_rma_tune;
+
+/* The vector and pack paths issue at most this many blocks per MPI operation: osc ucx (Open MPI
+ * 4.1) expands a datatype into a list of every contiguous piece on both sides before it moves
+ * anything, and its cost per block doubled once those lists left the caches (a vector put of
+ * 10^6 1-element blocks: 33 ns per block, of 4096: 13 ns). Other components lose nothing by a
+ * few hundred more calls per 8 MiB. The probe (rma_probe.c) times pieces of this size. */
+#define DMXI_RMA_PIECE_BLOCKS ((int64_t)4096)
 
 /* Cache of committed vector datatypes, keyed by (base type, count, blocklen, stride). */
 enum { DMXI_RMA_TYPE_CACHE = 16 };
@@ -69,6 +89,7 @@ struct dmx_rma_heap {
     char *seg;   /* the node segment from POSIX shared memory (kind 4), and its length */
     int64_t seglen;
     dmxi_rma_settings set;
+    dmxi_rma_tune tune;       /* message-path probe (rma_probe.c) */
     int direct_pending;       /* direct stores since the last quiet */
     dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
     dmxi_rma_type_entry cache[DMXI_RMA_TYPE_CACHE];
@@ -95,6 +116,11 @@ dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_vector(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_blocks(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_pack(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+dmx_status dmxi_rma_span(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+
+/* Time the message-path methods on the heap's window and fill h->tune (rma_probe.c).
+ * Collective on h->comm; writes (and zeroes again) the heap only if writable (allocated). */
+dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable);
 
 /* Strided copy of blockcount blocks of blockelems elements of esize bytes (local memory). */
 void dmxi_rma_copy(char *dst, const char *src, int64_t dst_stride, int64_t src_stride,

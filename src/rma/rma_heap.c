@@ -19,7 +19,8 @@
  * every store before it.
  *
  * Cost: creation is a handful of collectives over comm and the node (an allgather of P sizes,
- * window creation); quiet is one flush per target with operations since the last one.
+ * window creation, the message-path probe of rma_probe.c: under 1 ms); quiet is one flush per
+ * target with operations since the last one.
  * Memory per rank: the heap, P sizes, P peer pointers, 2P for the touched targets, 16 cached
  * datatypes. */
 #include "rma.h"
@@ -236,6 +237,11 @@ cleanup:
     if (comm != MPI_COMM_NULL && h) {
         /* a failure after agreement (MPI or memory) is agreed too, so no rank keeps a heap */
         st = dmxi_agree(comm, st);
+        if (st == DMX_SUCCESS) {
+            /* which MPI method this component does well (every rank or none gets here) */
+            st = dmxi_rma_probe(h, !attach);
+            st = dmxi_agree(comm, st);
+        }
     }
     if (st != DMX_SUCCESS) {
         heap_release(h);

@@ -7,25 +7,36 @@
  *   blocks  rma_blocks.c  one contiguous MPI operation per block
  *   pack    rma_pack.c    pack the origin side locally, one operation with a contiguous origin
  *
- * Rules (measured with `dmx bench rma` on one 2-core node, Open MPI 4.1.4, osc rdma, see
- * docs/rma.md; treat them as a first calibration):
+ * Rules (probe: rma_probe.c, at heap creation; numbers from `dmx bench rma` on one 2-core node,
+ * Open MPI 4.1.4, see docs/rma.md):
  *   - a heap of one rank has no window: every transfer is a local copy (or sum).
  *   - a target whose segment is mapped here (same node, DMX_SHM not 0): shm for put and get.
  *     Accumulates never take shm: their atomicity must hold against MPI_Accumulate from other
  *     ranks, which only MPI can give.
- *   - otherwise blocks of at least BLOCKS_MIN_BYTES: one operation per block (each block is a
- *     large contiguous transfer; MPI's datatype engine only adds overhead);
- *   - otherwise the vector datatype.
+ *   - one block: one contiguous operation (blocks).
+ *   - put and get on a probed heap: blocks of at most SMALL_BLOCK_BYTES take the method the probe
+ *     found faster for 1-element blocks, larger ones the one it found faster for 8 KiB blocks
+ *     (vector unless a put per block was clearly faster: osc ucx at small blocks); a get of
+ *     small blocks whose span is at most SPAN_DENSITY times its data fetches the span
+ *     contiguously when the probe's per-byte cost of that beats the per-block cost of the
+ *     strided winner (osc ucx: 1 ns per byte against 30 ns per block).
+ *   - otherwise (accumulates, heaps too small to probe, DMX_RMA_PROBE=0): blocks of at least
+ *     BLOCKS_MIN_BYTES go one MPI operation per block, smaller ones as one vector operation.
  *   - a get whose remote (source) blocks overlap cannot use a vector target type (MPI forbids
- *     overlapping target entries); it takes blocks.
+ *     overlapping target entries); it takes blocks (or span).
  */
 #include "rma.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Blocks at least this large go one MPI operation per block. */
+/* Without a probe: blocks at least this large go one MPI operation per block. */
 #define BLOCKS_MIN_BYTES ((int64_t)16384)
+/* Blocks up to this size follow the probe's small-block result, larger ones its large-block one
+ * (the probe times 8-byte and 8 KiB blocks; this is about their geometric mean). */
+#define SMALL_BLOCK_BYTES ((int64_t)256)
+/* A get may fetch its whole span when the span is at most this many times the data. */
+#define SPAN_DENSITY 4
 
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s)
 {
@@ -42,8 +53,11 @@ dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s)
             s->force = DMXI_RMA_BLOCKS;
         else if (strcmp(f, "pack") == 0)
             s->force = DMXI_RMA_PACK;
+        else if (strcmp(f, "span") == 0)
+            s->force = DMXI_RMA_SPAN;
         else
-            DMXI_FAIL(DMX_ERR_ARG, "DMX_RMA=%s: expected auto, shm, vector, blocks or pack", f);
+            DMXI_FAIL(DMX_ERR_ARG, "DMX_RMA=%s: expected auto, shm, vector, blocks, pack or span",
+                      f);
     }
 cleanup:
     return st;
@@ -58,13 +72,34 @@ dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
     dmxi_rma_path p = h->set.force;
     if (p == DMXI_RMA_SHM && !direct)
         p = DMXI_RMA_AUTO;
+    if (p == DMXI_RMA_SPAN && x->kind != DMXI_RMA_GET)
+        p = DMXI_RMA_AUTO;
     if (p == DMXI_RMA_AUTO) {
+        int64_t bb = (int64_t)x->esize * x->blockelems;
         if (direct)
             return DMXI_RMA_SHM;
-        if ((int64_t)x->esize * x->blockelems >= BLOCKS_MIN_BYTES || x->blockcount <= 1)
+        if (x->blockcount <= 1)
+            return DMXI_RMA_BLOCKS;
+        if (h->tune.probed && x->kind != DMXI_RMA_ACC) {
+            int k = x->kind == DMXI_RMA_GET;
+            int small = bb <= SMALL_BLOCK_BYTES;
+            p = small ? h->tune.small[k] : h->tune.large[k];
+            if (k && small && !x->nbi) {
+                /* span bytes against data bytes; the block term is the strided winner's */
+                double span =
+                    (double)((x->blockcount - 1) * x->rstride + x->blockelems) * (double)x->esize;
+                double data = (double)bb * (double)x->blockcount;
+                double t_span = span * h->tune.span_byte;
+                double t_str =
+                    (double)x->blockcount * h->tune.small_block[1] + data * h->tune.span_byte;
+                if (span <= SPAN_DENSITY * data && t_span < t_str)
+                    p = DMXI_RMA_SPAN;
+            }
+        } else if (bb >= BLOCKS_MIN_BYTES) {
             p = DMXI_RMA_BLOCKS;
-        else
+        } else {
             p = DMXI_RMA_VECTOR;
+        }
     }
     if (remote_overlap && (p == DMXI_RMA_VECTOR || p == DMXI_RMA_PACK))
         p = DMXI_RMA_BLOCKS;
