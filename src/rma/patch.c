@@ -191,7 +191,21 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype, int shm)
         dmxi_rma_node_unlock(&lockfd);
         if (crc != MPI_SUCCESS) {
             w->win = MPI_WIN_NULL;
-            DMXI_TRY(dmxi_rma_win_error(crc, "MPI_Win_create_dynamic", __FILE__, __LINE__));
+            st = dmxi_rma_win_error(crc, "MPI_Win_create_dynamic", __FILE__, __LINE__);
+            st = dmxi_agree(w->comm, st);
+            /* MPI has no window for user memory (osc sm, btl tcp): on one node every peer is
+             * reached through CMA, so the patch works without a window (no accumulates) */
+            int nnode = 0, ok = 0;
+            DMXI_MPI(MPI_Comm_size(w->node, &nnode));
+            if (st == DMX_ERR_UNSUPPORTED && shm && nnode == w->size) {
+                DMXI_TRY(dmxi_patch_cma_check(w, &ok));
+                if (ok) {
+                    w->cma_only = 1;
+                    st = DMX_SUCCESS;
+                    goto cleanup;
+                }
+            }
+            DMXI_TRY(st);
         }
         DMXI_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
         /* attaching is local and may fail on some ranks only (too many regions): record the

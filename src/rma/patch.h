@@ -26,8 +26,9 @@ struct dmx_patch {
     pentry *ent;
     int64_t *grid;                  /* nrb*ncb entry indices (grid layouts), else NULL */
     dmxi_rma_touched call, pending; /* owners of this call / since the last quiet */
-    int cma;  /* direct path to node peers usable (DMX_SHM not 0, not failed yet) */
-    int *pid; /* size entries: process id of node peers, 0 for others and this rank */
+    int cma;      /* direct path to node peers usable (DMX_SHM not 0, not failed yet) */
+    int cma_only; /* no MPI window (MPI has none for user memory): every peer through CMA */
+    int *pid;     /* size entries: process id of node peers, 0 for others and this rank */
     int64_t nreg;
     char **reg; /* attached ranges: 2*nreg pointers (begin, end) */
 };
@@ -44,6 +45,11 @@ typedef struct dmxi_patch_piece {
 
 /* Direct path to a node peer's memory (patch_cma.c): 1 if done, 0 to use MPI. */
 int dmxi_patch_cma(dmx_patch *w, dmxi_rma_kind kind, int owner, const dmxi_patch_piece *p);
+
+/* Whether this rank can read every node peer's memory through CMA: each rank reads a value its
+ * right neighbour published (process_vm_readv). *ok = 1 on every rank or 0 on every rank.
+ * Collective on w->comm; needs w->pid (node_peers in patch.c). */
+dmx_status dmxi_patch_cma_check(dmx_patch *w, int *ok);
 
 dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t j0, int64_t m,
                            int64_t n, char *buf, int64_t ld, dmx_op op);

@@ -112,6 +112,11 @@ static dmx_status do_entry(dmx_patch *w, dmxi_rma_kind kind, const pentry *e, in
     }
     if (dmxi_patch_cma(w, kind, e->owner, &p))
         return DMX_SUCCESS;
+    if (w->cma_only) /* checked at open; a later failure (the owner exited?) is an error */
+        return dmxi_error(DMX_ERR_MPI, __FILE__, __LINE__,
+                          "process_vm_readv/writev to rank %d failed (patch without an MPI "
+                          "window)",
+                          e->owner);
     *remote = 1;
     dmxi_rma_touch(&w->call, e->owner);
     if (kind != DMXI_RMA_GET)
@@ -137,6 +142,9 @@ dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t
     int64_t need = op == DMX_OP_N ? m : n;
     DMXI_CHECK(ld >= (need > 1 ? need : 1), DMX_ERR_ARG, "ld %lld < %lld", (long long)ld,
                (long long)(need > 1 ? need : 1));
+    DMXI_CHECK(kind != DMXI_RMA_ACC || !w->cma_only, DMX_ERR_UNSUPPORTED,
+               "dmx_patch_acc needs an MPI window, and this MPI has none for user memory (the "
+               "patch reaches node peers through process_vm_readv/writev, which is not atomic)");
     if (m == 0 || n == 0)
         goto cleanup;
     DMXI_CHECK(buf != NULL, DMX_ERR_NULL, "buf is NULL");
