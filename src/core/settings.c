@@ -23,7 +23,8 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                       0},
     [DMXI_SET_STREAM] = {"DMX_STREAM", -1, "unset",
                          "0/1 force A's writes through the caches / past them with non-temporal "
-                         "stores; unset: past them when a rank writes 8 MiB or more of A",
+                         "stores; unset: past them when a rank writes 8 MiB or more of A (and "
+                         "direct one-sided puts from 1 MiB in blocks of 64 bytes or more)",
                          0},
     [DMXI_SET_PROFILE] = {"DMX_PROFILE", 0, "0",
                           "1: print the phase times of every plan execution to stderr", 0},

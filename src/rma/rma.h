@@ -22,6 +22,7 @@ typedef enum dmxi_rma_kind { DMXI_RMA_PUT = 0, DMXI_RMA_GET = 1, DMXI_RMA_ACC = 
 typedef struct dmxi_rma_settings {
     int shm;             /* DMX_SHM != 0 */
     dmxi_rma_path force; /* DMX_RMA, or DMXI_RMA_AUTO */
+    int stream;          /* DMX_STREAM: -1 direct puts stream by size, 0 never, 1 always */
 } dmxi_rma_settings;
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s);
 
@@ -39,10 +40,10 @@ typedef struct dmxi_rma_tune {
 
 /* The vector and pack paths issue at most this many blocks per MPI operation: osc ucx (Open MPI
  * 4.1) expands a datatype into a list of every contiguous piece on both sides before it moves
- * anything, and its cost per block doubled once those lists left the caches (a vector put of
- * 10^6 1-element blocks: 33 ns per block, of 4096: 13 ns). Other components lose nothing by a
- * few hundred more calls per 8 MiB. The probe (rma_probe.c) times pieces of this size. */
-#define DMXI_RMA_PIECE_BLOCKS ((int64_t)4096)
+ * anything, and a vector put or get of 10^6 1-element blocks took twice as long as the same
+ * blocks in pieces of 4096 or 32768 (noisy, 3 runs); 32 operations per 8 MiB cost the other
+ * components nothing measurable. */
+#define DMXI_RMA_PIECE_BLOCKS ((int64_t)32768)
 
 /* Cache of committed vector datatypes, keyed by (base type, count, blocklen, stride). */
 enum { DMXI_RMA_TYPE_CACHE = 16 };

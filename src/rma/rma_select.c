@@ -44,6 +44,8 @@ dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s)
     const char *f = dmxi_setting_str(DMXI_SET_RMA);
     s->shm = dmxi_setting_int(DMXI_SET_SHM) != 0;
     s->force = DMXI_RMA_AUTO;
+    s->stream = (int)dmxi_setting_int(DMXI_SET_STREAM);
+    s->stream = s->stream < 0 ? -1 : s->stream > 0;
     if (f && *f && strcmp(f, "auto") != 0) {
         if (strcmp(f, "shm") == 0)
             s->force = DMXI_RMA_SHM;

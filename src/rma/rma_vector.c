@@ -7,7 +7,7 @@
  *   more than INT_MAX elements, are cut into pieces that fit.
  * Preconditions: the remote blocks do not overlap (guaranteed for put/acc by argument checks;
  *   rma_select.c sends overlapping get sources to the blocks path).
- * Cost: ceil(blockcount/4096)*alpha + n*beta for operations in MPI's own strided engine (on osc
+ * Cost: ceil(blockcount/32768)*alpha + n*beta for operations in MPI's own strided engine (on osc
  * rdma a put per contiguous piece inside MPI, but without a library call per block). Temporary
  * memory: none beyond the cached datatypes. */
 #include "rma.h"
