@@ -5,12 +5,18 @@
 #include "layout.h"
 #include "rma.h"
 
-/* One block of the matrix in the table every rank holds (64 bytes). */
+/* One block of the matrix in the table every rank holds (88 bytes). */
 typedef struct pentry {
     int64_t r0, c0, rows, cols, ld; /* rectangle in the layout's coordinates, leading dim */
     int64_t addr;                   /* MPI_Aint of the block's element (0,0) on its owner */
     int32_t owner, order;
-    int64_t pad;
+    /* the block lies in a dmx_rma heap with a node segment (rma_registry.c): its id (0: no),
+     * the owner's rank in the heap and the block's offset there; direct: after the table is
+     * gathered, where the block is mapped in this process (0: not mapped) */
+    uint64_t heap;
+    int64_t hoff;
+    int64_t hrank;
+    int64_t direct;
 } pentry;
 
 struct dmx_patch {
@@ -26,9 +32,10 @@ struct dmx_patch {
     pentry *ent;
     int64_t *grid;                  /* nrb*ncb entry indices (grid layouts), else NULL */
     dmxi_rma_touched call, pending; /* owners of this call / since the last quiet */
-    int cma;      /* direct path to node peers usable (DMX_SHM not 0, not failed yet) */
-    int cma_only; /* no MPI window (MPI has none for user memory): every peer through CMA */
-    int *pid;     /* size entries: process id of node peers, 0 for others and this rank */
+    int cma;            /* direct path to node peers usable (DMX_SHM not 0, not failed yet) */
+    int cma_only;       /* no MPI window (MPI has none for user memory): every peer through CMA */
+    int direct_pending; /* direct stores into peers' heap memory since the last quiet */
+    int *pid;           /* size entries: process id of node peers, 0 for others and this rank */
     int64_t nreg;
     char **reg; /* attached ranges: 2*nreg pointers (begin, end) */
 };

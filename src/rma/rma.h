@@ -91,6 +91,7 @@ struct dmx_rma_heap {
     int64_t seglen;
     dmxi_rma_settings set;
     dmxi_rma_tune tune;       /* message-path probe (rma_probe.c) */
+    uint64_t id;              /* the same on every rank; 0: not registered (rma_registry.c) */
     int direct_pending;       /* direct stores since the last quiet */
     dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
     dmxi_rma_type_entry cache[DMXI_RMA_TYPE_CACHE];
@@ -156,6 +157,20 @@ dmx_status dmxi_rma_win_error(int rc, const char *call, const char *file, int li
  * *ok = 1 and kind 4 on success on every rank, else *ok = 0 everywhere. Collective on comm. */
 dmx_status dmxi_rma_posix_segment(dmx_rma_heap *h, int64_t bytes, int *ok);
 void dmxi_rma_posix_unmap(dmx_rma_heap *h);
+/* Zero this rank's heap and fill this process's page tables for the node peers' heaps (kinds 2
+ * and 4; rma_posixshm.c says why and when it is skipped). Collective on h->node. */
+dmx_status dmxi_rma_prefault(dmx_rma_heap *h, int64_t bytes);
+
+/* Registry of heaps whose node peers are mapped here (rma_registry.c). register: draw the
+ * heap's id (collective on h->comm) and list it; unregister: remove it (local). */
+dmx_status dmxi_rma_register(dmx_rma_heap *h);
+void dmxi_rma_unregister(dmx_rma_heap *h);
+/* The registered heap of this process holding [p, p+len): 1 and its id, this rank's rank in
+ * it and the offset of p; 0 if none. Local. */
+int dmxi_rma_heap_find(const void *p, int64_t len, uint64_t *id, int *rank, int64_t *off);
+/* Where [off, off+len) of rank's part of heap id is mapped in this process, or NULL (not a heap
+ * of this process, rank not a node peer, or out of range). Local. */
+char *dmxi_rma_heap_peer(uint64_t id, int rank, int64_t off, int64_t len);
 
 /* Predefined MPI type of one element of dtype (MPI_BYTE for DMX_RMA_BYTE). */
 MPI_Datatype dmxi_rma_mpi_type(dmx_dtype t);
