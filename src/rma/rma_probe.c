@@ -8,22 +8,22 @@
  *   doubles at stride 2x the block: SMALL_N blocks of 1 element (vector datatype on both sides,
  *   one operation per block, pack into a contiguous origin with a vector target; for gets also
  *   one contiguous get of the span, with its unpack) and LARGE_N blocks of LARGE_E elements
- *   (vector, per block). Each is timed up to MPI_Win_flush, REPS times in turn; a rank keeps its
- *   minimum, then one allreduce takes the maximum over ranks, so every rank makes the same
- *   choices. Puts are timed only on heaps dmx allocated (the heap is zeroed again before
- *   creation returns); attached heaps hold the user's data and are only read (their puts follow
- *   the gets' result). For each kind and block class the choice is the vector unless another
- *   method took less than WIN of its time (then the fastest). The small probe is that large
- *   (4096 blocks) because osc ucx's cost per block of a vector grows with the count: at 512
- *   blocks it beat a put per block, at 10^6 it took twice as long.
+ *   (vector, per block). Each is timed up to MPI_Win_flush, REPS times in turn after an untimed
+ *   warm-up round; a rank keeps its minimum, then one allreduce takes the maximum over ranks,
+ *   so every rank makes the same choices. Puts are timed only on heaps dmx allocated (the heap
+ *   is zeroed again before creation returns); attached heaps hold the user's data and are only
+ *   read (their puts follow the gets' result). For each kind and block class the choice is the
+ *   vector unless another method took less than WIN of its time (then the fastest of them).
+ *   The small probe has 4096 blocks because osc ucx's cost per block of a vector grows with the
+ *   count: at 512 blocks it beat a put per block, at 10^6 it took twice as long.
  * Preconditions: the heap has a message window and at least 2 ranks, every heap holds at least
  *   SPAN_MAX (128 KiB) bytes (else nothing is probed and rma_select.c's built-in rules apply);
  *   collective.
- * Cost: a pilot of 4 transfers of PILOT_N 1-element blocks and an allreduce (if it predicts
- *   more than BUDGET for the whole probe, the probe stops there), 11 timed transfers x REPS of at
- * most 128 KiB span each (4096 or 8 blocks), 2 barriers and one allreduce of 13 doubles: about 0.3
- * ms (osc rdma, sm) to 2 ms (osc ucx, which pays about 30 ns per block) on one node;
- * DMX_RMA_PROBE=2 prints the times. Temporary memory: 128 KiB + 32 KiB. */
+ * Cost: a pilot (4 transfers of PILOT_N 1-element blocks, one allreduce; if it predicts more
+ *   than BUDGET for the whole probe, the probe stops there), then 11 transfers x (REPS + 1) of
+ *   at most 128 KiB span each, 2 barriers and one allreduce of 13 doubles. DMX_RMA_PROBE=2
+ *   prints the times and the probe's own duration (docs/rma.md has measured ones).
+ * Temporary memory: 128 KiB + 32 KiB. */
 #include "rma.h"
 
 #include <stdio.h>
@@ -109,6 +109,7 @@ dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable)
     int64_t mode = dmxi_setting_int(DMXI_SET_RMA_PROBE);
     int64_t minsize = INT64_MAX;
     int ok = 1;
+    double t_probe = MPI_Wtime();
     memset(&h->tune, 0, sizeof h->tune);
     for (int r = 0; r < h->size; r++)
         minsize = h->sizes[r] < minsize ? h->sizes[r] : minsize;
@@ -150,13 +151,14 @@ dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable)
                 tp = x < tp ? x : tp;
             }
         DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, &tp, 1, MPI_DOUBLE, MPI_MAX, h->comm));
-        if (tp * (SMALL_N / PILOT_N) * 6 * REPS > BUDGET)
+        if (tp * (SMALL_N / PILOT_N) * 6 * (REPS + 1) > BUDGET)
             ok = 0;
     }
-    double t_start = MPI_Wtime();
+    double t_start = MPI_Wtime(), t_pilot = t_start - t_probe;
     /* a failure here must not leave the other ranks in the allreduce below: it only marks the
      * probe as failed (t[2 * NM]), and the status goes back after it */
-    for (int rep = 0; ok && rep < REPS && (rep == 0 || MPI_Wtime() - t_start < BUDGET); rep++)
+    /* rep -1 warms up (first touches of buffers and of the window), untimed */
+    for (int rep = -1; ok && rep < REPS && (rep <= 0 || MPI_Wtime() - t_start < BUDGET); rep++)
         for (int kind = writable ? 0 : 1; ok && kind < 2; kind++)
             for (int m = 0; ok && m < (kind ? NM : NM - 1); m++) {
                 double x = 0;
@@ -165,7 +167,8 @@ dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable)
                     ok = 0;
                     st = s;
                 }
-                t[kind * NM + m] = x < t[kind * NM + m] ? x : t[kind * NM + m];
+                if (rep >= 0 && x < t[kind * NM + m])
+                    t[kind * NM + m] = x;
             }
     t[2 * NM] = ok ? 0 : 1; /* failed, skipped after the pilot, or not allocated */
     DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, t, 2 * NM + 1, MPI_DOUBLE, MPI_MAX, h->comm));
@@ -197,10 +200,13 @@ dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable)
         fprintf(stderr,
                 "dmx rma probe (np %d, us): put vector/blocks/pack small %.1f/%.1f/%.1f large "
                 "%.1f/%.1f; get vector/blocks/pack small %.1f/%.1f/%.1f large %.1f/%.1f span "
-                "%.1f -> put %s/%s, get %s/%s\n",
+                "%.1f -> put %s/%s, get %s/%s (probe took %.2f ms, %.2f of them up to the end of "
+                "the pilot, which includes "
+                "MPI's first-use costs of the window)\n",
                 h->size, t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[3] * 1e6, t[4] * 1e6, t[NM] * 1e6,
                 t[NM + 1] * 1e6, t[NM + 2] * 1e6, t[NM + 3] * 1e6, t[NM + 4] * 1e6, t[NM + 5] * 1e6,
-                mname[chosen[0][0]], mname[chosen[0][1]], mname[chosen[1][0]], mname[chosen[1][1]]);
+                mname[chosen[0][0]], mname[chosen[0][1]], mname[chosen[1][0]], mname[chosen[1][1]],
+                (MPI_Wtime() - t_probe) * 1e3, t_pilot * 1e3);
 cleanup:
     if (vs != MPI_DATATYPE_NULL)
         MPI_Type_free(&vs);

@@ -348,6 +348,7 @@ static void heap_case(dmxt_ctx *ctx, dmxt_rng *g, int shm)
     for (int d = 1; d * d <= P; d++)
         if (P % d == 0)
             pr = d;
+    /* cppcheck-suppress zerodiv ; pr divides P and P >= 1, so pc >= 1 */
     int pc = P / pr, myr = me / pc, myc = me % pc;
     int64_t M = dmxt_rng_int(g, 1, 50), N = dmxt_rng_int(g, 1, 50);
     int64_t mb = dmxt_rng_int(g, 1, 8), nb = dmxt_rng_int(g, 1, 8);
