@@ -16,10 +16,10 @@
  *   - one block: one contiguous operation (blocks).
  *   - put and get on a probed heap: blocks of at most SMALL_BLOCK_BYTES take the method the probe
  *     found faster for 1-element blocks, larger ones the one it found faster for 8 KiB blocks
- *     (vector unless a put per block was clearly faster: osc ucx at small blocks); a get of
- *     small blocks whose span is at most SPAN_DENSITY times its data fetches the span
- *     contiguously when the probe's per-byte cost of that beats the per-block cost of the
- *     strided winner (osc ucx: 1 ns per byte against 30 ns per block).
+ *     (vector unless another method was clearly faster: pack under osc ucx at small blocks); a get
+ * of small blocks whose span is at most SPAN_DENSITY times its data fetches the span contiguously
+ * when the probe's per-byte cost of that beats the per-block cost of the strided winner by
+ * SPAN_MARGIN (osc ucx: 0.04 ns per byte against 23 ns per block).
  *   - otherwise (accumulates, heaps too small to probe, DMX_RMA_PROBE=0): blocks of at least
  *     BLOCKS_MIN_BYTES go one MPI operation per block, smaller ones as one vector operation.
  *   - a get whose remote (source) blocks overlap cannot use a vector target type (MPI forbids
@@ -35,8 +35,13 @@
 /* Blocks up to this size follow the probe's small-block result, larger ones its large-block one
  * (the probe times 8-byte and 8 KiB blocks; this is about their geometric mean). */
 #define SMALL_BLOCK_BYTES ((int64_t)256)
-/* A get may fetch its whole span when the span is at most this many times the data. */
+/* A get may fetch its whole span when the span is at most this many times the data, and when the
+ * probe's estimate for the span times SPAN_MARGIN is still below the strided winner's: the probe
+ * runs in cache, while a large span moves twice the data plus an unpack through memory. Under
+ * osc rdma and sm (strided get 2.2 ns per 1-element block in the probe, span 0.6 ns) the span
+ * measured 3-8x slower than the vector at 8 MiB; under osc ucx (23 ns against 0.6) 6x faster. */
 #define SPAN_DENSITY 4
+#define SPAN_MARGIN 8.0
 
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s)
 {
@@ -94,7 +99,7 @@ dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
                 double t_span = span * h->tune.span_byte;
                 double t_str =
                     (double)x->blockcount * h->tune.small_block[1] + data * h->tune.span_byte;
-                if (span <= SPAN_DENSITY * data && t_span < t_str)
+                if (span <= SPAN_DENSITY * data && SPAN_MARGIN * t_span < t_str)
                     p = DMXI_RMA_SPAN;
             }
         } else if (bb >= BLOCKS_MIN_BYTES) {
