@@ -15,7 +15,10 @@
  * not 0. On any failure (EPERM, ENOSYS, a short copy) the path turns itself off for the window and
  * the caller uses MPI. Cost: ceil(runs/1024) system calls + 2 * bytes * beta_mem (kernel copy +
  * local scatter). Temporary memory: up to 1024 iovecs per side, a bounce buffer of max(1 MiB, one
- * run) when buf is strided along the runs. */
+ * run) when buf is strided along the runs.
+ * dmxi_patch_cma_check (for patch windows without an MPI window, patch.c): every rank publishes
+ * the address of a value on its stack (allgather), reads its right neighbour's with
+ * process_vm_readv, and an allreduce agrees; two collectives, 8 bytes per rank. */
 #define _GNU_SOURCE
 
 #include "patch.h"

@@ -38,6 +38,26 @@ typedef struct dmxi_rma_tune {
     double span_byte;      /* seconds per byte of a contiguous get */
 } dmxi_rma_tune;
 
+/* ---- Thresholds of the path choice, all here (rma_select.c states the rules, docs/rma.md
+ * the measurements behind them). ---------------------------------------------------------- */
+/* Without a probe: blocks at least this large go one MPI operation per block. */
+#define DMXI_RMA_BLOCKS_MIN_BYTES ((int64_t)16384)
+/* Blocks up to this size follow the probe's small-block result, larger ones its large-block one
+ * (the probe times 8-byte and 8 KiB blocks; this is about their geometric mean). */
+#define DMXI_RMA_SMALL_BLOCK_BYTES ((int64_t)256)
+/* A get may fetch its whole span when the span is at most this many times the data, and when the
+ * probe's estimate for the span times SPAN_MARGIN is still below the strided winner's: the probe
+ * runs in cache, while a large span moves twice the data plus an unpack through memory. Under
+ * osc rdma and sm (strided get 2.2 ns per 1-element block in the probe, span 0.6 ns) the span
+ * measured 3-8x slower than the vector at 8 MiB; under osc ucx (23 ns against 0.6) 6x faster. */
+#define DMXI_RMA_SPAN_DENSITY 4
+#define DMXI_RMA_SPAN_MARGIN 8.0
+/* The probe replaces the vector by another method only if that took less than this fraction of
+ * the vector's time (ties keep one MPI call). */
+#define DMXI_RMA_PROBE_WIN 0.8
+/* Direct puts of at least this many bytes in blocks of at least a cache line stream past the
+ * caches (rma_shm.c; DMX_STREAM=0/1 forces). */
+#define DMXI_RMA_STREAM_MIN_BYTES ((int64_t)1 << 20)
 /* The vector and pack paths issue at most this many blocks per MPI operation: osc ucx (Open MPI
  * 4.1) expands a datatype into a list of every contiguous piece on both sides before it moves
  * anything, and a vector put or get of 10^6 1-element blocks took twice as long as the same

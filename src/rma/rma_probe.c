@@ -1,9 +1,8 @@
 /* Probe of the message path at heap creation: which MPI method this MPI's one-sided component
  * does well. The fastest way to move strided data differs between Open MPI's components (osc
- * rdma: one operation with a vector datatype; osc ucx: a contiguous operation per block at small
- * blocks, and a contiguous get of the whole span), and MPI does not say which one serves a
- * window, so dmx times them on the window it will use.
- *
+ * rdma and sm: one operation with a vector datatype; osc ucx: for small blocks a contiguous
+ * origin with a vector target for puts and a contiguous get of the whole span for gets), and
+ * MPI does not say which one serves a window, so dmx times them on the window it will use. *
  * Algorithm: every rank times, against its right neighbour (rank + 1 mod P), transfers of
  *   doubles at stride 2x the block: SMALL_N blocks of 1 element (vector datatype on both sides,
  *   one operation per block, pack into a contiguous origin with a vector target; for gets also
@@ -13,9 +12,10 @@
  *   so every rank makes the same choices. Puts are timed only on heaps dmx allocated (the heap
  *   is zeroed again before creation returns); attached heaps hold the user's data and are only
  *   read (their puts follow the gets' result). For each kind and block class the choice is the
- *   vector unless another method took less than WIN of its time (then the fastest of them).
- *   The small probe has 4096 blocks because osc ucx's cost per block of a vector grows with the
- *   count: at 512 blocks it beat a put per block, at 10^6 it took twice as long.
+ *   vector unless another method took less than DMXI_RMA_PROBE_WIN (rma.h) of its time (then
+ *   the fastest of them). The small probe has 4096 blocks because osc ucx's cost per block of a
+ *   vector grows with the count: at 512 blocks it beat a put per block, at 10^6 it took twice
+ *   as long.
  * Preconditions: the heap has a message window and at least 2 ranks, every heap holds at least
  *   SPAN_MAX (128 KiB) bytes (else nothing is probed and rma_select.c's built-in rules apply);
  *   collective.
@@ -34,7 +34,6 @@ enum { SMALL_N = 4096, LARGE_N = 8, LARGE_E = 1024, REPS = 3, PILOT_N = 64 };
 #define BUDGET 0.01 /* seconds the probe may take on a rank (estimated from the pilot) */
 /* bytes a probe may touch at the target (both probes span 2 x their data) */
 #define SPAN_MAX ((int64_t)(2 * LARGE_N * LARGE_E * 8))
-#define WIN 0.8 /* another method must be this much faster than the vector to be chosen */
 
 /* Methods, and indices of the times t[kind * NM + m] (kind 0 put, 1 get). */
 enum { M_VS = 0, M_BS = 1, M_PS = 2, M_VL = 3, M_BL = 4, M_SPAN = 5, NM = 6 };
@@ -86,12 +85,12 @@ cleanup:
 }
 
 /* The method among ms[0..n) with the least time, the first (vector) unless another beats it by
- * the factor WIN. */
+ * the factor DMXI_RMA_PROBE_WIN. */
 static int pick(const double *t, const int *ms, int n)
 {
     int best = ms[0];
     for (int i = 1; i < n; i++)
-        if (t[ms[i]] < WIN * t[ms[0]] && t[ms[i]] < t[best])
+        if (t[ms[i]] < DMXI_RMA_PROBE_WIN * t[ms[0]] && t[ms[i]] < t[best])
             best = ms[i];
     return best;
 }

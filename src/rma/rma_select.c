@@ -1,5 +1,5 @@
 /* Choice of the implementation path of one strided transfer, and the module's environment
- * settings. Every threshold of the module is here.
+ * settings. The thresholds are in rma.h, in one block.
  *
  * Paths (see each file's header for the algorithm and its cost):
  *   shm     rma_shm.c     direct strided copy into/out of a node peer's shared segment
@@ -14,14 +14,16 @@
  *     Accumulates never take shm: their atomicity must hold against MPI_Accumulate from other
  *     ranks, which only MPI can give.
  *   - one block: one contiguous operation (blocks).
- *   - put and get on a probed heap: blocks of at most SMALL_BLOCK_BYTES take the method the probe
- *     found faster for 1-element blocks, larger ones the one it found faster for 8 KiB blocks
- *     (vector unless another method was clearly faster: pack under osc ucx at small blocks); a get
- * of small blocks whose span is at most SPAN_DENSITY times its data fetches the span contiguously
- * when the probe's per-byte cost of that beats the per-block cost of the strided winner by
- * SPAN_MARGIN (osc ucx: 0.04 ns per byte against 23 ns per block).
+ *   - put and get on a probed heap: blocks of at most DMXI_RMA_SMALL_BLOCK_BYTES take the
+ *     method the probe found faster for 1-element blocks, larger ones the one it found faster
+ *     for 8 KiB blocks (vector unless another method was clearly faster: pack under osc ucx at
+ *     small blocks); a get of small blocks whose span is at most DMXI_RMA_SPAN_DENSITY times
+ *     its data fetches the span contiguously when the probe's estimate for that, times
+ *     DMXI_RMA_SPAN_MARGIN, beats the strided winner's (osc ucx: 0.04 ns per byte against
+ *     23 ns per block).
  *   - otherwise (accumulates, heaps too small to probe, DMX_RMA_PROBE=0): blocks of at least
- *     BLOCKS_MIN_BYTES go one MPI operation per block, smaller ones as one vector operation.
+ *     DMXI_RMA_BLOCKS_MIN_BYTES go one MPI operation per block, smaller ones as one vector
+ *     operation.
  *   - a get whose remote (source) blocks overlap cannot use a vector target type (MPI forbids
  *     overlapping target entries); it takes blocks (or span).
  */
@@ -29,19 +31,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Without a probe: blocks at least this large go one MPI operation per block. */
-#define BLOCKS_MIN_BYTES ((int64_t)16384)
-/* Blocks up to this size follow the probe's small-block result, larger ones its large-block one
- * (the probe times 8-byte and 8 KiB blocks; this is about their geometric mean). */
-#define SMALL_BLOCK_BYTES ((int64_t)256)
-/* A get may fetch its whole span when the span is at most this many times the data, and when the
- * probe's estimate for the span times SPAN_MARGIN is still below the strided winner's: the probe
- * runs in cache, while a large span moves twice the data plus an unpack through memory. Under
- * osc rdma and sm (strided get 2.2 ns per 1-element block in the probe, span 0.6 ns) the span
- * measured 3-8x slower than the vector at 8 MiB; under osc ucx (23 ns against 0.6) 6x faster. */
-#define SPAN_DENSITY 4
-#define SPAN_MARGIN 8.0
 
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s)
 {
@@ -89,7 +78,7 @@ dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
             return DMXI_RMA_BLOCKS;
         if (h->tune.probed && x->kind != DMXI_RMA_ACC) {
             int k = x->kind == DMXI_RMA_GET;
-            int small = bb <= SMALL_BLOCK_BYTES;
+            int small = bb <= DMXI_RMA_SMALL_BLOCK_BYTES;
             p = small ? h->tune.small[k] : h->tune.large[k];
             if (k && small && !x->nbi) {
                 /* span bytes against data bytes; the block term is the strided winner's */
@@ -99,10 +88,10 @@ dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
                 double t_span = span * h->tune.span_byte;
                 double t_str =
                     (double)x->blockcount * h->tune.small_block[1] + data * h->tune.span_byte;
-                if (span <= SPAN_DENSITY * data && SPAN_MARGIN * t_span < t_str)
+                if (span <= DMXI_RMA_SPAN_DENSITY * data && DMXI_RMA_SPAN_MARGIN * t_span < t_str)
                     p = DMXI_RMA_SPAN;
             }
-        } else if (bb >= BLOCKS_MIN_BYTES) {
+        } else if (bb >= DMXI_RMA_BLOCKS_MIN_BYTES) {
             p = DMXI_RMA_BLOCKS;
         } else {
             p = DMXI_RMA_VECTOR;

@@ -7,12 +7,13 @@
  * A heap of one rank has no window at all; then this path also sums accumulates locally.
  * Preconditions: the target's segment is mapped (same node, DMX_SHM not 0, unified window
  *   model); put or get (accumulates go through MPI, see rma_select.c).
- * Large puts (at least STREAM_MIN_BYTES in blocks of at least one cache line) write the whole
- *   cache lines of each destination block with non-temporal stores: the peer's lines are then
- *   neither read first (a cached store must fetch the line, often from the peer core's cache,
- *   where the peer last wrote it) nor kept in this core's cache, so 8 MiB moves about half the
- *   memory traffic. The partial lines at block ends take ordinary stores (a partly streamed line
- *   costs a read-modify-write in memory). An sfence ends the copy; quiet's full fence orders it.
+ * Large puts (at least DMXI_RMA_STREAM_MIN_BYTES in blocks of at least one cache line) write
+ *   the whole cache lines of each destination block with non-temporal stores: the peer's lines
+ *   are then neither read first (a cached store must fetch the line, often from the peer core's
+ *   cache, where the peer last wrote it) nor kept in this core's cache, so 8 MiB moves about
+ *   half the memory traffic. The partial lines at block ends take ordinary stores (a partly
+ *   streamed line costs a read-modify-write in memory). An sfence ends the copy; quiet's full
+ *   fence orders it.
  * Cost: no latency term beyond a function call; beta = one memory copy of the data
  *   (blockcount*blockelems elements), at cache-line granularity on both sides.
  * Temporary memory: none. */
@@ -24,9 +25,6 @@
 #include <emmintrin.h>
 #endif
 
-/* Puts of at least this many bytes, in blocks of at least LINE bytes, stream (see above;
- * DMX_STREAM=0/1 turns it off / on for every put with such blocks). */
-#define STREAM_MIN_BYTES ((int64_t)1 << 20)
 enum { LINE = 64 };
 
 /* Strided copy whose destination lines are written with non-temporal stores where whole. */
@@ -80,7 +78,7 @@ dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x)
     } else if (x->kind == DMXI_RMA_PUT) {
         int64_t bb = x->blockelems * (int64_t)x->esize;
         int st = h->set.stream; /* DMX_STREAM: -1 by size, 0 never, 1 always */
-        if (bb >= LINE && (st == 1 || (st < 0 && bb * x->blockcount >= STREAM_MIN_BYTES)))
+        if (bb >= LINE && (st == 1 || (st < 0 && bb * x->blockcount >= DMXI_RMA_STREAM_MIN_BYTES)))
             copy_stream(remote, x->local, x->rstride, x->lstride, x->blockelems, x->blockcount,
                         x->esize);
         else

@@ -7,13 +7,13 @@
  *   each piece is unpacked into the destination blocks while the next one is in flight.
  * Preconditions: a get; each block fits a piece (blockelems*esize <= SPAN_BYTES), else the
  *   transfer goes to the vector path. Chosen by rma_select.c for small dense blocks (the span
- *   is at most a few times the data) when the probe measured it faster than the strided methods:
- *   one contiguous transfer runs at the network's or memory's full rate where a strided one pays
- *   a cost per block (under osc ucx about 23 ns per 1-element block against 0.04 ns per byte in
- *   the probe; 8 MiB of 1-element blocks: 8-12 ms against 43-82 ms for the vector).
- * Cost: ceil(span/SPAN_BYTES) * alpha + span*beta + unpack (data*beta_mem), overlapped. The
- *   _nbi form also completes before it returns (the data must arrive to be unpacked).
- * Temporary memory: 2 x min(span, SPAN_BYTES) = at most 2 MiB. */
+ *   is at most a few times the data) when the probe's estimate for it, times
+ *   DMXI_RMA_SPAN_MARGIN (rma.h), is below the strided methods': one contiguous transfer runs at
+ * the network's or memory's full rate where a strided one pays a cost per block (under osc ucx
+ * about 23 ns per 1-element block against 0.04 ns per byte in the probe; 8 MiB of 1-element blocks:
+ * 8-12 ms against 43-82 ms for the vector). Cost: ceil(span/SPAN_BYTES) * alpha + span*beta +
+ * unpack (data*beta_mem), overlapped. The _nbi form also completes before it returns (the data must
+ * arrive to be unpacked). Temporary memory: 2 x min(span, SPAN_BYTES) = at most 2 MiB. */
 #include "rma.h"
 
 #include <stdlib.h>
