@@ -26,7 +26,8 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                       0},
     [DMXI_SET_STREAM] = {"DMX_STREAM", -1, "unset",
                          "0/1 force A's writes through the caches / past them with non-temporal "
-                         "stores; unset: past them when a rank writes 8 MiB or more of A",
+                         "stores; unset: past them when a rank writes 8 MiB or more of A (and "
+                         "direct one-sided puts from 1 MiB in blocks of 64 bytes or more)",
                          0},
     [DMXI_SET_PROFILE] = {"DMX_PROFILE", 0, "0",
                           "1: print the phase times of every plan execution to stderr", 0},
@@ -48,8 +49,8 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                           "wait forever)",
                           0},
     [DMXI_SET_RMA] = {"DMX_RMA", 0, "auto",
-                      "one-sided transfer path: auto, shm, vector, blocks or pack (forcing one "
-                      "is for tests and measurements)",
+                      "one-sided transfer path: auto, shm, vector, blocks, pack or span (forcing "
+                      "one is for tests and measurements)",
                       1},
     [DMXI_SET_MODEL] = {"DMX_MODEL", 0, "unset",
                         "file of cost model parameters written by `dmx calibrate` (read at the "
@@ -106,6 +107,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                        "whenever they can be; unset: as runs when the overlay rectangles average "
                        "under 1024 elements (the same on every rank)",
                        0},
+    [DMXI_SET_RMA_PROBE] = {"DMX_RMA_PROBE", 1, "1",
+                            "1: time the one-sided message-path methods when a heap or patch "
+                            "window is made (under 1 ms) and pick by the result; 0: built-in "
+                            "rules; 2: as 1 and print the times from rank 0",
+                            0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

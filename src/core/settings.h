@@ -27,6 +27,7 @@ typedef enum dmxi_setting {
     DMXI_SET_SMALL_BYTES,       /* plans exchanging at most this per rank: one reduction */
     DMXI_SET_PLAN_CHECK,        /* string: local, agree (one-shot calls' argument checks) */
     DMXI_SET_RUNS,              /* -1 (unset): runs for small overlay rectangles; 0/1 force */
+    DMXI_SET_RMA_PROBE,         /* 1: time the message path at heap creation; 0 off; 2 print */
     DMXI_NSETTINGS
 } dmxi_setting;
 

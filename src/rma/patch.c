@@ -6,22 +6,27 @@
  *     memory they span (overlapping or touching ranges merged) to one MPI_Win_create_dynamic
  *     window; an MPI_Allgatherv gives every rank the table of all blocks. Grid layouts
  *     (block-cyclic, custom) also get a grid -> table index so a patch finds its blocks
- *     directly; layouts known only locally are scanned.
+ *     directly; layouts known only locally are scanned. A block whose memory lies in a
+ *     dmx_rma heap with a node segment (rma_registry.c) is also listed by heap id and offset;
+ *     node peers that map that heap read and write it with plain loads and stores.
  *   get/put/acc: for each owner block the patch meets, one MPI_Get/MPI_Put/MPI_Accumulate
  *     whose target type walks the block's rows or columns (contiguous on the owner's side) and
  *     whose origin type walks buf in the same element order (op T: buf transposed, so MPI's
- *     datatype engine does the transposition). Blocks of this rank are copied directly
- *     (accumulates still go through MPI_Accumulate to stay atomic with the others' sums).
+ *     datatype engine does the transposition). Blocks of this rank, and node peers' blocks in a
+ *     shared heap, are copied directly (accumulates still go through MPI_Accumulate to stay
+ *     atomic with the others' sums); other node peers' blocks go through CMA (patch_cma.c).
  * Preconditions: the layout and its memory outlive the patch window; no rank changes its
  *   blocks' memory while others may access it (synchronise with dmx_patch_barrier).
  * Cost per call: k*(alpha + datatype setup) + n_elems*beta for k owner blocks met.
- * Memory per rank: 64 bytes per block of the whole matrix (the table) + 8 per grid block. */
+ * Memory per rank: 88 bytes per block of the whole matrix (the table) + 8 per grid block. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "patch.h"
 
 #include <unistd.h>
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 static int cmp_range(const void *a, const void *b)
@@ -55,6 +60,10 @@ static dmx_status local_entries(dmx_patch *w, pentry **out, int64_t *nout, char 
         int64_t span = mem.order == DMX_COL_MAJOR ? (e[k].cols - 1) * mem.ld + e[k].rows
                                                   : (e[k].rows - 1) * mem.ld + e[k].cols;
         if (e[k].rows > 0 && e[k].cols > 0) {
+            int hr = 0;
+            if (!dmxi_rma_heap_find(p, span * (int64_t)w->esize, &e[k].heap, &hr, &e[k].hoff))
+                e[k].heap = 0;
+            e[k].hrank = hr;
             rg[2 * nr] = p;
             rg[2 * nr + 1] = p + (size_t)span * w->esize;
             nr++;
@@ -170,6 +179,16 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype, int shm)
     DMXI_CHECK(w->ent, DMX_ERR_ALLOC, "out of memory for a table of %lld blocks",
                (long long)w->nent);
     DMXI_MPI(MPI_Allgatherv(mine, bytes, MPI_BYTE, w->ent, counts, displs, MPI_BYTE, w->comm));
+    for (int64_t k = 0; k < w->nent; k++) { /* blocks of node peers in a shared heap */
+        pentry *e = &w->ent[k];
+        int64_t span = e->order == DMX_COL_MAJOR ? (e->cols - 1) * e->ld + e->rows
+                                                 : (e->rows - 1) * e->ld + e->cols;
+        char *d =
+            shm && e->heap && e->owner != w->rank
+                ? dmxi_rma_heap_peer(e->heap, (int)e->hrank, e->hoff, span * (int64_t)w->esize)
+                : NULL;
+        e->direct = (int64_t)(intptr_t)d;
+    }
     if (!w->L->d->local_only) {
         int64_t ng = 0;
         DMXI_TRY(dmxi_mul64(w->L->nrb, w->L->ncb, &ng));
@@ -191,7 +210,21 @@ static dmx_status patch_build(dmx_patch *w, dmx_dtype dtype, int shm)
         dmxi_rma_node_unlock(&lockfd);
         if (crc != MPI_SUCCESS) {
             w->win = MPI_WIN_NULL;
-            DMXI_TRY(dmxi_rma_win_error(crc, "MPI_Win_create_dynamic", __FILE__, __LINE__));
+            st = dmxi_rma_win_error(crc, "MPI_Win_create_dynamic", __FILE__, __LINE__);
+            st = dmxi_agree(w->comm, st);
+            /* MPI has no window for user memory (osc sm, btl tcp): on one node every peer is
+             * reached through CMA, so the patch works without a window (no accumulates) */
+            int nnode = 0, ok = 0;
+            DMXI_MPI(MPI_Comm_size(w->node, &nnode));
+            if (st == DMX_ERR_UNSUPPORTED && shm && nnode == w->size) {
+                DMXI_TRY(dmxi_patch_cma_check(w, &ok));
+                if (ok) {
+                    w->cma_only = 1;
+                    st = DMX_SUCCESS;
+                    goto cleanup;
+                }
+            }
+            DMXI_TRY(st);
         }
         DMXI_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
         /* attaching is local and may fail on some ranks only (too many regions): record the
@@ -226,7 +259,7 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
 {
     dmx_status st = DMX_SUCCESS;
     dmx_patch *w = NULL;
-    dmxi_rma_settings set = {1, DMXI_RMA_AUTO};
+    dmxi_rma_settings set = {1, DMXI_RMA_AUTO, -1};
     DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch output pointer is NULL");
     *win = NULL;
     DMXI_CHECK(layout != NULL, DMX_ERR_NULL, "layout is NULL");
@@ -280,6 +313,10 @@ dmx_status dmx_patch_quiet(dmx_patch *win)
     DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch window is NULL");
     if (win->win != MPI_WIN_NULL)
         DMXI_TRY(dmxi_rma_flush_touched(&win->pending, win->win, 0));
+    if (win->direct_pending) { /* stores into node peers' heap memory */
+        atomic_thread_fence(memory_order_seq_cst);
+        win->direct_pending = 0;
+    }
 cleanup:
     return st;
 }

@@ -15,12 +15,16 @@
  * not 0. On any failure (EPERM, ENOSYS, a short copy) the path turns itself off for the window and
  * the caller uses MPI. Cost: ceil(runs/1024) system calls + 2 * bytes * beta_mem (kernel copy +
  * local scatter). Temporary memory: up to 1024 iovecs per side, a bounce buffer of max(1 MiB, one
- * run) when buf is strided along the runs. */
+ * run) when buf is strided along the runs.
+ * dmxi_patch_cma_check (for patch windows without an MPI window, patch.c): every rank publishes
+ * the address of a value on its stack (allgather), reads its right neighbour's with
+ * process_vm_readv, and an allreduce agrees; two collectives, 8 bytes per rank. */
 #define _GNU_SOURCE
 
 #include "patch.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -100,4 +104,31 @@ int dmxi_patch_cma(dmx_patch *w, dmxi_rma_kind kind, int owner, const dmxi_patch
     if (!ok)
         w->cma = 0; /* not permitted or not supported here: MPI from now on */
     return ok;
+}
+
+dmx_status dmxi_patch_cma_check(dmx_patch *w, int *ok)
+{
+    dmx_status st = DMX_SUCCESS;
+    /* the value and its address, published by every rank; volatile keeps it in memory */
+    volatile int64_t mine = 0x5eed0000 + (int64_t)w->rank;
+    int64_t addr = (int64_t)(intptr_t)&mine, *all = NULL, got = -1;
+    int right = (w->rank + 1) % w->size, good = 1;
+    all = dmxi_malloc(w->size, sizeof(int64_t));
+    good = all != NULL;
+    DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, w->comm));
+    DMXI_CHECK(good, DMX_ERR_ALLOC, "out of memory (%d ranks)", w->size);
+    DMXI_MPI(MPI_Allgather(&addr, 1, MPI_INT64_T, all, 1, MPI_INT64_T, w->comm));
+    if (w->pid[right] != 0) {
+        struct iovec l = {&got, sizeof got}, r = {(void *)(intptr_t)all[right], sizeof got};
+        good = process_vm_readv(w->pid[right], &l, 1, &r, 1, 0) == (ssize_t)sizeof got &&
+               got == 0x5eed0000 + (int64_t)right;
+    } else {
+        good = 0; /* not on this node */
+    }
+    /* mine must stay alive until every rank has read it: the allreduce is after every read */
+    DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, w->comm));
+    *ok = good && mine != 0;
+cleanup:
+    free(all);
+    return st;
 }

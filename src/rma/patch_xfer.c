@@ -3,6 +3,7 @@
  * directly when the block is this rank's. See patch.c for the algorithm and its cost. */
 #include "patch.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* Direct copy or sum of a piece of one of this rank's blocks. */
@@ -110,8 +111,20 @@ static dmx_status do_entry(dmx_patch *w, dmxi_rma_kind kind, const pentry *e, in
         local_piece(w, kind, &p);
         return DMX_SUCCESS;
     }
+    if (e->direct && kind != DMXI_RMA_ACC) { /* a node peer's block in a shared heap */
+        p.raddr = (char *)(intptr_t)e->direct + (size_t)roff * w->esize;
+        local_piece(w, kind, &p);
+        if (kind == DMXI_RMA_PUT)
+            w->direct_pending = 1;
+        return DMX_SUCCESS;
+    }
     if (dmxi_patch_cma(w, kind, e->owner, &p))
         return DMX_SUCCESS;
+    if (w->cma_only) /* checked at open; a later failure (the owner exited?) is an error */
+        return dmxi_error(DMX_ERR_MPI, __FILE__, __LINE__,
+                          "process_vm_readv/writev to rank %d failed (patch without an MPI "
+                          "window)",
+                          e->owner);
     *remote = 1;
     dmxi_rma_touch(&w->call, e->owner);
     if (kind != DMXI_RMA_GET)
@@ -137,6 +150,9 @@ dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t
     int64_t need = op == DMX_OP_N ? m : n;
     DMXI_CHECK(ld >= (need > 1 ? need : 1), DMX_ERR_ARG, "ld %lld < %lld", (long long)ld,
                (long long)(need > 1 ? need : 1));
+    DMXI_CHECK(kind != DMXI_RMA_ACC || !w->cma_only, DMX_ERR_UNSUPPORTED,
+               "dmx_patch_acc needs an MPI window, and this MPI has none for user memory (the "
+               "patch reaches node peers through process_vm_readv/writev, which is not atomic)");
     if (m == 0 || n == 0)
         goto cleanup;
     DMXI_CHECK(buf != NULL, DMX_ERR_NULL, "buf is NULL");
@@ -155,6 +171,7 @@ dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t
                 /* blocks stacked in the owner's memory (one column-major local array with one
                  * process row) form one taller block: fewer, longer runs */
                 if (bi > bi0 && e->owner == cur.owner && e->order == DMX_COL_MAJOR &&
+                    (e->direct != 0) == (cur.direct != 0) && e->heap == cur.heap &&
                     cur.order == DMX_COL_MAJOR && e->ld == cur.ld && e->c0 == cur.c0 &&
                     e->cols == cur.cols && e->addr == cur.addr + cur.rows * (int64_t)w->esize) {
                     cur.rows += e->rows;

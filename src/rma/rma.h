@@ -12,7 +12,8 @@ typedef enum dmxi_rma_path {
     DMXI_RMA_SHM = 1,    /* direct strided copy through the node's shared segment (rma_shm.c) */
     DMXI_RMA_VECTOR = 2, /* one MPI_Put/Get with cached vector datatypes (rma_vector.c) */
     DMXI_RMA_BLOCKS = 3, /* one contiguous MPI_Put/Get per block (rma_blocks.c) */
-    DMXI_RMA_PACK = 4    /* pack locally, one put with a contiguous origin (rma_pack.c) */
+    DMXI_RMA_PACK = 4,   /* pack locally, one put with a contiguous origin (rma_pack.c) */
+    DMXI_RMA_SPAN = 5    /* get: fetch the whole span contiguously, unpack here (rma_span.c) */
 } dmxi_rma_path;
 
 typedef enum dmxi_rma_kind { DMXI_RMA_PUT = 0, DMXI_RMA_GET = 1, DMXI_RMA_ACC = 2 } dmxi_rma_kind;
@@ -21,8 +22,48 @@ typedef enum dmxi_rma_kind { DMXI_RMA_PUT = 0, DMXI_RMA_GET = 1, DMXI_RMA_ACC = 
 typedef struct dmxi_rma_settings {
     int shm;             /* DMX_SHM != 0 */
     dmxi_rma_path force; /* DMX_RMA, or DMXI_RMA_AUTO */
+    int stream;          /* DMX_STREAM: -1 direct puts stream by size, 0 never, 1 always */
 } dmxi_rma_settings;
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s);
+
+/* What the probe at heap creation measured on the message window (rma_probe.c), per kind
+ * (0 put, 1 get): the faster of vector and blocks for small and for large blocks, the cost per
+ * block of the small-block winner (vector, blocks or pack) and the cost per byte of a contiguous
+ * get. probed = 0: the built-in rules of rma_select.c apply. Identical on every rank of the heap.
+ */
+typedef struct dmxi_rma_tune {
+    int probed;
+    dmxi_rma_path small[2], large[2];
+    double small_block[2]; /* seconds per block (1-element blocks) */
+    double span_byte;      /* seconds per byte of a contiguous get */
+} dmxi_rma_tune;
+
+/* ---- Thresholds of the path choice, all here (rma_select.c states the rules, docs/rma.md
+ * the measurements behind them). ---------------------------------------------------------- */
+/* Without a probe: blocks at least this large go one MPI operation per block. */
+#define DMXI_RMA_BLOCKS_MIN_BYTES ((int64_t)16384)
+/* Blocks up to this size follow the probe's small-block result, larger ones its large-block one
+ * (the probe times 8-byte and 8 KiB blocks; this is about their geometric mean). */
+#define DMXI_RMA_SMALL_BLOCK_BYTES ((int64_t)256)
+/* A get may fetch its whole span when the span is at most this many times the data, and when the
+ * probe's estimate for the span times SPAN_MARGIN is still below the strided winner's: the probe
+ * runs in cache, while a large span moves twice the data plus an unpack through memory. Under
+ * osc rdma and sm (strided get 2.2 ns per 1-element block in the probe, span 0.6 ns) the span
+ * measured 3-8x slower than the vector at 8 MiB; under osc ucx (23 ns against 0.6) 6x faster. */
+#define DMXI_RMA_SPAN_DENSITY 4
+#define DMXI_RMA_SPAN_MARGIN 8.0
+/* The probe replaces the vector by another method only if that took less than this fraction of
+ * the vector's time (ties keep one MPI call). */
+#define DMXI_RMA_PROBE_WIN 0.8
+/* Direct puts of at least this many bytes in blocks of at least a cache line stream past the
+ * caches (rma_shm.c; DMX_STREAM=0/1 forces). */
+#define DMXI_RMA_STREAM_MIN_BYTES ((int64_t)1 << 20)
+/* The vector and pack paths issue at most this many blocks per MPI operation: osc ucx (Open MPI
+ * 4.1) expands a datatype into a list of every contiguous piece on both sides before it moves
+ * anything, and a vector put or get of 10^6 1-element blocks took twice as long as the same
+ * blocks in pieces of 4096 or 32768 (noisy, 3 runs); 32 operations per 8 MiB cost the other
+ * components nothing measurable. */
+#define DMXI_RMA_PIECE_BLOCKS ((int64_t)32768)
 
 /* Cache of committed vector datatypes, keyed by (base type, count, blocklen, stride). */
 enum { DMXI_RMA_TYPE_CACHE = 16 };
@@ -69,6 +110,8 @@ struct dmx_rma_heap {
     char *seg;   /* the node segment from POSIX shared memory (kind 4), and its length */
     int64_t seglen;
     dmxi_rma_settings set;
+    dmxi_rma_tune tune;       /* message-path probe (rma_probe.c) */
+    uint64_t id;              /* the same on every rank; 0: not registered (rma_registry.c) */
     int direct_pending;       /* direct stores since the last quiet */
     dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
     dmxi_rma_type_entry cache[DMXI_RMA_TYPE_CACHE];
@@ -95,6 +138,11 @@ dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_vector(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_blocks(dmx_rma_heap *h, const dmxi_rma_xfer *x);
 dmx_status dmxi_rma_pack(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+dmx_status dmxi_rma_span(dmx_rma_heap *h, const dmxi_rma_xfer *x);
+
+/* Time the message-path methods on the heap's window and fill h->tune (rma_probe.c).
+ * Collective on h->comm; writes (and zeroes again) the heap only if writable (allocated). */
+dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable);
 
 /* Strided copy of blockcount blocks of blockelems elements of esize bytes (local memory). */
 void dmxi_rma_copy(char *dst, const char *src, int64_t dst_stride, int64_t src_stride,
@@ -129,6 +177,20 @@ dmx_status dmxi_rma_win_error(int rc, const char *call, const char *file, int li
  * *ok = 1 and kind 4 on success on every rank, else *ok = 0 everywhere. Collective on comm. */
 dmx_status dmxi_rma_posix_segment(dmx_rma_heap *h, int64_t bytes, int *ok);
 void dmxi_rma_posix_unmap(dmx_rma_heap *h);
+/* Zero this rank's heap and fill this process's page tables for the node peers' heaps (kinds 2
+ * and 4; rma_posixshm.c says why and when it is skipped). Collective on h->node. */
+dmx_status dmxi_rma_prefault(dmx_rma_heap *h, int64_t bytes);
+
+/* Registry of heaps whose node peers are mapped here (rma_registry.c). register: draw the
+ * heap's id (collective on h->comm) and list it; unregister: remove it (local). */
+dmx_status dmxi_rma_register(dmx_rma_heap *h);
+void dmxi_rma_unregister(dmx_rma_heap *h);
+/* The registered heap of this process holding [p, p+len): 1 and its id, this rank's rank in
+ * it and the offset of p; 0 if none. Local. */
+int dmxi_rma_heap_find(const void *p, int64_t len, uint64_t *id, int *rank, int64_t *off);
+/* Where [off, off+len) of rank's part of heap id is mapped in this process, or NULL (not a heap
+ * of this process, rank not a node peer, or out of range). Local. */
+char *dmxi_rma_heap_peer(uint64_t id, int rank, int64_t off, int64_t len);
 
 /* Predefined MPI type of one element of dtype (MPI_BYTE for DMX_RMA_BYTE). */
 MPI_Datatype dmxi_rma_mpi_type(dmx_dtype t);

@@ -19,7 +19,8 @@
  * every store before it.
  *
  * Cost: creation is a handful of collectives over comm and the node (an allgather of P sizes,
- * window creation); quiet is one flush per target with operations since the last one.
+ * window creation, the message-path probe of rma_probe.c: under 1 ms); quiet is one flush per
+ * target with operations since the last one.
  * Memory per rank: the heap, P sizes, P peer pointers, 2P for the touched targets, 16 cached
  * datatypes. */
 #include "rma.h"
@@ -98,14 +99,17 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
                 DMXI_MPI(MPI_Win_shared_query(h->shwin, nodes[r], &qsz, &du, &q));
                 h->peer[r] = q;
             }
+            DMXI_TRY(dmxi_rma_prefault(h, bytes));
             goto cleanup;
         }
         if (h->shwin != MPI_WIN_NULL)
             DMXI_MPI(MPI_Win_free(&h->shwin));
         int ok = 0;
         DMXI_TRY(dmxi_rma_posix_segment(h, bytes, &ok));
-        if (ok)
+        if (ok) {
+            DMXI_TRY(dmxi_rma_prefault(h, bytes));
             goto cleanup;
+        }
     }
     {
         void *p = NULL;
@@ -137,6 +141,7 @@ static void heap_release(dmx_rma_heap *h)
 {
     if (!h)
         return;
+    dmxi_rma_unregister(h);
     for (int i = 0; i < DMXI_RMA_TYPE_CACHE; i++)
         if (h->cache[i].type != MPI_DATATYPE_NULL)
             MPI_Type_free(&h->cache[i].type);
@@ -236,6 +241,17 @@ cleanup:
     if (comm != MPI_COMM_NULL && h) {
         /* a failure after agreement (MPI or memory) is agreed too, so no rank keeps a heap */
         st = dmxi_agree(comm, st);
+        if (st == DMX_SUCCESS) {
+            /* which MPI method this component does well (every rank or none gets here) */
+            st = dmxi_rma_probe(h, !attach);
+            /* heaps with a node segment can hold matrices that patch windows read directly
+             * (the kind is the same on every rank, the probe's status may not be) */
+            if (h->kind == 2 || h->kind == 4) {
+                dmx_status rs = dmxi_rma_register(h);
+                st = st != DMX_SUCCESS ? st : rs;
+            }
+            st = dmxi_agree(comm, st);
+        }
     }
     if (st != DMX_SUCCESS) {
         heap_release(h);

@@ -121,6 +121,7 @@ static dmx_status rma_op(dmx_rma_heap *h, dmxi_rma_kind kind, int nbi, dmx_dtype
     case DMXI_RMA_SHM: DMXI_TRY(dmxi_rma_shm(h, &x)); break;
     case DMXI_RMA_BLOCKS: DMXI_TRY(dmxi_rma_blocks(h, &x)); break;
     case DMXI_RMA_PACK: DMXI_TRY(dmxi_rma_pack(h, &x)); break;
+    case DMXI_RMA_SPAN: DMXI_TRY(dmxi_rma_span(h, &x)); break;
     default: DMXI_TRY(dmxi_rma_vector(h, &x)); break;
     }
 cleanup:

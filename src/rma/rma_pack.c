@@ -4,11 +4,11 @@
  *   a contiguous origin and a vector target type, wait for local completion, free the buffer.
  *   get: one MPI_Get into a contiguous buffer, wait for it, then unpack into the destination
  *   blocks. Data larger than PACK_BYTES goes in pieces of whole blocks, so the buffer stays
- *   bounded. The target never calls anything (no unpack at the target).
- * Preconditions: remote blocks do not overlap (as for the vector path).
- * Cost: n*beta_mem to pack (or unpack) + alpha + n*beta for one contiguous-origin operation
- *   per piece; every piece waits for its completion, so _nbi forms block here.
- * Temporary memory: min(n, PACK_BYTES (1 MiB) or one block) bytes. */
+ *   bounded; a piece has at most DMXI_RMA_PIECE_BLOCKS blocks (rma.h). The target never calls
+ * anything (no unpack at the target). Preconditions: remote blocks do not overlap (as for the
+ * vector path). Cost: n*beta_mem to pack (or unpack) + alpha + n*beta for one contiguous-origin
+ * operation per piece; every piece waits for its completion, so _nbi forms block here. Temporary
+ * memory: min(n, PACK_BYTES (1 MiB) or one block) bytes. */
 #include "rma.h"
 
 #include <stdlib.h>
@@ -21,6 +21,8 @@ dmx_status dmxi_rma_pack(dmx_rma_heap *h, const dmxi_rma_xfer *x)
     char *buf = NULL;
     int64_t bbytes = x->blockelems * (int64_t)x->esize;
     int64_t per = bbytes >= PACK_BYTES ? 1 : PACK_BYTES / bbytes;
+    if (per > DMXI_RMA_PIECE_BLOCKS)
+        per = DMXI_RMA_PIECE_BLOCKS;
     if (per > x->blockcount)
         per = x->blockcount;
     if (per * x->blockelems > INT_MAX || x->blockelems > INT_MAX) {

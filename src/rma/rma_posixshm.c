@@ -13,10 +13,12 @@
  * Cost: three node collectives and one allreduce; one mmap per rank.
  * Memory: the node's heaps, mapped once per rank. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise, MADV_POPULATE_WRITE */
 
 #include "rma.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -88,4 +90,46 @@ void dmxi_rma_posix_unmap(dmx_rma_heap *h)
     if (h->seg)
         munmap(h->seg, (size_t)h->seglen);
     h->seg = NULL;
+}
+
+/* Map the node peers' heaps in this process's page tables now, not at the first access.
+ *
+ * Why: a load or store to a page of a peer's segment that this process has not touched yet is
+ *   a minor page fault (about 0.5-1 us); a patch fetch from a matrix in a heap touches a new
+ *   page per column of a block, so a 256 x 256 fetch spent more on faults than on copying.
+ * Algorithm: every rank writes zeros over its own part (the owner places its pages, as the
+ *   first touch decides where memory lives), a node barrier, then every rank asks the kernel to
+ *   fill its page tables for each peer's part (madvise MADV_POPULATE_WRITE, Linux 5.14; nothing
+ *   if unsupported). Skipped when the peers' parts exceed PREFAULT_MAX bytes in all (page
+ *   tables: 2 MiB per GiB), then faults happen at first access as before.
+ * Cost: one node barrier, a memset of the heap, about 0.1 us per peer page.
+ * Collective on h->node (kinds 2 and 4 only). */
+#define PREFAULT_MAX ((int64_t)1 << 30)
+
+dmx_status dmxi_rma_prefault(dmx_rma_heap *h, int64_t bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t peers = 0;
+    long pg = sysconf(_SC_PAGESIZE);
+    if (bytes > 0)
+        memset(h->base, 0, (size_t)bytes);
+    DMXI_MPI(MPI_Barrier(h->node));
+    for (int r = 0; r < h->size; r++)
+        if (r != h->rank && h->peer[r])
+            peers += h->sizes[r];
+    if (peers > PREFAULT_MAX || pg <= 0)
+        goto cleanup;
+    for (int r = 0; r < h->size; r++) {
+        if (r == h->rank || !h->peer[r] || h->sizes[r] <= 0)
+            continue;
+        uintptr_t a = (uintptr_t)h->peer[r], b = a + (uintptr_t)h->sizes[r];
+        a = a / (uintptr_t)pg * (uintptr_t)pg;
+#ifdef MADV_POPULATE_WRITE
+        (void)madvise((void *)a, (size_t)(b - a), MADV_POPULATE_WRITE); /* a hint: may fail */
+#else
+        (void)b;
+#endif
+    }
+cleanup:
+    return st;
 }

@@ -7,10 +7,57 @@
  * A heap of one rank has no window at all; then this path also sums accumulates locally.
  * Preconditions: the target's segment is mapped (same node, DMX_SHM not 0, unified window
  *   model); put or get (accumulates go through MPI, see rma_select.c).
+ * Large puts (at least DMXI_RMA_STREAM_MIN_BYTES in blocks of at least one cache line) write
+ *   the whole cache lines of each destination block with non-temporal stores: the peer's lines
+ *   are then neither read first (a cached store must fetch the line, often from the peer core's
+ *   cache, where the peer last wrote it) nor kept in this core's cache, so 8 MiB moves about
+ *   half the memory traffic. The partial lines at block ends take ordinary stores (a partly
+ *   streamed line costs a read-modify-write in memory). An sfence ends the copy; quiet's full
+ *   fence orders it.
  * Cost: no latency term beyond a function call; beta = one memory copy of the data
  *   (blockcount*blockelems elements), at cache-line granularity on both sides.
  * Temporary memory: none. */
 #include "rma.h"
+
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+enum { LINE = 64 };
+
+/* Strided copy whose destination lines are written with non-temporal stores where whole. */
+static void copy_stream(char *dst, const char *src, int64_t dst_stride, int64_t src_stride,
+                        int64_t blockelems, int64_t blockcount, size_t esize)
+{
+#if defined(__SSE2__)
+    size_t len = (size_t)blockelems * esize;
+    for (int64_t b = 0; b < blockcount; b++) {
+        char *d = dst + (size_t)(b * dst_stride) * esize;
+        const char *s = src + (size_t)(b * src_stride) * esize;
+        size_t n = len, head = (LINE - (uintptr_t)d % LINE) % LINE;
+        if (head > n)
+            head = n;
+        memcpy(d, s, head);
+        d += head, s += head, n -= head;
+        for (; n >= LINE; d += LINE, s += LINE, n -= LINE) {
+            __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)s);
+            __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
+            __m128i x3 = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
+            _mm_stream_si128((__m128i *)(void *)d, x0);
+            _mm_stream_si128((__m128i *)(void *)(d + 16), x1);
+            _mm_stream_si128((__m128i *)(void *)(d + 32), x2);
+            _mm_stream_si128((__m128i *)(void *)(d + 48), x3);
+        }
+        memcpy(d, s, n);
+    }
+    _mm_sfence();
+#else
+    dmxi_rma_copy(dst, src, dst_stride, src_stride, blockelems, blockcount, esize);
+#endif
+}
 
 dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x)
 {
@@ -29,8 +76,14 @@ dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x)
             }
         }
     } else if (x->kind == DMXI_RMA_PUT) {
-        dmxi_rma_copy(remote, x->local, x->rstride, x->lstride, x->blockelems, x->blockcount,
-                      x->esize);
+        int64_t bb = x->blockelems * (int64_t)x->esize;
+        int st = h->set.stream; /* DMX_STREAM: -1 by size, 0 never, 1 always */
+        if (bb >= LINE && (st == 1 || (st < 0 && bb * x->blockcount >= DMXI_RMA_STREAM_MIN_BYTES)))
+            copy_stream(remote, x->local, x->rstride, x->lstride, x->blockelems, x->blockcount,
+                        x->esize);
+        else
+            dmxi_rma_copy(remote, x->local, x->rstride, x->lstride, x->blockelems, x->blockcount,
+                          x->esize);
         h->direct_pending = 1;
     } else {
         dmxi_rma_copy(x->local, remote, x->lstride, x->rstride, x->blockelems, x->blockcount,

@@ -11,7 +11,9 @@
  *  - accumulate: every rank adds matrix id 0 into one common patch (exact integer sums);
  *  - a patch outside the matrix or a bad ld: DMX_ERR_ARG, nothing moved anywhere;
  * each with DMX_SHM=1 (node peers' blocks copied directly) and DMX_SHM=0 (MPI only);
- * views of block-cyclic and custom matrices (patch coordinates relative to the view).
+ * views of block-cyclic and custom matrices (patch coordinates relative to the view); a
+ * block-cyclic matrix whose memory is a dmx_rma_alloc heap (node peers' blocks by plain loads
+ * and stores with DMX_SHM=1).
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -130,7 +132,10 @@ static int inside(const patch *p, int64_t i, int64_t j)
     return i >= p->i0 && i < p->i0 + p->m && j >= p->j0 && j < p->j0 + p->n;
 }
 
-static void put_acc_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_rng *g, dmxt_checker *C)
+/* acc_ok 0: the patch has no MPI window (this MPI has none for user memory; node peers through
+ * CMA): dmx_patch_acc must fail with DMX_ERR_UNSUPPORTED and change nothing. */
+static void put_acc_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_rng *g, dmxt_checker *C,
+                          int acc_ok)
 {
     int P = ctx->size;
     patch *pp = malloc((size_t)P * sizeof *pp);
@@ -193,8 +198,11 @@ static void put_acc_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_rng 
     int64_t ld = buf_ld(&q, g);
     buf = patch_buffer(A, &q, ld, 0);
     st = dmx_patch_acc(w, q.i0, q.j0, q.m, q.n, buf, ld, q.op);
-    if (st != DMX_SUCCESS)
+    if (acc_ok && st != DMX_SUCCESS)
         dmxt_fail(C, "dmx_patch_acc: %s (%s)", dmx_status_string(st), dmx_last_error());
+    if (!acc_ok && st != DMX_ERR_UNSUPPORTED)
+        dmxt_fail(C, "dmx_patch_acc without an MPI window: %s, want DMX_ERR_UNSUPPORTED",
+                  dmx_status_string(st));
     free(buf);
     dmx_patch_barrier(w);
     for (int64_t i = 0; i < A->m; i++)
@@ -205,7 +213,7 @@ static void put_acc_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_rng 
             double re, im, wre, wim, are, aim;
             dmxt_get(A->dtype, a, 0, &re, &im);
             dmxt_formula(1, i, j, &wre, &wim);
-            if (inside(&q, i, j)) {
+            if (acc_ok && inside(&q, i, j)) {
                 dmxt_formula(0, i, j, &are, &aim);
                 wre += P * are;
                 wim += P * aim;
@@ -317,6 +325,129 @@ static void view_case(dmxt_ctx *ctx, dmxt_rng *g, int kind)
     dmxt_case_end(ctx, C.bad, C.msg, desc);
 }
 
+/* A block-cyclic matrix of doubles whose local arrays live in a dmx_rma_alloc heap: node peers'
+ * blocks are then read and written with plain loads and stores (src/rma/rma_registry.c) when
+ * shm is set, through MPI when not. Random gets (op N and T, padded buffers) against the formula
+ * a(i,j) = i*N + j + 1; then every rank puts -a into a patch of its own stripe of rows and every
+ * owner checks each element it holds against the list of all patches. */
+static void st_ok(dmxt_checker *C, dmx_status st, const char *what)
+{
+    if (st != DMX_SUCCESS)
+        dmxt_fail(C, "%s: %s (%s)", what, dmx_status_string(st), dmx_last_error());
+}
+
+static double hval(int64_t i, int64_t j, int64_t N)
+{
+    return (double)(i * N + j + 1);
+}
+
+static void heap_case(dmxt_ctx *ctx, dmxt_rng *g, int shm)
+{
+    dmxt_checker C = {ctx, 0, ""};
+    int P = ctx->size, me = ctx->rank, pr = 1;
+    for (int d = 1; d * d <= P; d++)
+        if (P % d == 0)
+            pr = d;
+    /* cppcheck-suppress zerodiv ; pr divides P and P >= 1, so pc >= 1 */
+    int pc = P / pr, myr = me / pc, myc = me % pc;
+    int64_t M = dmxt_rng_int(g, 1, 50), N = dmxt_rng_int(g, 1, 50);
+    int64_t mb = dmxt_rng_int(g, 1, 8), nb = dmxt_rng_int(g, 1, 8);
+    int64_t lr = dmxt_numroc(M, mb, myr, 0, pr), lc = dmxt_numroc(N, nb, myc, 0, pc);
+    int64_t lld = (lr > 1 ? lr : 1) + dmxt_rng_int(g, 0, 2);
+    int64_t bytes = lld * (lc > 0 ? lc : 1) * 8;
+    char desc[200];
+    snprintf(desc, sizeof desc, "matrix in a dmx_rma heap, DMX_SHM=%d, %lldx%lld blocks %lldx%lld",
+             shm, (long long)M, (long long)N, (long long)mb, (long long)nb);
+    dmxt_set_current(desc);
+    setenv("DMX_SHM", shm ? "1" : "0", 1);
+    MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
+    dmx_rma_heap *h = NULL;
+    dmx_layout *L = NULL;
+    dmx_patch *w = NULL;
+    st_ok(&C, dmx_rma_alloc(ctx->comm, bytes, &h), "dmx_rma_alloc");
+    double *a = h ? dmx_rma_base(h) : NULL;
+    for (int64_t jl = 0; a && jl < lc; jl++)
+        for (int64_t il = 0; il < lr; il++)
+            a[il + jl * lld] =
+                hval((il / mb * pr + myr) * mb + il % mb, (jl / nb * pc + myc) * nb + jl % nb, N);
+    if (h)
+        st_ok(
+            &C,
+            dmx_layout_create_block_cyclic(ctx->comm, M, N, mb, nb, pr, pc, 'R', 0, 0, a, lld, &L),
+            "layout");
+    dmx_status st = L ? dmx_patch_open(L, DMX_DOUBLE, &w) : DMX_ERR_NULL;
+    if (!user_windows && !shm && st == DMX_ERR_UNSUPPORTED) {
+        skipped++; /* MPI itself cannot (checked in main): dmx says so */
+    } else if (st != DMX_SUCCESS) {
+        dmxt_fail(&C, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
+    } else {
+        dmx_patch_barrier(w);
+        for (int c = 0; c < 8; c++) {
+            patch q = random_patch(g, M, N);
+            int64_t ld = buf_ld(&q, g), ne = buf_elems(&q, ld);
+            double *buf = malloc((size_t)ne * sizeof(double));
+            for (int64_t k = 0; k < ne; k++)
+                buf[k] = -7.0;
+            st = dmx_patch_get(w, q.i0, q.j0, q.m, q.n, buf, ld, q.op);
+            if (st != DMX_SUCCESS)
+                dmxt_fail(&C, "dmx_patch_get: %s", dmx_status_string(st));
+            for (int64_t k = 0; k < ne && st == DMX_SUCCESS; k++) {
+                int64_t in = k % ld, out = k / ld; /* position along and across buf's runs */
+                int64_t r = q.op == DMX_OP_N ? in : out, cc = q.op == DMX_OP_N ? out : in;
+                int inside = r < q.m && cc < q.n;
+                double want = inside ? hval(q.i0 + r, q.j0 + cc, N) : -7.0;
+                if (buf[k] != want) {
+                    dmxt_fail(&C, "get (%lld,%lld) %lldx%lld op %c: buf[%lld] = %g, want %g",
+                              (long long)q.i0, (long long)q.j0, (long long)q.m, (long long)q.n,
+                              q.op == DMX_OP_N ? 'N' : 'T', (long long)k, buf[k], want);
+                    break;
+                }
+            }
+            free(buf);
+        }
+        dmx_patch_barrier(w); /* every get done before anyone puts */
+        patch *pp = malloc((size_t)P * sizeof *pp);
+        for (int r = 0; r < P; r++) { /* rank r's patch: rows [r*M/P, (r+1)*M/P) */
+            int64_t lo = r * M / P, hi = (r + 1) * M / P;
+            pp[r] = random_patch(g, M, N);
+            pp[r].m = hi > lo ? dmxt_rng_int(g, 1, hi - lo) : 0;
+            pp[r].i0 = hi > lo ? dmxt_rng_int(g, lo, hi - pp[r].m) : lo;
+        }
+        patch *q = &pp[me];
+        int64_t ld = q->op == DMX_OP_N ? (q->m > 1 ? q->m : 1) : q->n;
+        double *buf = malloc((size_t)(ld * (q->op == DMX_OP_N ? q->n : q->m) + 1) * sizeof(double));
+        for (int64_t r = 0; r < q->m; r++)
+            for (int64_t cc = 0; cc < q->n; cc++)
+                buf[bpos(q, ld, r, cc)] = -hval(q->i0 + r, q->j0 + cc, N);
+        st = dmx_patch_put(w, q->i0, q->j0, q->m, q->n, buf, ld, q->op);
+        if (st != DMX_SUCCESS)
+            dmxt_fail(&C, "dmx_patch_put: %s", dmx_status_string(st));
+        free(buf);
+        dmx_patch_barrier(w);
+        for (int64_t jl = 0; jl < lc; jl++)
+            for (int64_t il = 0; il < lr; il++) {
+                int64_t i = (il / mb * pr + myr) * mb + il % mb,
+                        j = (jl / nb * pc + myc) * nb + jl % nb;
+                double want = hval(i, j, N);
+                for (int r = 0; r < P; r++)
+                    if (inside(&pp[r], i, j))
+                        want = -want;
+                if (a[il + jl * lld] != want) {
+                    dmxt_fail(&C, "after puts (%lld,%lld) = %g, want %g", (long long)i,
+                              (long long)j, a[il + jl * lld], want);
+                    jl = lc;
+                    break;
+                }
+            }
+        free(pp);
+    }
+    if (dmx_patch_close(&w) != DMX_SUCCESS)
+        dmxt_fail(&C, "dmx_patch_close");
+    dmx_layout_destroy(&L);
+    st_ok(&C, dmx_rma_free(&h), "dmx_rma_free");
+    dmxt_case_end(ctx, C.bad, C.msg, desc);
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -344,7 +475,9 @@ int main(int argc, char **argv)
                     dmx_status st = dmxt_matrix_create(&A);
                     if (st == DMX_SUCCESS)
                         st = dmx_patch_open(A.layout, types[ti], &w);
-                    if (!user_windows && st == DMX_ERR_UNSUPPORTED) {
+                    /* without MPI windows for user memory, one node and DMX_SHM=1 must still
+                     * work (CMA, no accumulates); DMX_SHM=0 must say it cannot */
+                    if (!user_windows && !shm && st == DMX_ERR_UNSUPPORTED) {
                         skipped++; /* MPI itself cannot (checked above): dmx says so */
                     } else if (st != DMX_SUCCESS) {
                         dmxt_fail(&C, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
@@ -353,7 +486,7 @@ int main(int argc, char **argv)
                         dmx_patch_barrier(w);
                         get_cases(&ctx, &A, w, &g, &C);
                         dmx_patch_barrier(w); /* all gets done before anyone puts */
-                        put_acc_cases(&ctx, &A, w, &g, &C);
+                        put_acc_cases(&ctx, &A, w, &g, &C, user_windows || !shm);
                         dmxt_fill(&A, 1);
                         dmx_patch_barrier(w);
                         invalid_cases(&ctx, &A, w, &C);
@@ -366,9 +499,12 @@ int main(int argc, char **argv)
                 }
     for (int rep = 0; rep < 6; rep++)
         view_case(&ctx, &g, rep % 2 ? DMXT_CUSTOM : DMXT_BC);
+    for (int rep = 0; rep < 6; rep++)
+        heap_case(&ctx, &g, rep < 4);
     if (skipped && ctx.rank == 0)
         printf("note: %ld cases skipped: this MPI cannot open windows over user memory "
-               "(dmx_patch_open returned DMX_ERR_UNSUPPORTED, as it should)\n",
+               "(dmx_patch_open with DMX_SHM=0 returned DMX_ERR_UNSUPPORTED, as it should); "
+               "with DMX_SHM=1 patches ran through CMA without accumulates\n",
                skipped);
     return dmxt_finish(&ctx);
 }

@@ -6,7 +6,7 @@
  * and compares every element, untouched ones included.
  *
  * Cases: heap kinds (dmx_rma_alloc with the shared segment, with DMX_SHM=0, dmx_rma_attach)
- * x every path forced in turn through DMX_RMA (auto, shm, vector, blocks, pack) x all dtypes
+ * x every path forced in turn through DMX_RMA (auto, shm, vector, blocks, pack, span) x all dtypes
  * and raw bytes, with random strides, block sizes and counts (0, one block, one element,
  * source blocks longer than the source stride); blocking and _nbi + quiet; put -> quiet -> get
  * ordering; accumulate from every rank into one target (exact integer sums); invalid input on
@@ -332,7 +332,11 @@ static void invalid_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmxt_checker *C)
 static int user_windows = 1;
 static long skipped;
 
-static void heap_kind_cases(dmxt_ctx *ctx, int kind, const char *path, dmxt_rng *g, int ncases)
+/* big: a heap large enough for the message-path probe (rma_probe.c: 128 KiB), so its choices
+ * under DMX_RMA=auto are exercised; the cases use the first HEAP_ELEMS elements, the invalid
+ * cases (which depend on the heap's size) are left out. */
+static void heap_kind_cases(dmxt_ctx *ctx, int kind, const char *path, dmxt_rng *g, int ncases,
+                            int big)
 {
     dmxt_checker C = {ctx, 0, ""};
     dmx_rma_heap *h = NULL;
@@ -343,10 +347,12 @@ static void heap_kind_cases(dmxt_ctx *ctx, int kind, const char *path, dmxt_rng 
              : kind == 1 ? "alloc DMX_SHM=0"
                          : "attach",
              path);
+    if (big)
+        strcat(desc, ", probed (256 KiB)");
     dmxt_set_current(desc);
     setenv("DMX_RMA", path, 1);
     setenv("DMX_SHM", kind == 1 ? "0" : "1", 1);
-    int64_t bytes = HEAP_ELEMS * 16;
+    int64_t bytes = big ? (int64_t)256 << 10 : HEAP_ELEMS * 16;
     if (kind == 2) {
         user = calloc(1, (size_t)bytes);
         dmx_status st = dmx_rma_attach(ctx->comm, user, bytes, &h);
@@ -365,13 +371,51 @@ static void heap_kind_cases(dmxt_ctx *ctx, int kind, const char *path, dmxt_rng 
                 acc_cases(ctx, h, types[ti], ncases / 2 + 1, g, &C);
         }
         ordering_case(ctx, h, &C);
-        invalid_cases(ctx, h, &C);
+        if (!big)
+            invalid_cases(ctx, h, &C);
     }
     st_check(&C, dmx_rma_free(&h), "dmx_rma_free");
     if (h)
         dmxt_fail(&C, "dmx_rma_free left the handle set");
     free(user);
     dmxt_case_end(ctx, C.bad, C.msg, desc);
+}
+
+/* The span path (DMX_RMA=span, message path) over several of its 1 MiB pieces: a get of
+ * 2-element blocks at stride 3 spanning 3 MiB from the right neighbour, checked against the
+ * formula the neighbour filled its heap with. */
+static void span_pieces_case(dmxt_ctx *ctx)
+{
+    dmxt_checker C = {ctx, 0, ""};
+    dmx_rma_heap *h = NULL;
+    const int64_t n = (int64_t)3 << 17, bc = n / 3; /* 3 MiB of doubles, blocks of 2 at stride 3 */
+    double *dst = calloc((size_t)n, sizeof(double));
+    dmxt_set_current("span pieces");
+    setenv("DMX_RMA", "span", 1);
+    setenv("DMX_SHM", "0", 1);
+    st_check(&C, dmx_rma_alloc(ctx->comm, n * 8, &h), "dmx_rma_alloc");
+    if (h && dst) {
+        double *heap = dmx_rma_base(h);
+        int pe = (ctx->rank + 1) % ctx->size;
+        for (int64_t k = 0; k < n; k++) {
+            heap[k] = ctx->rank * 1e7 + (double)k;
+            dst[k] = -1.0;
+        }
+        st_check(&C, dmx_rma_barrier(h), "barrier");
+        st_check(&C, dmx_aget(h, DMX_DOUBLE, dst, heap, 3, 3, 2, bc, pe), "dmx_aget");
+        for (int64_t k = 0; k < n; k++) {
+            double w = k % 3 < 2 ? pe * 1e7 + (double)k : -1.0;
+            if (dst[k] != w) {
+                dmxt_fail(&C, "dst[%lld] = %g, want %g", (long long)k, dst[k], w);
+                break;
+            }
+        }
+        st_check(&C, dmx_rma_barrier(h), "barrier");
+    }
+    st_check(&C, dmx_rma_free(&h), "dmx_rma_free");
+    free(dst);
+    setenv("DMX_RMA", "auto", 1);
+    dmxt_case_end(ctx, C.bad, C.msg, "span get over several pieces, DMX_SHM=0");
 }
 
 /* Two halves of a split communicator with heaps of different sizes, used at the same time. */
@@ -442,10 +486,13 @@ int main(int argc, char **argv)
     dmxt_rng g;
     dmxt_rng_seed(&g, ctx.seed, 11);
     user_windows = ctx.size == 1 || dmxt_mpi_user_windows(ctx.comm);
-    const char *paths[] = {"auto", "shm", "vector", "blocks", "pack"};
+    const char *paths[] = {"auto", "shm", "vector", "blocks", "pack", "span"};
     for (int kind = 0; kind < 3; kind++)
-        for (int p = 0; p < 5; p++)
-            heap_kind_cases(&ctx, kind, paths[p], &g, ncases);
+        for (int p = 0; p < 6; p++)
+            heap_kind_cases(&ctx, kind, paths[p], &g, ncases, 0);
+    for (int kind = 1; kind < 3; kind++)
+        heap_kind_cases(&ctx, kind, "auto", &g, ncases, 1);
+    span_pieces_case(&ctx);
     split_case(&ctx, &g, 1);
     split_case(&ctx, &g, 0);
     { /* sizes differ between ranks: every rank fails alike, nothing is created */
