@@ -12,6 +12,12 @@
  * Preconditions: *req is an active request (or MPI_REQUEST_NULL, which completes at once).
  * Cost: no messages of its own; after completion at most about 1 ms of added latency (the last
  * sleep), none when the request completes while spinning. Memory: none.
+ *
+ * Simulation builds (DMX_SIM_WAIT, set by scripts/simulate.sh for SimGrid's SMPI): one blocking
+ * MPI_Wait instead, with no timeout (DMX_TIMEOUT is ignored: a mismatched call hangs the
+ * simulation). In SMPI every MPI_Test is a simulated call with its own cost and a scheduling
+ * round over all simulated ranks, and the sleeps between tests are simulated sleeps, so a polled
+ * wait costs simulator time in proportion to how long it waits; a blocking wait costs one call.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,6 +29,10 @@
 dmx_status dmxi_wait_bounded(MPI_Request *req, const char *what)
 {
     dmx_status st = DMX_SUCCESS;
+#ifdef DMX_SIM_WAIT
+    (void)what;
+    DMXI_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
+#else
     const int64_t timeout = dmxi_setting_int(DMXI_SET_TIMEOUT);
     const double t0 = MPI_Wtime();
     long sleep_ns = 16000;
@@ -51,6 +61,7 @@ dmx_status dmxi_wait_bounded(MPI_Request *req, const char *what)
                 sleep_ns *= 2;
         }
     }
+#endif
 cleanup:
     return st;
 }

@@ -269,7 +269,12 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         /* A message package that has arrived, in whatever order. */
         if (recv_left > 0) {
             int idx = MPI_UNDEFINED, flag = 0;
-            DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
+#ifdef DMX_SIM_WAIT /* simulation builds (src/core/wait.c): block when nothing else is left */
+            if (rings_left == 0 && next_local >= e->nlocal)
+                DMXI_MPI(MPI_Waitany(e->nrreq, e->rreq, &idx, MPI_STATUS_IGNORE));
+            else
+#endif
+                DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
             if (idx != MPI_UNDEFINED) {
                 dmxi_peer *q = &e->rpeer[e->rreq_peer[idx]];
                 recv_left--;
@@ -300,6 +305,9 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
     if (e->stream)
         dmxi_kernel_fence();
     w.since = -1.0;
+#ifdef DMX_SIM_WAIT
+    DMXI_MPI(dmxi_waitall(e->nsreq, e->sreq));
+#endif
     for (int sent = e->nsreq == 0; !sent;) {
         DMXI_MPI(dmxi_testall(e->nsreq, e->sreq, &sent));
         if (!sent)

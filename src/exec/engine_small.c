@@ -139,7 +139,12 @@ static dmx_status small_execute(dmxi_exec *e)
     double since = -1.0;
     for (int left = e->nrreq; left > 0;) {
         int idx = MPI_UNDEFINED, flag = 0;
+#ifdef DMX_SIM_WAIT /* simulation builds (src/core/wait.c): block instead of polling */
+        (void)flag;
+        DMXI_MPI(MPI_Waitany(e->nrreq, e->rreq, &idx, MPI_STATUS_IGNORE));
+#else
         DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
+#endif
         if (idx != MPI_UNDEFINED) {
             const dmxi_peer *q = &e->rpeer[idx];
             dmxi_exec_unpack_pieces(e, q->first, q->first + q->count, e->rbuf + q->off, 0);
@@ -152,6 +157,9 @@ static dmx_status small_execute(dmxi_exec *e)
     if (e->stream)
         dmxi_kernel_fence(); /* A's streamed stores are visible when execute returns */
     since = -1.0;
+#ifdef DMX_SIM_WAIT
+    DMXI_MPI(dmxi_waitall(e->nsreq, e->sreq));
+#endif
     for (int sent = e->nsreq == 0; !sent;) {
         DMXI_MPI(dmxi_testall(e->nsreq, e->sreq, &sent));
         if (!sent)

@@ -11,7 +11,11 @@
  *   HSUMMA  co(w) over gc and gr, ci(w) over pc/gc and pr/gr:
  *           T = co + ci (first) + sum_outer max(co(wo), sum_inner max(ci(w), W(w)))
  *   Cannon  s = 2 Tshift(q, ml ceil(k/q) e): T = s + q max(s, W(ceil(k/q)))
- *   Without look-ahead, sums instead of maxima. */
+ *   Without look-ahead, sums instead of maxima. With a backbone (DMX_GEMM_MODEL's backbone line:
+ *   one switch of that many bytes/s that all messages cross), no panel's step (SUMMA, HSUMMA's
+ *   outer panel) or shift (Cannon) is shorter than all ranks' bytes of it over the backbone.
+ *   With SimGrid's concurrent MPI_Ibcast (ibcast = concurrent), SUMMA's and HSUMMA's inner
+ *   panels count links instead (link_step). */
 #include "dmx/gemm.h"
 #include "gemm_internal.h"
 
@@ -32,6 +36,7 @@ typedef struct curve {
     double w[MAXPTS], rate[MAXPTS];
     dmx_coll_alg ibcast; /* whose formula predicts the library's MPI_Ibcast */
     int concurrent;      /* 1: MPI_Ibcast's root posts all sends at once (alpha + (q-1) m beta) */
+    double backbone;     /* bytes/s the network carries in all (one shared switch), 0: unlimited */
 } curve;
 
 static curve CURVE;
@@ -46,6 +51,7 @@ static void default_curve(curve *cv)
     cv->n = 7;
     cv->ibcast = DMX_COLL_MPI;
     cv->concurrent = 0;
+    cv->backbone = 0.0;
     for (int i = 0; i < 7; i++)
         cv->w[i] = w[i], cv->rate[i] = eff[i] * peak;
 }
@@ -53,8 +59,9 @@ static void default_curve(curve *cv)
 /* "rate = w mflops" lines (w ascending) and optionally "ibcast = ALG": the dmx broadcast
  * algorithm whose formula the MPI library's MPI_Ibcast follows (default mpi, the collectives
  * model's prediction of the library's broadcast), or "concurrent": the root posts its q-1 sends
- * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); '#' comments. 0 on
- * success. */
+ * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); and "backbone = B":
+ * the network's total capacity in bytes/s (a switch all messages share; unset: unlimited);
+ * '#' comments. 0 on success. */
 static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
 {
     FILE *f = fopen(path, "r");
@@ -63,6 +70,7 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
     cv->n = 0;
     cv->ibcast = DMX_COLL_MPI;
     cv->concurrent = 0;
+    cv->backbone = 0.0;
     if (f == NULL) {
         snprintf(why, nwhy, "cannot open %s", path);
         return 1;
@@ -75,6 +83,15 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
             *h = '\0';
         if (strspn(buf, " \t\r\n") == strlen(buf))
             continue;
+        if (sscanf(buf, " backbone = %lf", &w) == 1) {
+            if (!(w > 0) || !isfinite(w)) {
+                snprintf(why, nwhy, "%s:%d: backbone must be positive bytes/s", path, line);
+                fclose(f);
+                return 1;
+            }
+            cv->backbone = w;
+            continue;
+        }
         if (sscanf(buf, " ibcast = %63s", name) == 1 && strcmp(name, "concurrent") == 0) {
             cv->concurrent = 1;
             continue;
@@ -198,6 +215,18 @@ static double comb(const mctx *c, double comm, double work)
     return c->overlap ? (comm > work ? comm : work) : comm + work;
 }
 
+/* The least time the shared switch needs to carry @p bytes in all (0 when unlimited). */
+static double backbone(double bytes)
+{
+    const curve *cv = get_curve();
+    return cv->backbone > 0 ? bytes / cv->backbone : 0.0;
+}
+
+static double at_least(double t, double floor)
+{
+    return t > floor ? t : floor;
+}
+
 /* Local update of an ml x nl block with width w. */
 static double work(const mctx *c, double ml, double nl, double w)
 {
@@ -216,6 +245,43 @@ static int64_t widest_piece(int64_t k, int pr, int pc)
     int64_t sa = (k + pc - 1) / pc, sb = (k + pr - 1) / pr;
     int64_t w = sa < sb ? sa : sb;
     return w > 0 ? w : 1;
+}
+
+/* 1 when the look-ahead broadcasts are SimGrid's concurrent MPI_Ibcast (one link per host):
+ * then panels_time counts links, as below, instead of adding the row and column broadcasts. */
+static int concurrent_links(const mctx *c)
+{
+    return c->overlap && get_curve()->concurrent;
+}
+
+/* One inner panel's step with look-ahead (two panels in flight) when every rank has its own link
+ * and a broadcast's root posts all its sends at once (ibcast = concurrent): the row broadcast of
+ * A (over qa ranks, ea bytes) and the column broadcast of B (qb ranks, eb bytes) leave from
+ * different roots, except at the one rank owning both panels, whose link carries both. A step
+ * starts the next panel's broadcasts and then waits for the current one, posted a step earlier;
+ * with steps of X and a broadcast taking L that gives X = max(W, (L + W) / 2).
+ *  - panel owned by the same ranks as the previous one (inside a piece): both panels in flight
+ *    leave through the same owner's link, so X >= its bandwidth time per panel, Bw = the two
+ *    broadcasts' bandwidth terms together, and L = alpha + Bw: X = max(W, Bw, (L + W) / 2);
+ *  - panel with new owners (first of a piece): the two panels in flight use different links,
+ *    and only one row and one column see the doubly loaded owner: L = the slower of the two
+ *    broadcasts alone, X = max(W, (L + W) / 2).
+ * Against SMPI at 64 ranks (docs/gemm.md) this is within 20 % for b from 32 to 256 on both
+ * platforms, where adding the broadcasts and serialising the panels was up to 3.5x too high.
+ * @p first (if not NULL) gets the panel's broadcast time when nothing hides it (L of the new-owner
+ * case). */
+static double link_step(mctx *c, int64_t qa, int64_t qb, double ea, double eb, double W,
+                        int new_owners, double *first)
+{
+    double ta = tb(c, qa, ea), tbb = tb(c, qb, eb);
+    double aa = qa > 1 ? tb(c, qa, 0.0) : 0.0, ab = qb > 1 ? tb(c, qb, 0.0) : 0.0;
+    double bw = (ta - aa) + (tbb - ab), L1 = ta > tbb ? ta : tbb;
+    double L = new_owners ? L1 : (aa > ab ? aa : ab) + bw, x = (L + W) / 2.0;
+    if (first)
+        *first = L1;
+    if (!new_owners && bw > x)
+        x = bw;
+    return W > x ? W : x;
 }
 
 /* Predicted time of SUMMA (B = 0) or HSUMMA over the actual panels: [0, k) cut at both splits,
@@ -242,11 +308,24 @@ static double panels_time(mctx *c, int pr, int pc, int gr, int gc, int64_t b, in
                 if (nfull == 0)
                     ci0 = cr;
             }
+            if (concurrent_links(c)) {
+                inner = 0.0;
+                for (int64_t u = 0; u * b < ow; u++) {
+                    double w = ow - u * b < b ? (double)(ow - u * b) : (double)b;
+                    inner += link_step(c, ic, ir, ml * w * e, w * nl * e, work(c, ml, nl, w),
+                                       o == x && u == 0, u == 0 ? &ci0 : NULL);
+                }
+            }
             double co =
                 B > 0 ? tb(c, gc, ml * (double)ow * e) + tb(c, gr, (double)ow * nl * e) : 0.0;
             if (first < 0)
                 first = co + ci0;
-            total += B > 0 ? comb(c, co, inner) : inner;
+            /* All ranks' broadcast bytes of this panel (outer and inner levels together move
+             * each panel to the pc - 1 other grid columns and the pr - 1 other grid rows). */
+            double bb =
+                backbone(((double)(pc - 1) * (double)c->m + (double)(pr - 1) * (double)c->n) *
+                         (double)ow * e);
+            total += at_least(B > 0 ? comb(c, co, inner) : inner, bb);
         }
         x = end;
     }
@@ -261,6 +340,7 @@ static double predict_one(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int
     if (alg == DMX_GEMM_CANNON) {
         int64_t kq = (c->k + pr - 1) / pr;
         double s = 2.0 * coll_time(c, DMX_COLL_SHIFT, pr, (int64_t)(ml * (double)kq * e));
+        s = at_least(s, backbone((double)pr * pr * (ml + nl) * (double)kq * e)); /* all shifts */
         double w = work(c, ml, nl, (double)kq);
         return s + (double)pr * comb(c, s, w) - (c->overlap ? 0.0 : s);
     }
