@@ -489,7 +489,8 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     sp_context *ctx = find_context(c->ictxt, c->name);
 
     int key[KEY_LEN];
-    sp_build_key(c, key);
+    const int grid[4] = {nprow, npcol, myrow, mycol};
+    sp_build_key(c, grid, key);
     g_sp.stats.calls++;
     if (sp_small_eligible(c, key, dtype_of(c->type), ctx->size)) {
         run_alone(ctx, c, key);

@@ -124,8 +124,9 @@ typedef struct sp_piece {
 
 /* Is this process in grid ctxt? Its shape and coordinates (sp_key.c). */
 int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-/* This process's key of a call (KEY_LEN integers, sp_key.c). */
-void sp_build_key(const sp_call *c, int *key);
+/* This process's key of a call (KEY_LEN integers, sp_key.c); grid: the shape and this
+ * process's coordinates in the grid of c->ictxt, which it is in (NPROW, NPCOL, MYROW, MYCOL). */
+void sp_build_key(const sp_call *c, const int *grid, int *key);
 /* Decode one side of the gathered key; returns 0, or 1 with a message (sp_key.c). */
 int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
                    sp_side *s, char *msg, size_t len);
