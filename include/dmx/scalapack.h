@@ -119,6 +119,9 @@ typedef struct dmx_scalapack_stats {
     int64_t evictions; /**< cached plans destroyed to make room */
     int64_t entries;   /**< plans cached now */
     int64_t contexts;  /**< process groups (communicators) cached now */
+    /** calls (counted in calls) that took the path with no collective (small p?gemr2d and p?tran*
+     * calls, docs/scalapack.md) */
+    int64_t local_calls;
 } dmx_scalapack_stats;
 
 /** Fill @p out with this process's counters. Local. Returns 0, or 1 if out is NULL. */

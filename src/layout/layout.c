@@ -5,12 +5,20 @@
 #include "layout_impl.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- layout ids ----------------------------------------------------------------------------- */
 
 /* This process's next layout id; ids agreed on any communicator move it past them. */
 static _Atomic int64_t next_id = 1;
+/* This process's next id of an unagreed layout (DMXI_UNAGREED_ID set: never an agreed id). */
+static _Atomic int64_t next_unagreed = 1;
+
+static int64_t unagreed_id(void)
+{
+    return atomic_fetch_add(&next_unagreed, 1) | DMXI_UNAGREED_ID;
+}
 
 dmx_status dmxi_layout_agree_id(MPI_Comm comm, dmx_status local, int64_t *id)
 {
@@ -203,7 +211,8 @@ static const int no_map = -1;
 
 static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
                                 int prow, int pcol, const int *grid_ranks, char grid_order,
-                                int rsrc, int csrc, void *local, int64_t lld, dmx_layout **out)
+                                int rsrc, int csrc, void *local, int64_t lld, int agree,
+                                dmx_layout **out)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_desc *d = NULL;
@@ -296,8 +305,18 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
         uint64_t h = dmxi_hash(DMXI_HASH_INIT, hdr, sizeof hdr);
         d->hash = dmxi_hash(h, d->grid_ranks, (size_t)prow * (size_t)pcol * sizeof(int));
     }
-    DMXI_TRY(dmxi_layout_agree_id_hash(comm, st, st == DMX_SUCCESS ? d->hash : 0,
-                                       "block-cyclic layout descriptions", &id));
+    if (agree) {
+        DMXI_TRY(dmxi_layout_agree_id_hash(comm, st, st == DMX_SUCCESS ? d->hash : 0,
+                                           "block-cyclic layout descriptions", &id));
+    } else if (st != DMX_SUCCESS) { /* nobody waits to hear of it: the error handler */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", dmx_last_error());
+        st = dmxi_fatal(st, __FILE__, __LINE__, "%s", msg);
+        goto cleanup;
+    } else {
+        d->unagreed = 1;
+        id = unagreed_id();
+    }
     DMXI_TRY(dmxi_layout_new(d, out));
     (*out)->base = local;
     (*out)->id = id;
@@ -313,7 +332,7 @@ dmx_status dmx_layout_create_block_cyclic(MPI_Comm comm, int64_t m, int64_t n, i
 {
     dmxi_error_clear();
     return create_cyclic(comm, m, n, mb, nb, prow, pcol, NULL, grid_order, rsrc, csrc, local, lld,
-                         out);
+                         1, out);
 }
 
 dmx_status dmx_layout_create_block_cyclic_mapped(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
@@ -327,7 +346,19 @@ dmx_status dmx_layout_create_block_cyclic_mapped(MPI_Comm comm, int64_t m, int64
     if (out)
         *out = NULL;
     return create_cyclic(comm, m, n, mb, nb, prow, pcol, grid_ranks ? grid_ranks : &no_map, 'R',
-                         rsrc, csrc, local, lld, out);
+                         rsrc, csrc, local, lld, 1, out);
+}
+
+dmx_status dmx_layout_create_block_cyclic_unagreed(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
+                                                   int64_t nb, int prow, int pcol,
+                                                   const int *grid_ranks, int rsrc, int csrc,
+                                                   void *local, int64_t lld, dmx_layout **out)
+{
+    dmxi_error_clear();
+    if (out)
+        *out = NULL;
+    return create_cyclic(comm, m, n, mb, nb, prow, pcol, grid_ranks ? grid_ranks : &no_map, 'R',
+                         rsrc, csrc, local, lld, 0, out);
 }
 
 dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t j0, int64_t m,
@@ -358,9 +389,17 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
                                (long long)i0, (long long)j0, (long long)m, (long long)n,
                                (long long)parent->m, (long long)parent->n);
         int64_t v[5] = {i0, j0, m, n, parent->id};
-        DMXI_TRY(dmxi_layout_agree_id_hash(parent->d->comm, local,
-                                           dmxi_hash(parent->d->hash, v, sizeof v),
-                                           "view windows or parents", &id));
+        if (!parent->d->unagreed) {
+            DMXI_TRY(dmxi_layout_agree_id_hash(parent->d->comm, local,
+                                               dmxi_hash(parent->d->hash, v, sizeof v),
+                                               "view windows or parents", &id));
+        } else if (local != DMX_SUCCESS) { /* made alone: nobody waits to hear of it */
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", dmx_last_error());
+            return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
+        } else {
+            id = unagreed_id();
+        }
     }
     L = calloc(1, sizeof *L);
     DMXI_CHECK(L, DMX_ERR_ALLOC, "out of memory");

@@ -19,6 +19,9 @@ typedef struct dmxi_lblock {
     dmx_order order;
 } dmxi_lblock;
 
+/* Marks the id of an unagreed layout (a local counter), never an agreed id or a clone's. */
+#define DMXI_UNAGREED_ID (INT64_C(1) << 62)
+
 typedef struct dmxi_desc {
     int refcount;
     MPI_Comm comm; /* borrowed */
@@ -28,6 +31,10 @@ typedef struct dmxi_desc {
     uint64_t hash;            /* agreed by all ranks at creation */
     int cyclic;
     int local_only; /* dmx_layout_create_local: no grid; blocks carry rectangles */
+    /* dmx_layout_create_block_cyclic_unagreed and its views: made with no communication, the id
+     * is this rank's own (DMXI_UNAGREED_ID set); only dmx_transform_once's path with no
+     * agreement takes them (plan_small.c) */
+    int unagreed;
     /* block-cyclic */
     int64_t mb, nb, lld;
     int prow, pcol, rsrc, csrc;

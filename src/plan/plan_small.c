@@ -301,6 +301,11 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
         }
         if (nt == 1 && alone(nt, tv, limit, max_msg))
             return create_alone(tv, comm0, max_msg, chunk, limit, out);
+        if (tv->a->d->unagreed || tv->b->d->unagreed) /* made alone: no agreement to fall to */
+            return dmxi_fatal(DMX_ERR_UNSUPPORTED, __FILE__, __LINE__,
+                              "a one-shot call on layouts of "
+                              "dmx_layout_create_block_cyclic_unagreed is not small enough to make "
+                              "no agreement (dmx_transform_once_is_local)");
     }
     /* no communicator on this rank: the error handler, as dmxi_transforms_validate */
     DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, &h, &local));
@@ -342,4 +347,19 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
 cleanup:
     drop(&p, comm0);
     return st;
+}
+
+int dmx_transform_once_is_local(dmx_dtype dtype, int64_t m, int64_t n)
+{
+    int64_t limit = 0, max_msg = 0, chunk = 0, bytes = 0;
+    int check_local = 0;
+    if (m < 0 || n < 0 || dmx_dtype_size(dtype) == 0)
+        return 0;
+    read_settings(&limit, &max_msg, &chunk, &check_local);
+    if (!check_local || !dmxi_error_handler_is_default() ||
+        dmxi_mul64(m, n, &bytes) != DMX_SUCCESS ||
+        dmxi_mul64(bytes, (int64_t)dmx_dtype_size(dtype), &bytes) != DMX_SUCCESS)
+        return 0;
+    /* the bound of alone() */
+    return limit > 0 && bytes <= limit / 2 && bytes <= max_msg;
 }

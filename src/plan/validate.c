@@ -113,6 +113,15 @@ dmx_status dmxi_transforms_check(int ntransforms, const dmx_transform *transform
     uint64_t h = dmxi_hash(DMXI_HASH_INIT, &ntransforms, sizeof ntransforms);
     for (int k = 0; k < ntransforms && *local == DMX_SUCCESS; k++) {
         *local = check_transform(&transforms[k], k, *comm0, need_a_memory);
+        /* unagreed layouts: only dmx_transform_once's path with no agreement (hash NULL) */
+        if (*local == DMX_SUCCESS && hash &&
+            (transforms[k].a->d->unagreed || transforms[k].b->d->unagreed))
+            *local = dmxi_error(DMX_ERR_UNSUPPORTED, __FILE__, __LINE__,
+                                "transform %d: a layout made by "
+                                "dmx_layout_create_block_cyclic_unagreed is taken only by a "
+                                "dmx_transform_once that makes no agreement "
+                                "(dmx_transform_once_is_local)",
+                                k);
         if (*local == DMX_SUCCESS && hash)
             h = hash_transform(h, &transforms[k]);
     }

@@ -51,6 +51,10 @@ typedef struct sp_entry {
     /* a side is a custom layout (first-block sizes), which cannot be rebound: the key holds its
      * array's address, so a hit has the same array */
     int src_custom, dst_custom;
+    /* made alone (sp_small.c): unagreed layouts run by dmx_transform_once, no plan; ranks holds
+     * the context ranks of both grids (2 x size), part of the hit test */
+    int alone;
+    int *ranks;
 } sp_entry;
 
 typedef struct sp_context {
@@ -63,6 +67,12 @@ typedef struct sp_context {
     int match_cap;
     sp_entry *entries;
     int64_t nentries;
+    /* the small calls' own cache (sp_small.c), most recently used first: local, so it is
+     * searched, moved and evicted by each process alone */
+    sp_entry *small;
+    int64_t nsmall;
+    MPI_Group group; /* of comm */
+    int *ranks;      /* 2 x size: a small call's grid ranks */
 } sp_context;
 
 static struct {
@@ -72,7 +82,7 @@ static struct {
     uint64_t serial;
     sp_context *contexts;
     dmx_scalapack_stats stats;
-} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, {0, 0, 0, 0, 0, 0}};
+} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, {0, 0, 0, 0, 0, 0, 0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -137,6 +147,7 @@ static void entry_destroy(sp_entry *e, const char *name)
 {
     if (e == NULL)
         return;
+    free(e->ranks);
     SP_DMX(name, dmx_plan_destroy(&e->plan));
     for (int k = 0; k < e->npieces; k++) {
         SP_DMX(name, dmx_layout_destroy(&e->src[k]));
@@ -176,6 +187,13 @@ static void teardown(void)
     while (g_sp.contexts != NULL) {
         sp_context *c = g_sp.contexts;
         g_sp.contexts = c->next;
+        while (c->small != NULL) { /* local: unagreed layouts, no plan */
+            sp_entry *e = c->small;
+            c->small = e->next;
+            entry_destroy(e, name);
+        }
+        free(c->ranks);
+        SP_MPI(name, MPI_Group_free(&c->group));
         SP_MPI(name, MPI_Comm_free(&c->comm));
         free(c->gkey);
         free(c->match);
@@ -238,6 +256,8 @@ static sp_context *find_context(int ictxt, const char *name)
     SP_MPI(name, MPI_Comm_rank(c->comm, &c->rank));
     SP_MPI(name, MPI_Comm_size(c->comm, &c->size));
     c->gkey = sp_xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
+    c->ranks = sp_xcalloc((size_t)c->size * 2, sizeof(int), name);
+    SP_MPI(name, MPI_Comm_group(c->comm, &c->group));
     c->serial = g_sp.serial++;
     *tail = c;
     g_sp.stats.contexts++;
@@ -254,8 +274,10 @@ static dmx_dtype dtype_of(int type)
     }
 }
 
-/* Build the layouts and the plan for the gathered key of ctx. Collective on ctx->comm. */
-static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
+/* Build the layouts and the plan for the gathered key of ctx. Collective on ctx->comm; alone
+ * (the key made by sp_small_gkey): local, unagreed layouts and no plan (dmx_transform_once runs
+ * the call). */
+static sp_entry *entry_create(sp_context *ctx, const sp_call *c, int alone)
 {
     const int *gkey = ctx->gkey;
     const int size = ctx->size;
@@ -294,7 +316,7 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     if (bad) {
         free(src.grid_ranks);
         free(dst.grid_ranks);
-        fail(ctx->comm, ctx->rank == 0, c->name, "%s", msg);
+        fail(ctx->comm, alone || ctx->rank == 0, c->name, "%s", msg);
     }
 
     const int *mine = gkey + (size_t)ctx->rank * KEY_LEN;
@@ -302,6 +324,7 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     e->src_in = mine[K_SRC + F_IN];
     e->dst_in = mine[K_DST + F_IN];
     memcpy(e->key, mine, sizeof e->key);
+    e->alone = alone;
 
     /* The layouts stop at the submatrix's last row and column: what lies beyond is never
      * touched, local offsets do not depend on M or N, and the layouts stay small when a small
@@ -313,10 +336,10 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     e->dst_custom = dst.custom;
     SP_DMX(c->name,
            sp_side_layout(ctx->comm, &src, e->src_in, mine[K_SRC + F_MYROW], mine[K_SRC + F_MYCOL],
-                          c->src, mine[K_SRC + F_LLD], dtype, &full_src, &si, &sj));
+                          c->src, mine[K_SRC + F_LLD], dtype, alone, &full_src, &si, &sj));
     SP_DMX(c->name,
            sp_side_layout(ctx->comm, &dst, e->dst_in, mine[K_DST + F_MYROW], mine[K_DST + F_MYCOL],
-                          c->dst, mine[K_DST + F_LLD], dtype, &full_dst, &di, &dj));
+                          c->dst, mine[K_DST + F_LLD], dtype, alone, &full_dst, &di, &dj));
     free(src.grid_ranks);
     free(dst.grid_ranks);
 
@@ -345,7 +368,8 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c)
     }
     SP_DMX(c->name, dmx_layout_destroy(&full_src));
     SP_DMX(c->name, dmx_layout_destroy(&full_dst));
-    SP_DMX(c->name, dmx_plan_create(e->npieces, tr, &e->plan));
+    if (!alone)
+        SP_DMX(c->name, dmx_plan_create(e->npieces, tr, &e->plan));
     return e;
 }
 
@@ -375,6 +399,11 @@ static void entry_execute(sp_entry *e, const sp_call *c, int rebind)
         rebind_side(e->dst, e->npieces, e->dst_in, e->dst_custom, c->dst, c->name,
                     c->routine == SP_TRAN ? "C" : "B");
     }
+    if (e->alone) { /* one piece (p?gemr2d, p?tran*), no agreement (sp_small.c) */
+        SP_DMX(c->name, dmx_transform_once(dtype_of(e->key[K_TYPE]), (dmx_op)e->key[K_OP], c->alpha,
+                                           e->src[0], c->beta, e->dst[0]));
+        return;
+    }
     for (int k = 0; k < e->npieces; k++)
         SP_DMX(c->name, dmx_plan_set_scalars(e->plan, k, c->alpha, c->beta));
     SP_DMX(c->name, dmx_plan_execute(e->plan));
@@ -384,6 +413,54 @@ static void entry_execute(sp_entry *e, const sp_call *c, int rebind)
 static int is_zero(dmx_scalar s)
 {
     return s.re == 0.0 && s.im == 0.0;
+}
+
+/* A small call with no collective (sp_small.c): this process's cache of its own layouts, keyed
+ * on its own key (its descriptors with its LLD and grid coordinates) and the grids' context
+ * ranks. Local. */
+static void run_alone(sp_context *ctx, const sp_call *c, const int *key)
+{
+    const size_t nr = (size_t)ctx->size * 2;
+    if (sp_small_gkey(c, key, ctx->group, ctx->size, ctx->ranks, ctx->gkey))
+        fail(MPI_COMM_WORLD, 1, c->name, "a grid's processes are not in the context %d", c->ictxt);
+    g_sp.stats.local_calls++;
+    sp_entry **link = &ctx->small;
+    for (; *link != NULL; link = &(*link)->next) {
+        sp_entry *e = *link;
+        if (memcmp(e->key, key, sizeof e->key) == 0 &&
+            memcmp(e->ranks, ctx->ranks, nr * sizeof(int)) == 0) {
+            g_sp.stats.hits++;
+            *link = e->next; /* to the front */
+            e->next = ctx->small;
+            ctx->small = e;
+            entry_execute(e, c, 1);
+            return;
+        }
+    }
+    g_sp.stats.misses++;
+    if (g_sp.capacity > 0 && ctx->nsmall >= g_sp.capacity) {
+        sp_entry **last = &ctx->small;
+        while ((*last)->next != NULL)
+            last = &(*last)->next;
+        sp_entry *old = *last;
+        *last = NULL;
+        ctx->nsmall--;
+        g_sp.stats.entries--;
+        g_sp.stats.evictions++;
+        entry_destroy(old, c->name);
+    }
+    sp_entry *e = entry_create(ctx, c, 1);
+    e->ranks = sp_xcalloc(nr, sizeof(int), c->name);
+    memcpy(e->ranks, ctx->ranks, nr * sizeof(int));
+    entry_execute(e, c, 0);
+    if (g_sp.capacity == 0) {
+        entry_destroy(e, c->name);
+        return;
+    }
+    e->next = ctx->small;
+    ctx->small = e;
+    ctx->nsmall++;
+    g_sp.stats.entries++;
 }
 
 void DMXSP_INTERNAL(run)(const sp_call *c)
@@ -412,8 +489,13 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     sp_context *ctx = find_context(c->ictxt, c->name);
 
     int key[KEY_LEN];
-    sp_build_key(c, key);
+    const int grid[4] = {nprow, npcol, myrow, mycol};
+    sp_build_key(c, grid, key);
     g_sp.stats.calls++;
+    if (sp_small_eligible(c, key, dtype_of(c->type), ctx->size)) {
+        run_alone(ctx, c, key);
+        return;
+    }
 
     /* Hit test without gathering anything: a cached entry matches when every process's own key
      * equals the one it stored, so each process checks its own and one MIN-reduction over the
@@ -465,7 +547,7 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
         g_sp.stats.evictions++;
         entry_destroy(old, c->name);
     }
-    e = entry_create(ctx, c);
+    e = entry_create(ctx, c, 0);
     e->serial = g_sp.serial++;
     entry_execute(e, c, 0);
     if (g_sp.capacity == 0) {

@@ -119,11 +119,14 @@ typedef struct sp_piece {
 #define sp_make_pieces DMXSP_INTERNAL(make_pieces)
 #define sp_xcalloc DMXSP_INTERNAL(xcalloc)
 #define sp_side_layout DMXSP_INTERNAL(side_layout)
+#define sp_small_eligible DMXSP_INTERNAL(small_eligible)
+#define sp_small_gkey DMXSP_INTERNAL(small_gkey)
 
 /* Is this process in grid ctxt? Its shape and coordinates (sp_key.c). */
 int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-/* This process's key of a call (KEY_LEN integers, sp_key.c). */
-void sp_build_key(const sp_call *c, int *key);
+/* This process's key of a call (KEY_LEN integers, sp_key.c); grid: the shape and this
+ * process's coordinates in the grid of c->ictxt, which it is in (NPROW, NPCOL, MYROW, MYCOL). */
+void sp_build_key(const sp_call *c, const int *grid, int *key);
 /* Decode one side of the gathered key; returns 0, or 1 with a message (sp_key.c). */
 int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
                    sp_side *s, char *msg, size_t len);
@@ -133,10 +136,21 @@ int sp_make_pieces(const int *key, sp_piece *p);
  * mapped block-cyclic layout of rows [0, i0 + rows) x [0, j0 + cols) and *oi, *oj = i0, j0 (where
  * the submatrix starts in it); a side with first-block sizes gives a custom layout of the
  * submatrix alone and *oi = *oj = 0. in: this process is in the side's grid, at (myrow, mycol);
- * local/lld: its array. */
+ * local/lld: its array. alone: a block-cyclic side made with no communication
+ * (dmx_layout_create_block_cyclic_unagreed, for the small path of sp_small.c). */
 dmx_status sp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, int mycol,
-                          const void *local, int lld, dmx_dtype dtype, dmx_layout **out,
+                          const void *local, int lld, dmx_dtype dtype, int alone, dmx_layout **out,
                           int64_t *oi, int64_t *oj);
+/* Whether call c (this process's key; dtype its dmx type; size processes in the context) takes
+ * the path with no collective: the same answer on every process of a correct call (sp_small.c).
+ * Local. */
+int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int size);
+/* For an eligible call: the gathered key made alone (gkey, size x KEY_LEN) and the context ranks
+ * of both grids' processes (ranks, 2 x size: source grid then target grid, each indexed
+ * prow * NPCOL + pcol); cgroup is the context's group. Returns 0, or 1 if a grid's processes are
+ * not the context's (sp_small.c). Local. */
+int sp_small_gkey(const sp_call *c, const int *key, MPI_Group cgroup, int size, int *ranks,
+                  int *gkey);
 /* calloc that aborts the program when memory runs out (sp_engine.c). */
 void *sp_xcalloc(size_t n, size_t sz, const char *name);
 

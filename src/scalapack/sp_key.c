@@ -32,11 +32,13 @@ static int is_inb_desc(sp_routine routine, const int *desc)
     return routine == SP_TRAN && desc[0] == 2;
 }
 
-static void fill_side(int *s, sp_routine routine, const int *desc, int i, int j)
+static void fill_side(int *s, sp_routine routine, const int *desc, int i, int j, int ictxt,
+                      const int *grid)
 {
-    int nprow, npcol, myrow, mycol;
+    int nprow = grid[0], npcol = grid[1], myrow = grid[2], mycol = grid[3];
     memset(s, 0, SIDE_LEN * sizeof *s);
-    if (desc == NULL || !sp_grid_member(desc[1], &nprow, &npcol, &myrow, &mycol))
+    if (desc == NULL ||
+        (desc[1] != ictxt && !sp_grid_member(desc[1], &nprow, &npcol, &myrow, &mycol)))
         return;
     s[F_IN] = 1;
     s[F_NPROW] = nprow;
@@ -77,7 +79,7 @@ static void fill_pointer(int *k, sp_routine routine, const int *desc, const void
     k[1] = (int)(uint32_t)(v >> 32);
 }
 
-void sp_build_key(const sp_call *c, int *key)
+void sp_build_key(const sp_call *c, const int *grid, int *key)
 {
     memset(key, 0, KEY_LEN * sizeof *key);
     key[K_ROUTINE] = (int)c->routine;
@@ -97,8 +99,8 @@ void sp_build_key(const sp_call *c, int *key)
     if (c->routine == SP_TRAN && c->descsrc != NULL && c->descdst != NULL &&
         c->descsrc[1] != c->descdst[1])
         key[K_CTXTMISMATCH] = 1;
-    fill_side(key + K_SRC, c->routine, c->descsrc, c->isrc, c->jsrc);
-    fill_side(key + K_DST, c->routine, c->descdst, c->idst, c->jdst);
+    fill_side(key + K_SRC, c->routine, c->descsrc, c->isrc, c->jsrc, c->ictxt, grid);
+    fill_side(key + K_DST, c->routine, c->descdst, c->idst, c->jdst, c->ictxt, grid);
     if (key[K_SRC + F_IN])
         fill_pointer(key + K_SRCPTR, c->routine, c->descsrc, c->src);
     if (key[K_DST + F_IN])

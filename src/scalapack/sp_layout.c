@@ -162,7 +162,7 @@ cleanup:
 }
 
 dmx_status sp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, int mycol,
-                          const void *local, int lld, dmx_dtype dtype, dmx_layout **out,
+                          const void *local, int lld, dmx_dtype dtype, int alone, dmx_layout **out,
                           int64_t *oi, int64_t *oj)
 {
     if (s->custom) {
@@ -171,6 +171,10 @@ dmx_status sp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, in
     }
     *oi = s->i0;
     *oj = s->j0;
+    if (alone)
+        return dmx_layout_create_block_cyclic_unagreed(
+            comm, s->i0 + s->rows, s->j0 + s->cols, s->mb, s->nb, s->nprow, s->npcol, s->grid_ranks,
+            s->rsrc, s->csrc, in ? (void *)local : NULL, in ? lld : 1, out);
     return dmx_layout_create_block_cyclic_mapped(
         comm, s->i0 + s->rows, s->j0 + s->cols, s->mb, s->nb, s->nprow, s->npcol, s->grid_ranks,
         s->rsrc, s->csrc, in ? (void *)local : NULL, in ? lld : 1, out);

@@ -69,4 +69,8 @@ static inline double spt_unit(dmxt_rng *r)
         }                                                                                          \
     } while (0)
 
+/* test_sp_small's PMPI interposition (sp_count.c): collectives counted while spt_counting. */
+extern int spt_counting;
+extern long spt_ncoll;
+
 #endif /* DMX_SP_TEST_H */

@@ -20,6 +20,9 @@
  * time with fresh arrays, data and scalars, which dmx serves from its plan cache (rebinding the
  * arrays).
  *
+ * SPT_SMALL (test_sp_small): small p?gemr2d/p?tran* on grids of every process, a different LLD
+ * on each, no collective in dmx's second round of a case (sp_count.c counts them).
+ *
  * Usage: test_compare [ncases] [seed]
  */
 #include "dmx/scalapack.h"
@@ -40,6 +43,14 @@ SPT_DECL_REAL_TRAN(pctranc_, void)
 SPT_DECL_REAL_TRAN(pztranu_, void)
 SPT_DECL_REAL_TRAN(pztranc_, void)
 
+#ifdef SPT_SMALL
+static unsigned char warm[1 << 16]; /* dmx called on this context: its duplicates exist */
+#define SPT_FULL 1                  /* every grid holds every process */
+#define SPT_TR_CUT 45               /* no p?trmr2d */
+#else
+#define SPT_FULL 0
+#define SPT_TR_CUT 75
+#endif
 #define MAXP 64
 #define MAXGRIDS 96
 
@@ -181,6 +192,9 @@ static void gen_mat(dmxt_rng *g, dmxt_rng *mine, const grid *gr, int rows, int c
     }
     int rsrc = spt_int(g, 0, gr->nprow - 1), csrc = spt_int(g, 0, gr->npcol - 1);
     int pad = spt_int(g, 0, 3);
+#ifdef SPT_SMALL
+    pad = spt_int(mine, 0, 3) + (me == np - 1 ? 5 : 0); /* LLD differs between processes */
+#endif
     a->in = gr->ctxt >= 0;
     a->dlen = inb ? 11 : 9;
     if (a->in) {
@@ -435,7 +449,8 @@ int main(int argc, char **argv)
     dmxt_rng pool = spt_seed(seed, 0xB1AC5, 0);
     for (int pr = 1; pr <= np; pr++) {
         for (int pc = 1; pc <= np; pc++) {
-            if (pr * pc > np || ((pr > 3 || pc > 3) && pr != 1 && pc != 1))
+            if (pr * pc > np || ((pr > 3 || pc > 3) && pr != 1 && pc != 1) ||
+                (SPT_FULL && pr * pc != np))
                 continue;
             if (ngrids + 3 > MAXGRIDS)
                 continue;
@@ -453,13 +468,18 @@ int main(int argc, char **argv)
         call c;
         memset(&c, 0, sizeof c);
         int k = spt_int(&g, 0, 99);
-        c.routine = k < 45 ? R_GEMR2D : k < 75 ? R_TRMR2D : R_TRAN;
+        c.routine = k < 45 ? R_GEMR2D : k < SPT_TR_CUT ? R_TRMR2D : R_TRAN;
         c.type = c.routine == R_TRAN ? spt_int(&g, T_S, T_Z) : spt_int(&g, T_I, T_Z);
         c.conj = spt_int(&g, 0, 1);
         c.fortran = c.routine == R_TRAN ? 1 : spt_int(&g, 0, 1);
         int big = spt_int(&g, 0, 9) == 0;
         c.m = spt_int(&g, 0, 19) == 0 ? 0 : spt_int(&g, 1, big ? 40 : 12);
         c.n = spt_int(&g, 0, 19) == 0 ? 0 : spt_int(&g, 1, big ? 40 : 12);
+#ifdef SPT_SMALL
+        static const int sizes[] = {1, 1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 47, 64};
+        c.m = sizes[spt_int(&g, 0, 13)];
+        c.n = sizes[spt_int(&g, 0, 13)];
+#endif
         if (c.routine == R_TRMR2D) {
             static const char up[] = "UuLlUL";
             static const char dg[] = "NnUuNU";
@@ -488,6 +508,9 @@ int main(int argc, char **argv)
          * p?gemr2d/p?trmr2d: garbage DTYPE on some processes in about a third */
         int tran = c.routine == R_TRAN;
         int inb_a = tran && spt_int(&g, 0, 1), inb_b = tran && spt_int(&g, 0, 1);
+#ifdef SPT_SMALL
+        inb_a = inb_b = 0; /* first-block sizes take the agreed path */
+#endif
         int junk = !tran && spt_int(&g, 0, 2) == 0;
         gen_mat(&g, &mine, ga, tran ? c.n : c.m, tran ? c.m : c.n, inb_a, junk, &c.a);
         gen_mat(&g, &mine, gb, c.m, c.n, inb_b, junk, &c.b);
@@ -507,10 +530,20 @@ int main(int argc, char **argv)
             void *a0 = dup_buf(a, abytes);
             void *bref = dup_buf(b0, bbytes), *bdmx = dup_buf(b0, bbytes);
             run(&c, 0, c.a.in ? a : NULL, c.b.in ? bref : NULL);
+#ifdef SPT_SMALL
+            long before = spt_ncoll;
+            spt_counting = 1;
+#endif
             run(&c, 1, c.a.in ? a : NULL, c.b.in ? bdmx : NULL);
             checks++;
             long d = first_diff(&c, bref, bdmx, c.b.nelem);
             int bad = 0;
+#ifdef SPT_SMALL
+            spt_counting = 0;
+            if (warm[c.ictxt & 0xffff] && spt_ncoll != before && (bad = 1) && printed++ < 10)
+                describe(&c, ncase, round, "collectives on the small path", spt_ncoll - before);
+            warm[c.ictxt & 0xffff] |= spt_ncoll != before;
+#endif
             if (d >= 0) {
                 bad = 1;
                 if (printed++ < 10) {
@@ -541,6 +574,13 @@ int main(int argc, char **argv)
 
     dmx_scalapack_stats st;
     dmxsp_test_dmx_scalapack_get_stats(&st);
+#ifdef SPT_SMALL
+    if (st.local_calls != st.calls) { /* every call of this test is small */
+        failures++;
+        fprintf(stderr, "rank %d: %lld of %lld calls took the path with no collective\n", me,
+                (long long)st.local_calls, (long long)st.calls);
+    }
+#endif
     long tot[2] = {failures, checks}, sum[2];
     SPT_CHECK_MPI(MPI_Allreduce(tot, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     if (me == 0) {
