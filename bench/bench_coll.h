@@ -29,10 +29,10 @@ typedef struct bcoll_case {
  * agrees). Collective on MPI_COMM_WORLD. */
 int bcoll_setup(bcoll_case *c, dmx_coll_kind kind, int64_t bytes);
 void bcoll_free(bcoll_case *c);
-/* One timed sample: one untimed call, barrier, `calls` calls of the algorithm back to back, the elapsed time / calls,
- * max over ranks. Only the last call's output is left to check, and it is checked: *wrong = number
- * of ranks whose output differs from the reference (or whose call failed). The broadcast root's
- * buffer is filled before the clock starts. Collective. */
+/* One timed sample: one untimed call, barrier, `calls` calls of the algorithm back to back, the
+ * elapsed time / calls, max over ranks. Only the last call's output is left to check, and it is
+ * checked: *wrong = number of ranks whose output differs from the reference (or whose call failed).
+ * The broadcast root's buffer is filled before the clock starts. Collective. */
 double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong);
 /* Calls per sample so that one sample lasts about BCOLL_SAMPLE seconds (a single call of a few
  * hundred ns after a barrier is mostly the barrier's skew), given one call's time; 1 for calls
