@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXS = 32, MAXREP = 41 };
+enum { MAXS = 32, MAXREP = 41, AUTOREP = 21 };
 
 typedef struct opts {
-    int json, reps, kinds[DMX_COLL_NKINDS], algs[DMX_COLL_NALGS];
+    int json, reps, retries, kinds[DMX_COLL_NKINDS], algs[DMX_COLL_NALGS];
     int64_t minb, maxb, sweep, cap, overhead;
     double budget;
 } opts;
@@ -39,15 +39,34 @@ static void loadavg(char *buf, size_t n)
         buf[l - 1] = '\0';
 }
 
+/* -1, 0 or 1: a below, within 5 % of, or above b. Algorithms that run the same code (at np 2 the
+ * flat, ring, binomial and grid broadcasts all send one message) measure within noise of each
+ * other in either order, so a strict order of such a pair is a coin toss; with ties the model
+ * agrees on it when it predicts the two within 5 % too (AUTO's margin). */
+static int tie_sign(double a, double b)
+{
+    if (a > 1.05 * b)
+        return 1;
+    if (b > 1.05 * a)
+        return -1;
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mpirun -n P dmx bench coll [--json] [--coll LIST] [--alg LIST]\n"
                "         [--min BYTES] [--max BYTES] [--reps N] [--budget SECONDS]\n"
-               "         [--sweep-segments BYTES] [--overhead CALLS]\n"
+               "         [--sweep-segments BYTES] [--overhead CALLS] [--malloc-default]\n"
+               "         [--retries N]\n"
                "  LIST: comma-separated names (bcast,scatter,...; mpi,auto,ring,...)\n"
                "  sizes: 8 B x 8^k up to 64 MiB within [min, max]; blocked collectives use the\n"
                "  size per block; cases needing more than 128 MiB per buffer are skipped\n"
-               "  --overhead N: ns per call of N 8-byte broadcasts in a row, MPI_Bcast vs dmx\n");
+               "  --overhead N: ns per call of N 8-byte broadcasts in a row, MPI_Bcast vs dmx\n"
+               "  each sample times a batch of calls lasting >= ~200 us (calls = column 'x')\n"
+               "  --retries N: measure a cell again (up to N times, default 2) when auto and the\n"
+               "  algorithm it runs (the same code) measure more than 10%% apart\n"
+               "  --malloc-default: leave glibc's allocator as it is (default: freed memory\n"
+               "  kept, so temporaries do not page-fault depending on what ran before)\n");
 }
 
 static void sweep_segments(const opts *o, int rank, int p)
@@ -61,13 +80,13 @@ static void sweep_segments(const opts *o, int rank, int p)
     int reps = o->reps > 0 ? o->reps : 7, wrong = 0, bad = 0;
     for (int i = 0; i < nr; i++) { /* warm up */
         dmx_coll_set_pipeline_segments(rs[i]);
-        bcoll_time(&c, DMX_COLL_PIPELINE, &wrong);
+        bcoll_time(&c, DMX_COLL_PIPELINE, 1, &wrong);
     }
     for (int k = 0; k < reps; k++)
         for (int j = 0; j < nr; j++) {
             int i = (j + k) % nr; /* each round starts elsewhere (see the main loop) */
             dmx_coll_set_pipeline_segments(rs[i]);
-            t[i][k] = bcoll_time(&c, DMX_COLL_PIPELINE, &wrong);
+            t[i][k] = bcoll_time(&c, DMX_COLL_PIPELINE, 1, &wrong);
             bad += wrong;
         }
     dmx_coll_set_pipeline_segments(0);
@@ -161,6 +180,7 @@ static void overhead(const opts *o, int rank, int p)
 
 int dmx_cmd_bench_coll(int argc, char **argv)
 {
+    int steady = bcoll_steady_malloc(argc, argv); /* before MPI allocates anything */
     MPI_Init(&argc, &argv);
     int rank = 0, p = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -169,7 +189,8 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     o.minb = 8;
     o.maxb = 64 << 20;
     o.cap = 128 << 20;
-    o.budget = 0.4;
+    o.budget = 0.6;
+    o.retries = 2;
     for (int i = 0; i < DMX_COLL_NKINDS; i++)
         o.kinds[i] = 1;
     for (int i = 0; i < DMX_COLL_NALGS; i++)
@@ -179,6 +200,8 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         int bad = 0;
         if (strcmp(a, "--json") == 0)
             o.json = 1;
+        else if (strcmp(a, "--malloc-default") == 0)
+            ; /* read by bcoll_steady_malloc */
         else if (strcmp(a, "--coll") == 0 && v)
             bad = bcoll_parse_names(argv[++i], o.kinds, DMX_COLL_NKINDS, 0);
         else if (strcmp(a, "--alg") == 0 && v)
@@ -189,6 +212,8 @@ int dmx_cmd_bench_coll(int argc, char **argv)
             bad = bench_parse_i64(argv[++i], 0, &o.maxb);
         else if (strcmp(a, "--reps") == 0 && v)
             bad = bench_parse_int(argv[++i], 0, &o.reps);
+        else if (strcmp(a, "--retries") == 0 && v)
+            bad = bench_parse_int(argv[++i], 0, &o.retries);
         else if (strcmp(a, "--budget") == 0 && v)
             o.budget = atof(argv[++i]);
         else if (strcmp(a, "--overhead") == 0 && v)
@@ -215,12 +240,15 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     loadavg(l0, sizeof l0);
     int nodes = bcoll_nodes(); /* collective: every rank */
     if (rank == 0)
-        printf("# dmx bench coll: np %d, nodes %d, load before: %s\n", p, nodes, l0);
+        printf("# dmx bench coll: np %d, nodes %d, load before: %s; allocator %s\n", p, nodes, l0,
+               steady ? "steady (freed memory kept)" : "default");
     int total_wrong = 0;
     /* Summary over cells: auto within 1.1x of the best; cells where MPI is >= 1.5x slower than
      * the best and auto beats MPI by >= 1.3x; model order of dmx algorithms vs measured. */
     int cells = 0, auto_ok = 0, mpi_slow = 0, auto_beats = 0, pairs = 0, concord = 0;
     int dpairs = 0, dconcord = 0; /* pairs whose measured times differ by more than 10% */
+    int tconcord = 0; /* pairs whose order agrees when a difference within 5 % is a tie */
+    int remeasured = 0, disagree = 0; /* cells measured again; cells whose auto and pick differ */
     if (o.sweep > 0) {
         sweep_segments(&o, rank, p);
         goto done;
@@ -241,7 +269,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                    "bytes");
             for (int i = 0; i < na; i++)
                 printf(" %10s", dmx_coll_alg_name((dmx_coll_alg)algs[i]));
-            printf("  %-10s %8s %8s\n", "auto-pick", "auto/bst", "mpi/bst");
+            printf("  %-10s %8s %8s %5s\n", "auto-pick", "auto/bst", "mpi/bst", "x");
         }
         for (int64_t b = 8; b <= o.maxb;
              b = b * 8 > (64 << 20) && b < (64 << 20) ? (64 << 20) : b * 8) {
@@ -257,29 +285,30 @@ int dmx_cmd_bench_coll(int argc, char **argv)
             bcoll_case c;
             if (bcoll_setup(&c, (dmx_coll_kind)kind, b) != 0)
                 continue;
-            double t[DMX_COLL_NALGS][MAXREP], warm = 0;
-            int wrong[DMX_COLL_NALGS] = {0}, w = 0;
+            double med[DMX_COLL_NALGS];
+            int wrong[DMX_COLL_NALGS] = {0}, calls = 1, reps = 0, tries = 0, agree = 1;
+            dmx_coll_alg pick = DMX_COLL_MPI;
+            (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, nodes, &pick);
+            int ia = -1, ip = -1; /* AUTO's column and its pick's: the same algorithm twice */
             for (int i = 0; i < na; i++) {
-                warm += bcoll_time(&c, (dmx_coll_alg)algs[i], &w);
-                wrong[i] += w;
+                ia = algs[i] == DMX_COLL_AUTO ? i : ia;
+                ip = algs[i] == (int)pick ? i : ip;
             }
-            int reps = o.reps;
-            if (reps <= 0) {
-                reps = warm > 0 ? (int)(o.budget / warm) : MAXREP;
-                reps = reps < 5 ? 5 : (reps > 15 ? 15 : reps);
-            }
-            /* Round k runs every algorithm once, starting at algorithm k mod na, so a slow
-             * spell of the machine, and whatever one call leaves behind for the next (caches,
-             * MPI's internal buffers, a peer still finishing), hits every algorithm alike. */
-            for (int k = 0; k < reps; k++)
-                for (int j = 0; j < na; j++) {
-                    int i = (j + k) % na;
-                    t[i][k] = bcoll_time(&c, (dmx_coll_alg)algs[i], &w);
-                    wrong[i] += w;
-                }
-            double med[DMX_COLL_NALGS], best = 1e300, tauto = -1, tmpi = -1;
+            /* The consistency check: AUTO runs its pick, so the two columns measure the same
+             * algorithm; apart by more than 10 %, the cell saw a slow spell of the machine and
+             * is measured again (up to --retries times; the last measurement stands, and the
+             * summary counts the cells that never agreed). */
+            do {
+                int wr[DMX_COLL_NALGS];
+                reps = bcoll_measure(&c, algs, na, o.reps, o.budget, AUTOREP, med, wr, &calls);
+                for (int i = 0; i < na; i++)
+                    wrong[i] += wr[i];
+                agree = ia < 0 || ip < 0 || (med[ia] <= 1.1 * med[ip] && med[ip] <= 1.1 * med[ia]);
+            } while (!agree && tries++ < o.retries);
+            remeasured += tries > 0;
+            disagree += !agree;
+            double best = 1e300, tauto = -1, tmpi = -1;
             for (int i = 0; i < na; i++) {
-                med[i] = bench_median(t[i], reps);
                 total_wrong += wrong[i];
                 if (med[i] < best)
                     best = med[i];
@@ -304,13 +333,12 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                     double pj = bcoll_predict(&c, (dmx_coll_alg)algs[j], NULL);
                     pairs++;
                     concord += (pi < pj) == (med[i] < med[j]);
+                    tconcord += tie_sign(pi, pj) == tie_sign(med[i], med[j]);
                     if (med[i] > 1.1 * med[j] || med[j] > 1.1 * med[i]) {
                         dpairs++;
                         dconcord += (pi < pj) == (med[i] < med[j]);
                     }
                 }
-            dmx_coll_alg pick = DMX_COLL_MPI;
-            (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, bcoll_nodes(), &pick);
             if (rank == 0) {
                 if (o.json) {
                     for (int i = 0; i < na; i++) {
@@ -323,20 +351,20 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                                    bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL));
                         if (algs[i] == DMX_COLL_AUTO)
                             printf(",\"pick\":\"%s\"", dmx_coll_alg_name(pick));
-                        printf(",\"reps\":%d,\"wrong\":%d}\n", reps, wrong[i]);
+                        printf(",\"reps\":%d,\"calls\":%d,\"wrong\":%d}\n", reps, calls, wrong[i]);
                     }
                 } else {
                     printf("%10lld", (long long)c.bytes);
                     for (int i = 0; i < na; i++)
                         printf(" %10.1f%s", med[i] * 1e6, wrong[i] ? "!" : "");
-                    printf("  %-10s", dmx_coll_alg_name(pick));
+                    printf("  %-9s%c", dmx_coll_alg_name(pick), agree ? (tries ? 'r' : ' ') : '~');
                     if (tauto > 0)
                         printf(" %8.2f", tauto / best);
                     else
                         printf(" %8s", "-");
                     if (tmpi > 0)
                         printf(" %8.2f", tmpi / best);
-                    printf("\n");
+                    printf(" %5d\n", calls);
                 }
                 fflush(stdout);
             }
@@ -351,6 +379,15 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                auto_ok, cells, mpi_slow, auto_beats, concord, pairs,
                pairs ? 100.0 * concord / pairs : 0.0, dconcord, dpairs,
                dpairs ? 100.0 * dconcord / dpairs : 0.0);
+    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
+        printf("# model order with ties (two times within 5%% of each other are a tie, in the "
+               "model and in the measurement): %d of %d pairs (%.0f%%)\n",
+               tconcord, pairs, pairs ? 100.0 * tconcord / pairs : 0.0);
+    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
+        printf("# consistency: auto and the algorithm it runs measured within 10%% of each other "
+               "in %d of %d cells (%d cells measured again, up to %d times; r = again, ~ = never "
+               "agreed)\n",
+               cells - disagree, cells, remeasured, o.retries);
 done:
     loadavg(l1, sizeof l1);
     if (rank == 0)

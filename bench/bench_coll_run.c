@@ -2,9 +2,26 @@
 #include "bench_coll.h"
 #include "bench_util.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int bcoll_steady_malloc(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--malloc-default") == 0)
+            return 0;
+#if defined(__GLIBC__)
+    /* No mmap'ed chunks, no trimming: a freed temporary is reused by the next call. */
+    return mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+#else
+    return 0;
+#endif
+}
 
 static int is_blocked(dmx_coll_kind k)
 {
@@ -118,11 +135,7 @@ static dmx_status native(bcoll_case *c)
         MPI_Comm_dup(MPI_COMM_WORLD, &w);
     int n = (int)c->count, p = c->size, r = c->rank, rc = MPI_SUCCESS;
     switch (c->kind) {
-    case DMX_COLL_BCAST:
-        if (r == c->root)
-            memcpy(c->out, c->in, (size_t)c->in_bytes);
-        rc = MPI_Bcast(c->out, n, MPI_INT, c->root, w);
-        break;
+    case DMX_COLL_BCAST: rc = MPI_Bcast(c->out, n, MPI_INT, c->root, w); break;
     case DMX_COLL_SCATTER:
         rc = MPI_Scatter(c->in, n, MPI_INT, c->out, n, MPI_INT, c->root, w);
         break;
@@ -152,10 +165,7 @@ static dmx_status call(bcoll_case *c, dmx_coll_alg alg)
     if (alg == DMX_COLL_MPI)
         return native(c);
     switch (c->kind) {
-    case DMX_COLL_BCAST:
-        if (c->rank == c->root)
-            memcpy(c->out, c->in, (size_t)c->in_bytes);
-        return dmx_coll_bcast(c->out, n, MPI_INT, c->root, w, alg);
+    case DMX_COLL_BCAST: return dmx_coll_bcast(c->out, n, MPI_INT, c->root, w, alg);
     case DMX_COLL_SCATTER: return dmx_coll_scatter(c->in, c->out, n, MPI_INT, c->root, w, alg);
     case DMX_COLL_GATHER: return dmx_coll_gather(c->in, c->out, n, MPI_INT, c->root, w, alg);
     case DMX_COLL_ALLGATHER: return dmx_coll_allgather(c->in, c->out, n, MPI_INT, w, alg);
@@ -172,12 +182,23 @@ static dmx_status call(bcoll_case *c, dmx_coll_alg alg)
     }
 }
 
-double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int *wrong)
+double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong)
 {
+    /* The broadcast's input is the root's output buffer, set before the clock starts (no
+     * collective changes the root's buffer, so a batch keeps it). */
+    if (c->kind == DMX_COLL_BCAST && c->rank == c->root)
+        memcpy(c->out, c->in, (size_t)c->in_bytes);
+    if (calls < 1)
+        calls = 1;
+    /* One untimed call first: the sample then starts from this algorithm's own cache and
+     * memory state, not from what the algorithm before it left (with a single timed call, a
+     * 2 MiB exscan by MPI's call measured 20 % slower after a dmx algorithm than after itself). */
+    dmx_status st = call(c, alg);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    dmx_status st = call(c, alg);
-    double tmax = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0);
+    for (int i = 0; i < calls && st == DMX_SUCCESS; i++)
+        st = call(c, alg);
+    double tmax = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0) / calls;
     int bad = st != DMX_SUCCESS ||
               (c->cmp_bytes > 0 && memcmp(c->out, c->ref, (size_t)c->cmp_bytes) != 0);
     int v[1] = {bad}, s[1] = {0};
@@ -186,6 +207,63 @@ double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int *wrong)
         memset(c->out, 0, (size_t)c->cmp_bytes); /* the next run must write it again */
     *wrong = s[0];
     return tmax;
+}
+
+int bcoll_calls(double t_call)
+{
+    if (!(t_call > 0))
+        return BCOLL_MAX_CALLS;
+    double n = ceil(BCOLL_SAMPLE / t_call);
+    return n < 1 ? 1 : (n > BCOLL_MAX_CALLS ? BCOLL_MAX_CALLS : (int)n);
+}
+
+int bcoll_measure(bcoll_case *c, const int *algs, int na, int reps, double budget, int max_reps,
+                  double *med, int *wrong, int *calls_out)
+{
+    enum { CAP = 64 };
+    double t[BCOLL_MAXALGS][CAP], warm = 0, fastest = 1e300;
+    int w = 0, calls = 1;
+    if (na > BCOLL_MAXALGS)
+        na = BCOLL_MAXALGS;
+    for (int i = 0; i < na; i++)
+        wrong[i] = 0;
+    /* Warm-up (first touch of every buffer, MPI's connections and internal buffers, dmx's
+     * communicator cache): every algorithm once, then once more as a batch of the calls per
+     * sample that the fastest single call suggests; the batch's times set the calls per sample
+     * and the number of rounds. */
+    for (int pass = 0; pass < 2; pass++) {
+        warm = 0;
+        fastest = 1e300;
+        for (int i = 0; i < na; i++) {
+            double x = bcoll_time(c, (dmx_coll_alg)algs[i], calls, &w);
+            wrong[i] += w;
+            warm += x * calls;
+            fastest = x < fastest ? x : fastest;
+        }
+        calls = bcoll_calls(fastest);
+    }
+    if (max_reps > CAP)
+        max_reps = CAP;
+    if (reps <= 0) {
+        reps = warm > 0 ? (int)(budget / warm) : max_reps;
+        reps = reps < 7 ? 7 : (reps > max_reps ? max_reps : reps);
+    }
+    if (reps > CAP)
+        reps = CAP;
+    /* Round k runs every algorithm once, starting at algorithm k mod na, so a slow spell of the
+     * machine, and whatever one call leaves behind for the next (caches, MPI's internal
+     * buffers, a peer still finishing), hits every algorithm alike. */
+    for (int k = 0; k < reps; k++)
+        for (int j = 0; j < na; j++) {
+            int i = (j + k) % na;
+            t[i][k] = bcoll_time(c, (dmx_coll_alg)algs[i], calls, &w);
+            wrong[i] += w;
+        }
+    for (int i = 0; i < na; i++)
+        med[i] = bench_median(t[i], reps);
+    if (calls_out)
+        *calls_out = calls;
+    return reps;
 }
 
 int bcoll_parse_names(const char *s, int *sel, int n, int is_alg)

@@ -25,44 +25,56 @@
 
 enum { TXT = 1 << 16 };
 
+/* One-way time of an n-byte message: half a round trip between ranks 0 and 1, each sample a
+ * batch of round trips lasting about BCOLL_SAMPLE (a single sub-microsecond round trip is below
+ * what one clock reading after a barrier resolves), median over reps samples. */
 static double pingpong(MPI_Comm c, int rank, char *buf, int64_t n, int reps)
 {
     double t[64];
+    int calls = 1;
     if (reps > 64)
         reps = 64;
     for (int k = -2; k < reps; k++) {
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
-        if (rank == 0) {
-            MPI_Send(buf, (int)n, MPI_BYTE, 1, 3, c);
-            MPI_Recv(buf, (int)n, MPI_BYTE, 1, 3, c, MPI_STATUS_IGNORE);
-        } else if (rank == 1) {
-            MPI_Recv(buf, (int)n, MPI_BYTE, 0, 3, c, MPI_STATUS_IGNORE);
-            MPI_Send(buf, (int)n, MPI_BYTE, 0, 3, c);
+        for (int i = 0; i < calls; i++) {
+            if (rank == 0) {
+                MPI_Send(buf, (int)n, MPI_BYTE, 1, 3, c);
+                MPI_Recv(buf, (int)n, MPI_BYTE, 1, 3, c, MPI_STATUS_IGNORE);
+            } else if (rank == 1) {
+                MPI_Recv(buf, (int)n, MPI_BYTE, 0, 3, c, MPI_STATUS_IGNORE);
+                MPI_Send(buf, (int)n, MPI_BYTE, 0, 3, c);
+            }
         }
+        double x = (MPI_Wtime() - t0) / 2 / calls;
+        MPI_Bcast(&x, 1, MPI_DOUBLE, 0, c);
         if (k >= 0)
-            t[k] = (MPI_Wtime() - t0) / 2;
+            t[k] = x;
+        else
+            calls = bcoll_calls(2 * x);
     }
-    double m = bench_median(t, reps);
-    MPI_Bcast(&m, 1, MPI_DOUBLE, 0, c);
-    return m;
+    return bench_median(t, reps);
 }
 
-/* Least squares y = a + b x; clamps to a >= 0, b >= 0. */
+/* Least squares y = a + b x in relative error (weights 1 / y^2: a range's small sizes count as
+ * much as its large ones; a plain fit let the largest size's few percent of noise become a
+ * start-up of a millisecond); clamps to a >= 0, b >= 0. */
 static void fit(const double *x, const double *y, int n, double *a, double *b)
 {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (int i = 0; i < n; i++) {
-        sx += x[i];
-        sy += y[i];
-        sxx += x[i] * x[i];
-        sxy += x[i] * y[i];
+        double w = y[i] > 0 ? 1 / (y[i] * y[i]) : 0;
+        sw += w;
+        sx += w * x[i];
+        sy += w * y[i];
+        sxx += w * x[i] * x[i];
+        sxy += w * x[i] * y[i];
     }
-    double d = n * sxx - sx * sx;
-    *b = d > 0 ? (n * sxy - sx * sy) / d : 0;
+    double d = sw * sxx - sx * sx;
+    *b = d > 0 ? (sw * sxy - sx * sy) / d : 0;
     if (*b < 0)
         *b = 0;
-    *a = (sy - *b * sx) / n;
+    *a = sw > 0 ? (sy - *b * sx) / sw : 0;
     if (*a < 0) {
         *a = 0;
         *b = sxx > 0 ? sxy / sxx : 0;
@@ -113,25 +125,19 @@ static void corrections(char *txt, int p, int quick)
             bcoll_case c;
             if (bcoll_setup(&c, (dmx_coll_kind)kind, sizes[si]) != 0)
                 continue;
-            double t[DMX_COLL_NALGS][9];
-            int w = 0, reps = sizes[si] >= 2097152 ? 5 : 7;
-            /* Rounds as in dmx bench coll: every algorithm once, each round starting with a
-             * different one, so order effects and slow spells do not favour one. */
-            int na = DMX_COLL_NALGS - DMX_COLL_MPI;
-            for (int k = -1; k < reps; k++)
-                for (int j = 0; j < na; j++) {
-                    int a = DMX_COLL_MPI + (j + (k + 1)) % na;
-                    if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
-                        continue;
-                    double x = bcoll_time(&c, (dmx_coll_alg)a, &w);
-                    if (k >= 0)
-                        t[a][k] = x;
-                }
+            /* As dmx bench coll measures: batches of calls per sample, rounds that start
+             * with a different algorithm each, medians. */
+            int algs[DMX_COLL_NALGS], na = 0, wrong[DMX_COLL_NALGS];
+            double med[DMX_COLL_NALGS];
             for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
-                if (dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a)) {
-                    meas[si][a] = bench_median(t[a], reps);
-                    pred[si][a] = a == DMX_COLL_MPI ? 0 : bcoll_predict(&c, (dmx_coll_alg)a, NULL);
-                }
+                if (dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
+                    algs[na++] = a;
+            (void)bcoll_measure(&c, algs, na, quick ? 5 : 0, 0.25, 9, med, wrong, NULL);
+            for (int i = 0; i < na; i++) {
+                int a = algs[i];
+                meas[si][a] = med[i];
+                pred[si][a] = a == DMX_COLL_MPI ? 0 : bcoll_predict(&c, (dmx_coll_alg)a, NULL);
+            }
             ok[si] = 1;
             bcoll_free(&c);
         }
@@ -172,6 +178,7 @@ static void corrections(char *txt, int p, int quick)
 
 int dmx_cmd_calibrate(int argc, char **argv)
 {
+    (void)bcoll_steady_malloc(argc, argv); /* as dmx bench coll measures */
     MPI_Init(&argc, &argv);
     int rank = 0, p = 0, quick = 0, corr = 1;
     const char *out = "dmx_model.txt";
@@ -184,6 +191,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "--no-corr") == 0)
             corr = 0;
+        else if (strcmp(argv[i], "--malloc-default") == 0)
+            ; /* read by bcoll_steady_malloc */
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: mpirun -n P dmx calibrate [-o FILE] [--quick] "
@@ -219,7 +228,7 @@ int dmx_cmd_calibrate(int argc, char **argv)
             int n = 0;
             for (int i = 0; i < 5 && rs[r][i] > 0; i++, n++) {
                 x[i] = (double)rs[r][i];
-                y[i] = pingpong(MPI_COMM_WORLD, rank, buf, rs[r][i], r == 2 ? 7 : 31);
+                y[i] = pingpong(MPI_COMM_WORLD, rank, buf, rs[r][i], r == 2 ? 9 : 15);
             }
             fit(x, y, n, &a, &b);
             append(txt, "intra = %.6g %.6g %.6g\n", maxb[r], a, b);
@@ -253,7 +262,7 @@ int dmx_cmd_calibrate(int argc, char **argv)
             for (int k = -1; k < 5; k++)
                 for (int i = 0; i < 7; i++) {
                     dmx_coll_set_pipeline_segments(segs[i]);
-                    double x = bcoll_time(&c, DMX_COLL_PIPELINE, &w);
+                    double x = bcoll_time(&c, DMX_COLL_PIPELINE, 1, &w);
                     if (k >= 0)
                         T[i][k] = x;
                 }
