@@ -112,6 +112,12 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                             "window is made (under 1 ms) and pick by the result; 0: built-in "
                             "rules; 2: as 1 and print the times from rank 0",
                             0},
+    [DMXI_SET_ONCE_BYTES] = {"DMX_ONCE_BYTES", (int64_t)16 << 20, "16777216",
+                             "one-shot calls (DMX_PLAN_CHECK=local, default error handler) with "
+                             "2 x A's bytes at most this many (and at least DMX_SMALL_BYTES) are "
+                             "planned on each rank alone and run by plain messages, no "
+                             "agreement and no shared window; the same on every rank",
+                             0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

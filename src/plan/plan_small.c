@@ -48,14 +48,19 @@
 /* The settings a small plan depends on, read in one pass: the byte limit, the message limit
  * and ring chunk as dmx_plan_create sanitizes them, and whether one-shot checks are local
  * (DMX_PLAN_CHECK=local, the default). */
-static void read_settings(int64_t *limit, int64_t *max_msg, int64_t *chunk, int *check_local)
+static void read_settings(int64_t *limit, int64_t *max_msg, int64_t *chunk, int *check_local,
+                          int64_t *once_limit)
 {
-    static const dmxi_setting which[4] = {DMXI_SET_SMALL_BYTES, DMXI_SET_MAX_MESSAGE_BYTES,
-                                          DMXI_SET_SHM_CHUNK_BYTES, DMXI_SET_PLAN_CHECK};
-    const char *raw[4];
-    int64_t v[4];
-    dmxi_setting_scan(which, 4, raw, v);
+    static const dmxi_setting which[5] = {DMXI_SET_SMALL_BYTES, DMXI_SET_MAX_MESSAGE_BYTES,
+                                          DMXI_SET_SHM_CHUNK_BYTES, DMXI_SET_PLAN_CHECK,
+                                          DMXI_SET_ONCE_BYTES};
+    const char *raw[5];
+    int64_t v[5];
+    dmxi_setting_scan(which, 5, raw, v);
     *limit = v[0];
+    /* DMX_SMALL_BYTES=0 turns the one-shot path off too; it never bounds less than the small
+     * limit */
+    *once_limit = v[0] > 0 ? (v[4] > v[0] ? v[4] : v[0]) : 0;
     *max_msg = v[1];
     *chunk = v[2];
     if (*max_msg < 1 || *max_msg > INT_MAX)
@@ -267,7 +272,11 @@ dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
 {
     dmx_plan *q = *p;
     dmx_plan **kept = q && q->slot == DMXI_SLOT_ONCE ? dmxi_plan_comm_once_kept(q->pool) : NULL;
-    if (kept && *kept == NULL && st == DMX_SUCCESS && !q->ex.broken) {
+    /* a mid-size plan (above DMX_SMALL_BYTES, within DMX_ONCE_BYTES) is not kept: its buffers
+     * would stay allocated until the communicator is freed */
+    const int64_t keep_limit = dmxi_setting_int(DMXI_SET_SMALL_BYTES);
+    if (kept && *kept == NULL && st == DMX_SUCCESS && !q->ex.broken &&
+        q->ex.buffer_bytes <= keep_limit) {
         *kept = q;
         *p = NULL;
         return DMX_SUCCESS;
@@ -283,9 +292,9 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
     uint64_t h = 0;
     dmx_plan *p = NULL;
     *done = 1;
-    int64_t max_msg = 0, chunk = 0, limit = 0;
+    int64_t max_msg = 0, chunk = 0, limit = 0, once_limit = 0;
     int check_local = 0;
-    read_settings(&limit, &max_msg, &chunk, &check_local);
+    read_settings(&limit, &max_msg, &chunk, &check_local, &once_limit);
     /* DMX_PLAN_CHECK=local and the default error handler: a one-shot call's failed check
      * cannot return, so no rank needs to hear of it */
     if (once && check_local && dmxi_error_handler_is_default()) {
@@ -299,8 +308,8 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
             snprintf(msg, sizeof msg, "%s", dmx_last_error());
             return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
         }
-        if (nt == 1 && alone(nt, tv, limit, max_msg))
-            return create_alone(tv, comm0, max_msg, chunk, limit, out);
+        if (nt == 1 && alone(nt, tv, once_limit, max_msg))
+            return create_alone(tv, comm0, max_msg, chunk, once_limit, out);
     }
     /* no communicator on this rank: the error handler, as dmxi_transforms_validate */
     DMXI_TRY(dmxi_transforms_check(nt, tv, 1, &comm0, &h, &local));

@@ -10,6 +10,9 @@
  *          one-shots of different shapes interleaved with two persistent plans' executions on
  *          the same communicator, each result checked; and DMX_PLAN_CHECK=agree (and a returning
  *          handler) take the agreement again (reductions counted > 0, results still right).
+ *  mid     one-shots above DMX_SMALL_BYTES within DMX_ONCE_BYTES (doubles, complex doubles,
+ *          ops N/T/C, 200 .. 301 rows, the grids as above): no reduction, results right; with
+ *          DMX_ONCE_BYTES one byte under 2 x A's bytes the call agrees (reductions > 0).
  *  handler a returning error handler: one rank's bad op, one rank's NULL B: every rank returns
  *          the same status (the agreement is kept), the handler is not called on the others.
  *  abort   dmx's default handler (np 2): the last rank passes an invalid op to a one-shot the
@@ -146,6 +149,51 @@ static void run_cases(dmxt_ctx *ctx)
                                  reds, dups);
                     }
                     unmake(&x);
+                    dmxt_case_end(ctx, bad, msg, desc);
+                }
+}
+
+/* Mid-size one-shots (above DMX_SMALL_BYTES, 2 x A's bytes within DMX_ONCE_BYTES): planned
+ * alone like small ones (no reduction), and with DMX_ONCE_BYTES at the bound and one byte
+ * below it: alone at the bound, agreed below, right either way. */
+static void run_mid(dmxt_ctx *ctx)
+{
+    static const int64_t sizes[][2] = {{200, 180}, {257, 129}, {301, 300}};
+    const int P = ctx->size;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int d = 1; d < 4; d += 2) /* double, complex double: above 262144 bytes */
+            for (int o = 0; o < 3; o++)
+                for (int g = 0; g < 5; g++) {
+                    const int gb = g, ga = (g + 2 + (int)s) % 5;
+                    char desc[200], msg[600] = "", lim[32];
+                    const int64_t two_a =
+                        2 * sizes[s][0] * sizes[s][1] * (int64_t)dmx_dtype_size(dtypes[d]);
+                    const int below = (o + g) % 2; /* the limit one byte under the bound */
+                    snprintf(desc, sizeof desc, "mid %s op %s %lldx%lld B grid %d A grid %d%s",
+                             dmxt_dtype_name(dtypes[d]), dmxt_op_name(ops[o]),
+                             (long long)sizes[s][0], (long long)sizes[s][1], gb, ga,
+                             below ? " (DMX_ONCE_BYTES below)" : "");
+                    dmxt_set_current(desc);
+                    snprintf(lim, sizeof lim, "%lld", (long long)(two_a - below));
+                    setenv("DMX_ONCE_BYTES", lim, 1);
+                    mats x;
+                    int64_t bad = 0;
+                    if (make(&x, dtypes[d], ops[o], sizes[s][0], sizes[s][1], gb, ga, P, 5, 3) !=
+                        DMX_SUCCESS) {
+                        bad++;
+                        snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
+                    }
+                    const long r0 = n_reduce;
+                    for (int rep = 0; rep < 2 && bad == 0; rep++)
+                        bad += once(&x, msg, sizeof msg);
+                    const long reds = n_reduce - r0;
+                    if (bad == 0 && (below ? reds == 0 : reds != 0)) {
+                        bad++;
+                        snprintf(msg, sizeof msg, "%ld reductions in two one-shot calls (want %s)",
+                                 reds, below ? "some" : "none");
+                    }
+                    unmake(&x);
+                    unsetenv("DMX_ONCE_BYTES");
                     dmxt_case_end(ctx, bad, msg, desc);
                 }
 }
@@ -349,6 +397,8 @@ int main(int argc, char **argv)
         run_handler(&ctx, 0);
         if (ctx.size > 1)
             run_handler(&ctx, ctx.size - 1);
+    } else if (strcmp(mode, "mid") == 0) {
+        run_mid(&ctx);
     } else {
         run_cases(&ctx);
         run_interleaved(&ctx);
