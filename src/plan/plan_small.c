@@ -18,8 +18,11 @@
  * One-shot calls (dmx_transform_once) skip even that reduction when no rank needs to hear of
  * another's failure and every rank can tell alone that the plan is small: DMX_PLAN_CHECK=local
  * (the default) and dmx's default error handler (which never returns: a rank whose check fails
- * ends the job), layouts known globally, and 2 x A's bytes <= DMX_SMALL_BYTES (a rank sends at
- * most op(B)'s bytes and receives at most A's; every rank computes the bound alike). The plan
+ * ends the job), layouts known globally, and 2 x A's bytes <= DMX_ONCE_BYTES (a rank sends at
+ * most op(B)'s bytes and receives at most A's; every rank computes the bound alike; the bound is
+ * at least DMX_SMALL_BYTES, 16 MiB by default, so the mid-size calls of GEMR2D-style sequences
+ * skip the agreement and the shared window too, and it bounds the small engine's buffers).
+ * A plan above DMX_SMALL_BYTES is not kept after the call (its buffers would stay). The plan
  * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
  * is kept there for the next one-shot call, which takes it back when its key matches (layout
  * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
@@ -37,8 +40,9 @@
  * free (DMX_COMM_CACHE); local work
  * O(rectangles) as the overlay. The one-shot path: no collective (MPI_Comm_dup on the first
  * call only); a repeated call costs a key compare and the execution. Memory: the piece lists and
- * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank); the one-shot
- * path keeps one such plan per communicator until the communicator is freed.
+ * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
+ * the one-shot path); the one-shot path keeps one plan within DMX_SMALL_BYTES per communicator
+ * until the communicator is freed.
  */
 #include "plan.h"
 
