@@ -101,18 +101,21 @@ static dmx_status range_reserve(MPI_Comm comm, int64_t top)
     dmx_status st = DMX_SUCCESS;
     int flag = 0;
     id_range *r = NULL, *fresh = NULL;
+    const int64_t end = top + ID_RANGE;
     DMXI_MPI(MPI_Comm_get_attr(comm, range_keyval, &r, &flag));
-    if (!flag || !r) {
+    if (flag && r) {
+        r->next = top + 1;
+        r->end = end;
+    } else {
         fresh = malloc(sizeof *fresh);
         DMXI_CHECK(fresh, DMX_ERR_ALLOC, "out of memory");
+        fresh->next = top + 1;
+        fresh->end = end;
         DMXI_MPI(MPI_Comm_set_attr(comm, range_keyval, fresh));
-        r = fresh; /* attached: freed with comm */
-        fresh = NULL;
+        fresh = NULL; /* attached: freed with comm */
     }
-    r->next = top + 1;
-    r->end = top + ID_RANGE;
     int64_t cur = atomic_load(&next_id);
-    while (cur <= r->end && !atomic_compare_exchange_weak(&next_id, &cur, r->end + 1))
+    while (cur <= end && !atomic_compare_exchange_weak(&next_id, &cur, end + 1))
         ;
 cleanup:
     free(fresh);
