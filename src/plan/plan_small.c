@@ -22,15 +22,17 @@
  * most op(B)'s bytes and receives at most A's; every rank computes the bound alike; the bound is
  * at least DMX_SMALL_BYTES, 16 MiB by default, so the mid-size calls of GEMR2D-style sequences
  * skip the agreement and the shared window too, and it bounds the small engine's buffers).
- * A plan above DMX_SMALL_BYTES is not kept after the call (its buffers would stay). The plan
+ * The plan
  * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
  * is kept there for the next one-shot call, which takes it back when its key matches (layout
  * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
- * layouts' arrays are read at execution). What the reduction carried is settled without it:
- * the duplicate is made once, by every rank's first one-shot call on the communicator; the
- * settings must be equal on every rank (docs/settings.md); different transforms on different
- * ranks are not detected (docs/errors.md). A rank with no block of A or B returns after its
- * checks.
+ * layouts' arrays are read at execution); a call with another key reuses the kept plan's
+ * engine buffers when they are large enough, then destroys it (fresh pages of a multi-MB buffer
+ * cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms). What the reduction
+ * carried is settled without it: the duplicate is made once, by every rank's first one-shot call on
+ * the communicator; the settings must be equal on every rank (docs/settings.md); different
+ * transforms on different ranks are not detected (docs/errors.md). A rank with no block of A or B
+ * returns after its checks.
  *
  * Preconditions: as dmx_plan_create. Errors keep its promises (docs/errors.md): a rank returns
  * only after the agreement, with the worst status of any rank (the one-shot path: a failed
@@ -41,8 +43,8 @@
  * O(rectangles) as the overlay. The one-shot path: no collective (MPI_Comm_dup on the first
  * call only); a repeated call costs a key compare and the execution. Memory: the piece lists and
  * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
- * the one-shot path); the one-shot path keeps one plan within DMX_SMALL_BYTES per communicator
- * until the communicator is freed.
+ * the one-shot path); the one-shot path keeps one such plan (its buffers at most DMX_ONCE_BYTES)
+ * per communicator until the communicator is freed.
  */
 #include "plan.h"
 
@@ -232,6 +234,8 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
     dmx_status st = DMX_SUCCESS;
     dmx_plan *p = NULL, **kept = NULL;
     dmxi_comm_pool *pool = NULL;
+    char *sb = NULL, *rb = NULL; /* the buffers of the plan kept before, and their sizes */
+    int64_t sn = 0, rn = 0;
     int small = 0;
     int64_t key[DMXI_ONCE_KEY];
     *out = NULL;
@@ -248,10 +252,32 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
             *out = p;
             return st;
         }
+        /* the kept plan of another key: its engine buffers serve this plan when large enough
+         * (a mid-size call then writes pages already mapped instead of faulting fresh ones in) */
+        if (*kept && (*kept)->ex.ops == &dmxi_exec_small) {
+            dmxi_exec *o = &(*kept)->ex;
+            sb = o->sbuf, rb = o->rbuf, sn = o->sbytes, rn = o->rbytes;
+            o->sbuf = o->rbuf = NULL;
+        }
         st = dmx_plan_destroy(kept); /* gives the one-shot duplicate back */
     }
     if (st == DMX_SUCCESS)
         st = build(1, tv, comm0, max_msg, chunk, limit, &p, &small);
+    if (st == DMX_SUCCESS && small) {
+        dmxi_exec *e = &p->ex; /* sbytes/rbytes stay the sizes needed, at most the capacity */
+        if (sb && sn >= e->sbytes) {
+            free(e->sbuf);
+            e->sbuf = sb;
+            sb = NULL;
+        }
+        if (rb && rn >= e->rbytes) {
+            free(e->rbuf);
+            e->rbuf = rb;
+            rb = NULL;
+        }
+    }
+    free(sb);
+    free(rb);
     if (st == DMX_SUCCESS && !small)
         st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
                         "a one-shot plan within the small bound is not small on this rank");
@@ -276,11 +302,7 @@ dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
 {
     dmx_plan *q = *p;
     dmx_plan **kept = q && q->slot == DMXI_SLOT_ONCE ? dmxi_plan_comm_once_kept(q->pool) : NULL;
-    /* a mid-size plan (above DMX_SMALL_BYTES, within DMX_ONCE_BYTES) is not kept: its buffers
-     * would stay allocated until the communicator is freed */
-    const int64_t keep_limit = dmxi_setting_int(DMXI_SET_SMALL_BYTES);
-    if (kept && *kept == NULL && st == DMX_SUCCESS && !q->ex.broken &&
-        q->ex.buffer_bytes <= keep_limit) {
+    if (kept && *kept == NULL && st == DMX_SUCCESS && !q->ex.broken) {
         *kept = q;
         *p = NULL;
         return DMX_SUCCESS;
