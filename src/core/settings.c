@@ -95,13 +95,15 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                               "other ranks are made with one agreement and run by plain messages, "
                               "without a shared window; 0: never (the same on every rank)",
                               0},
-    [DMXI_SET_PLAN_CHECK] = {"DMX_PLAN_CHECK", 0, "local",
-                             "one-shot calls' (dmx_transform_once) argument checks: local (with "
-                             "the default error handler a small one-shot between layouts known "
-                             "globally runs with no agreement; a rank whose check fails calls "
-                             "the handler, which ends the job) or agree (one reduction, every "
-                             "rank returns the same status); the same on every rank",
-                             0},
+    [DMXI_SET_PLAN_CHECK] =
+        {"DMX_PLAN_CHECK", 0, "local",
+         "one-shot calls' (dmx_transform_once) and block-cyclic layouts' "
+         "argument checks: local (with the default error handler a one-shot "
+         "between layouts known globally runs with no agreement, a "
+         "block-cyclic layout takes a reserved id; a rank whose check fails "
+         "calls the handler, which ends the job) or agree (one reduction, every "
+         "rank returns the same status); the same on every rank",
+         0},
     [DMXI_SET_RUNS] = {"DMX_RUNS", -1, "unset",
                        "0/1: plan transforms between block-cyclic layouts as rectangles / as runs "
                        "whenever they can be; unset: as runs when the overlay rectangles average "
@@ -112,6 +114,12 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                             "window is made (under 1 ms) and pick by the result; 0: built-in "
                             "rules; 2: as 1 and print the times from rank 0",
                             0},
+    [DMXI_SET_ONCE_BYTES] = {"DMX_ONCE_BYTES", (int64_t)16 << 20, "16777216",
+                             "one-shot calls (DMX_PLAN_CHECK=local, default error handler) with "
+                             "2 x A's bytes at most this many (and at least DMX_SMALL_BYTES) are "
+                             "planned on each rank alone and run by plain messages, no "
+                             "agreement and no shared window; the same on every rank",
+                             0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

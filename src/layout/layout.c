@@ -51,6 +51,84 @@ dmx_status dmxi_layout_agree_id_hash(MPI_Comm comm, dmx_status local, uint64_t h
     return DMX_SUCCESS;
 }
 
+/* ---- ids without a reduction -------------------------------------------------------------- */
+
+/* Block-cyclic layouts under local checks (dmx's default error handler, which ends the job on a
+ * failed check, and DMX_PLAN_CHECK=local) take their ids from a range reserved per communicator:
+ * the first such layout on a communicator agrees as usual (status, id, description hash) and
+ * also reserves the next ID_RANGE ids on every rank (next_id moves past them), which the
+ * following block-cyclic layouts on that communicator use in turn with no collective. The ids
+ * are equal on every rank because layout creation is collective and in order on a communicator
+ * (MPI's rule for collectives), and unique in the process because the range is reserved in
+ * next_id, which every later agreement starts above. When the range runs out, the next layout
+ * agrees and reserves again. Not checked in between: that every rank passed the same
+ * description (docs/errors.md). Memory: 16 bytes per communicator, freed with it. */
+enum { ID_RANGE = 1 << 16 };
+
+typedef struct id_range {
+    int64_t next, end; /* the next free id and the last one reserved */
+} id_range;
+
+static int range_keyval = MPI_KEYVAL_INVALID;
+
+static int range_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    free(attr);
+    return MPI_SUCCESS;
+}
+
+/* Whether argument checks are local (see above; the same on every rank). Local. */
+static int checks_local(void)
+{
+    const char *s = dmxi_setting_str(DMXI_SET_PLAN_CHECK);
+    return dmxi_error_handler_is_default() && (!s || strcmp(s, "local") == 0);
+}
+
+/* The next id of comm's reserved range in *id, or 0 when none is left. Local. */
+static dmx_status range_take(MPI_Comm comm, int64_t *id)
+{
+    dmx_status st = DMX_SUCCESS;
+    int flag = 0;
+    id_range *r = NULL;
+    *id = 0;
+    if (range_keyval == MPI_KEYVAL_INVALID)
+        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, range_delete, &range_keyval, NULL));
+    DMXI_MPI(MPI_Comm_get_attr(comm, range_keyval, &r, &flag));
+    if (flag && r && r->next <= r->end)
+        *id = r->next++;
+cleanup:
+    return st;
+}
+
+/* After the agreed id `top`: reserve top + 1 .. top + ID_RANGE for comm (every rank alike).
+ * Local. */
+static dmx_status range_reserve(MPI_Comm comm, int64_t top)
+{
+    dmx_status st = DMX_SUCCESS;
+    int flag = 0;
+    id_range *r = NULL, *fresh = NULL;
+    const int64_t end = top + ID_RANGE;
+    DMXI_MPI(MPI_Comm_get_attr(comm, range_keyval, &r, &flag));
+    if (flag && r) {
+        r->next = top + 1;
+        r->end = end;
+    } else {
+        fresh = malloc(sizeof *fresh);
+        DMXI_CHECK(fresh, DMX_ERR_ALLOC, "out of memory");
+        fresh->next = top + 1;
+        fresh->end = end;
+        DMXI_MPI(MPI_Comm_set_attr(comm, range_keyval, fresh));
+        fresh = NULL; /* attached: freed with comm */
+    }
+    int64_t cur = atomic_load(&next_id);
+    while (cur <= end && !atomic_compare_exchange_weak(&next_id, &cur, end + 1))
+        ;
+cleanup:
+    free(fresh);
+    return st;
+}
+
 /* ---- shared description ------------------------------------------------------------------ */
 
 void dmxi_desc_release(dmxi_desc *d)
@@ -305,17 +383,27 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
         uint64_t h = dmxi_hash(DMXI_HASH_INIT, hdr, sizeof hdr);
         d->hash = dmxi_hash(h, d->grid_ranks, (size_t)prow * (size_t)pcol * sizeof(int));
     }
-    if (agree) {
-        DMXI_TRY(dmxi_layout_agree_id_hash(comm, st, st == DMX_SUCCESS ? d->hash : 0,
-                                           "block-cyclic layout descriptions", &id));
-    } else if (st != DMX_SUCCESS) { /* nobody waits to hear of it: the error handler */
+    /* local checks: a failed one ends the job in the handler; an id of the reserved range (or,
+     * for layouts made alone, an unagreed one) */
+    const int local_ids = agree && checks_local();
+    if ((!agree || local_ids) && st != DMX_SUCCESS) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", dmx_last_error());
         st = dmxi_fatal(st, __FILE__, __LINE__, "%s", msg);
         goto cleanup;
-    } else {
+    }
+    if (!agree) {
         d->unagreed = 1;
         id = unagreed_id();
+    } else {
+        if (local_ids)
+            DMXI_TRY(range_take(comm, &id));
+        if (id == 0) {
+            DMXI_TRY(dmxi_layout_agree_id_hash(comm, st, st == DMX_SUCCESS ? d->hash : 0,
+                                               "block-cyclic layout descriptions", &id));
+            if (local_ids)
+                DMXI_TRY(range_reserve(comm, id));
+        }
     }
     DMXI_TRY(dmxi_layout_new(d, out));
     (*out)->base = local;

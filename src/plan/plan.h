@@ -116,7 +116,7 @@ dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map);
  * an agreed error); *done = 0: every rank takes the general path. Collective on the first
  * layout's communicator. once = 1 (dmx_transform_once): under DMX_PLAN_CHECK=local with the
  * default error handler, a failed check calls the handler instead of agreeing, and a plan every
- * rank can make alone (layouts known globally, A's bytes within half of DMX_SMALL_BYTES) is
+ * rank can make alone (layouts known globally, A's bytes within half of DMX_ONCE_BYTES) is
  * made with no agreement on the one-shot duplicate (dmxi_plan_comm_once). */
 dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, int once, dmx_plan **out,
                                   int *done);
@@ -124,8 +124,8 @@ dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, int once, dmx_p
 /* End of a one-shot call (dmx_transform_once) whose execution returned st: a plan made by the
  * one-shot path is kept on its communicator's pool for the next call (a call with the same
  * layouts, dtype, op and trapezoid takes it back instead of planning; scalars may differ), any
- * other is destroyed. Sets *p to NULL. Local for plans of the one-shot path, else as
- * dmx_plan_destroy. */
+ * other (and one whose buffers exceed DMX_SMALL_BYTES) is destroyed. Sets *p to NULL. Local for
+ * plans of the one-shot path, else as dmx_plan_destroy. */
 dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st);
 
 /* ---- overlay.c -------------------------------------------------------------------------- */

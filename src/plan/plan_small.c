@@ -18,16 +18,21 @@
  * One-shot calls (dmx_transform_once) skip even that reduction when no rank needs to hear of
  * another's failure and every rank can tell alone that the plan is small: DMX_PLAN_CHECK=local
  * (the default) and dmx's default error handler (which never returns: a rank whose check fails
- * ends the job), layouts known globally, and 2 x A's bytes <= DMX_SMALL_BYTES (a rank sends at
- * most op(B)'s bytes and receives at most A's; every rank computes the bound alike). The plan
+ * ends the job), layouts known globally, and 2 x A's bytes <= DMX_ONCE_BYTES (a rank sends at
+ * most op(B)'s bytes and receives at most A's; every rank computes the bound alike; the bound is
+ * at least DMX_SMALL_BYTES, 16 MiB by default, so the mid-size calls of GEMR2D-style sequences
+ * skip the agreement and the shared window too, and it bounds the small engine's buffers).
+ * The plan
  * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
  * is kept there for the next one-shot call, which takes it back when its key matches (layout
  * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
- * layouts' arrays are read at execution). What the reduction carried is settled without it:
- * the duplicate is made once, by every rank's first one-shot call on the communicator; the
- * settings must be equal on every rank (docs/settings.md); different transforms on different
- * ranks are not detected (docs/errors.md). A rank with no block of A or B returns after its
- * checks.
+ * layouts' arrays are read at execution); a call with another key reuses the kept plan's
+ * engine buffers when they are large enough, then destroys it (fresh pages of a multi-MB buffer
+ * cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms). What the reduction
+ * carried is settled without it: the duplicate is made once, by every rank's first one-shot call on
+ * the communicator; the settings must be equal on every rank (docs/settings.md); different
+ * transforms on different ranks are not detected (docs/errors.md). A rank with no block of A or B
+ * returns after its checks.
  *
  * Preconditions: as dmx_plan_create. Errors keep its promises (docs/errors.md): a rank returns
  * only after the agreement, with the worst status of any rank (the one-shot path: a failed
@@ -37,8 +42,9 @@
  * free (DMX_COMM_CACHE); local work
  * O(rectangles) as the overlay. The one-shot path: no collective (MPI_Comm_dup on the first
  * call only); a repeated call costs a key compare and the execution. Memory: the piece lists and
- * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank); the one-shot
- * path keeps one such plan per communicator until the communicator is freed.
+ * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
+ * the one-shot path); the one-shot path keeps one such plan (its buffers at most DMX_ONCE_BYTES)
+ * per communicator until the communicator is freed.
  */
 #include "plan.h"
 
@@ -48,14 +54,19 @@
 /* The settings a small plan depends on, read in one pass: the byte limit, the message limit
  * and ring chunk as dmx_plan_create sanitizes them, and whether one-shot checks are local
  * (DMX_PLAN_CHECK=local, the default). */
-static void read_settings(int64_t *limit, int64_t *max_msg, int64_t *chunk, int *check_local)
+static void read_settings(int64_t *limit, int64_t *max_msg, int64_t *chunk, int *check_local,
+                          int64_t *once_limit)
 {
-    static const dmxi_setting which[4] = {DMXI_SET_SMALL_BYTES, DMXI_SET_MAX_MESSAGE_BYTES,
-                                          DMXI_SET_SHM_CHUNK_BYTES, DMXI_SET_PLAN_CHECK};
-    const char *raw[4];
-    int64_t v[4];
-    dmxi_setting_scan(which, 4, raw, v);
+    static const dmxi_setting which[5] = {DMXI_SET_SMALL_BYTES, DMXI_SET_MAX_MESSAGE_BYTES,
+                                          DMXI_SET_SHM_CHUNK_BYTES, DMXI_SET_PLAN_CHECK,
+                                          DMXI_SET_ONCE_BYTES};
+    const char *raw[5];
+    int64_t v[5];
+    dmxi_setting_scan(which, 5, raw, v);
     *limit = v[0];
+    /* DMX_SMALL_BYTES=0 turns the one-shot path off too; it never bounds less than the small
+     * limit */
+    *once_limit = v[0] > 0 ? (v[4] > v[0] ? v[4] : v[0]) : 0;
     *max_msg = v[1];
     *chunk = v[2];
     if (*max_msg < 1 || *max_msg > INT_MAX)
@@ -223,6 +234,8 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
     dmx_status st = DMX_SUCCESS;
     dmx_plan *p = NULL, **kept = NULL;
     dmxi_comm_pool *pool = NULL;
+    char *sb = NULL, *rb = NULL; /* the buffers of the plan kept before, and their sizes */
+    int64_t sn = 0, rn = 0;
     int small = 0;
     int64_t key[DMXI_ONCE_KEY];
     *out = NULL;
@@ -239,10 +252,32 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
             *out = p;
             return st;
         }
+        /* the kept plan of another key: its engine buffers serve this plan when large enough
+         * (a mid-size call then writes pages already mapped instead of faulting fresh ones in) */
+        if (*kept && (*kept)->ex.ops == &dmxi_exec_small) {
+            dmxi_exec *o = &(*kept)->ex;
+            sb = o->sbuf, rb = o->rbuf, sn = o->sbytes, rn = o->rbytes;
+            o->sbuf = o->rbuf = NULL;
+        }
         st = dmx_plan_destroy(kept); /* gives the one-shot duplicate back */
     }
     if (st == DMX_SUCCESS)
         st = build(1, tv, comm0, max_msg, chunk, limit, &p, &small);
+    if (st == DMX_SUCCESS && small) {
+        dmxi_exec *e = &p->ex; /* sbytes/rbytes stay the sizes needed, at most the capacity */
+        if (sb && sn >= e->sbytes) {
+            free(e->sbuf);
+            e->sbuf = sb;
+            sb = NULL;
+        }
+        if (rb && rn >= e->rbytes) {
+            free(e->rbuf);
+            e->rbuf = rb;
+            rb = NULL;
+        }
+    }
+    free(sb);
+    free(rb);
     if (st == DMX_SUCCESS && !small)
         st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
                         "a one-shot plan within the small bound is not small on this rank");
@@ -283,9 +318,9 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
     uint64_t h = 0;
     dmx_plan *p = NULL;
     *done = 1;
-    int64_t max_msg = 0, chunk = 0, limit = 0;
+    int64_t max_msg = 0, chunk = 0, limit = 0, once_limit = 0;
     int check_local = 0;
-    read_settings(&limit, &max_msg, &chunk, &check_local);
+    read_settings(&limit, &max_msg, &chunk, &check_local, &once_limit);
     /* DMX_PLAN_CHECK=local and the default error handler: a one-shot call's failed check
      * cannot return, so no rank needs to hear of it */
     if (once && check_local && dmxi_error_handler_is_default()) {
@@ -299,8 +334,8 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
             snprintf(msg, sizeof msg, "%s", dmx_last_error());
             return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
         }
-        if (nt == 1 && alone(nt, tv, limit, max_msg))
-            return create_alone(tv, comm0, max_msg, chunk, limit, out);
+        if (nt == 1 && alone(nt, tv, once_limit, max_msg))
+            return create_alone(tv, comm0, max_msg, chunk, once_limit, out);
         if (tv->a->d->unagreed || tv->b->d->unagreed) /* made alone: no agreement to fall to */
             return dmxi_fatal(DMX_ERR_UNSUPPORTED, __FILE__, __LINE__,
                               "a one-shot call on layouts of "
@@ -351,15 +386,15 @@ cleanup:
 
 int dmx_transform_once_is_local(dmx_dtype dtype, int64_t m, int64_t n)
 {
-    int64_t limit = 0, max_msg = 0, chunk = 0, bytes = 0;
+    int64_t limit = 0, max_msg = 0, chunk = 0, bytes = 0, once_limit = 0;
     int check_local = 0;
     if (m < 0 || n < 0 || dmx_dtype_size(dtype) == 0)
         return 0;
-    read_settings(&limit, &max_msg, &chunk, &check_local);
+    read_settings(&limit, &max_msg, &chunk, &check_local, &once_limit);
     if (!check_local || !dmxi_error_handler_is_default() ||
         dmxi_mul64(m, n, &bytes) != DMX_SUCCESS ||
         dmxi_mul64(bytes, (int64_t)dmx_dtype_size(dtype), &bytes) != DMX_SUCCESS)
         return 0;
     /* the bound of alone() */
-    return limit > 0 && bytes <= limit / 2 && bytes <= max_msg;
+    return once_limit > 0 && bytes <= once_limit / 2 && bytes <= max_msg;
 }

@@ -3,7 +3,7 @@
  *
  * Algorithm: a call of p?gemr2d or p?tran* takes the path when every process can tell alone that
  * every process takes it: dmx_transform_once_is_local(dtype, M, N) (DMX_PLAN_CHECK=local, dmx's
- * default error handler, 2 x M x N x element size <= DMX_SMALL_BYTES: global arguments and
+ * default error handler, 2 x M x N x element size <= DMX_ONCE_BYTES: global arguments and
  * settings equal everywhere), this process is in both grids, each grid has as many processes as
  * the context (a grid lies inside the context, so then every process of the context is in both,
  * and each one sees the same), and neither side has first-block sizes (IMB != MB: a custom layout,

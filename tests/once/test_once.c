@@ -10,6 +10,12 @@
  *          one-shots of different shapes interleaved with two persistent plans' executions on
  *          the same communicator, each result checked; and DMX_PLAN_CHECK=agree (and a returning
  *          handler) take the agreement again (reductions counted > 0, results still right).
+ *  mid     one-shots above DMX_SMALL_BYTES within DMX_ONCE_BYTES (doubles, complex doubles,
+ *          ops N/T/C, 200 .. 301 rows, the grids as above): no reduction, results right; with
+ *          DMX_ONCE_BYTES one byte under 2 x A's bytes the call agrees (reductions > 0). First,
+ *          block-cyclic layouts made with no reduction (ids of a reserved range) after layouts
+ *          on halves of the ranks, accepted by an agreed plan (which compares ids), and agreed
+ *          again under DMX_PLAN_CHECK=agree.
  *  handler a returning error handler: one rank's bad op, one rank's NULL B: every rank returns
  *          the same status (the agreement is kept), the handler is not called on the others.
  *  abort   dmx's default handler (np 2): the last rank passes an invalid op to a one-shot the
@@ -148,6 +154,113 @@ static void run_cases(dmxt_ctx *ctx)
                     unmake(&x);
                     dmxt_case_end(ctx, bad, msg, desc);
                 }
+}
+
+/* Mid-size one-shots (above DMX_SMALL_BYTES, 2 x A's bytes within DMX_ONCE_BYTES): planned
+ * alone like small ones (no reduction), and with DMX_ONCE_BYTES at the bound and one byte
+ * below it: alone at the bound, agreed below, right either way. */
+static void run_mid(dmxt_ctx *ctx)
+{
+    static const int64_t sizes[][2] = {{200, 180}, {257, 129}, {301, 300}};
+    const int P = ctx->size;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int d = 1; d < 4; d += 2) /* double, complex double: above 262144 bytes */
+            for (int o = 0; o < 3; o++)
+                for (int g = 0; g < 5; g++) {
+                    const int gb = g, ga = (g + 2 + (int)s) % 5;
+                    char desc[200], msg[600] = "", lim[32];
+                    const int64_t two_a =
+                        2 * sizes[s][0] * sizes[s][1] * (int64_t)dmx_dtype_size(dtypes[d]);
+                    const int below = (o + g) % 2; /* the limit one byte under the bound */
+                    snprintf(desc, sizeof desc, "mid %s op %s %lldx%lld B grid %d A grid %d%s",
+                             dmxt_dtype_name(dtypes[d]), dmxt_op_name(ops[o]),
+                             (long long)sizes[s][0], (long long)sizes[s][1], gb, ga,
+                             below ? " (DMX_ONCE_BYTES below)" : "");
+                    dmxt_set_current(desc);
+                    snprintf(lim, sizeof lim, "%lld", (long long)(two_a - below));
+                    setenv("DMX_ONCE_BYTES", lim, 1);
+                    mats x;
+                    int64_t bad = 0;
+                    if (make(&x, dtypes[d], ops[o], sizes[s][0], sizes[s][1], gb, ga, P, 5, 3) !=
+                        DMX_SUCCESS) {
+                        bad++;
+                        snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
+                    }
+                    const long r0 = n_reduce;
+                    for (int rep = 0; rep < 2 && bad == 0; rep++)
+                        bad += once(&x, msg, sizeof msg);
+                    const long reds = n_reduce - r0;
+                    if (bad == 0 && (below ? reds == 0 : reds != 0)) {
+                        bad++;
+                        snprintf(msg, sizeof msg, "%ld reductions in two one-shot calls (want %s)",
+                                 reds, below ? "some" : "none");
+                    }
+                    unmake(&x);
+                    unsetenv("DMX_ONCE_BYTES");
+                    dmxt_case_end(ctx, bad, msg, desc);
+                }
+}
+
+/* Block-cyclic layouts under local checks take ids with no reduction (layout.c's reserved
+ * ranges): after layouts made on halves of the ranks (so the processes' id counters differ), the
+ * world's layouts make no reduction after the first, and a plan made with the agreement (which
+ * compares the layouts' ids on every rank) between them is accepted and right. With
+ * DMX_PLAN_CHECK=agree layout creation agrees again. */
+static void run_ids(dmxt_ctx *ctx)
+{
+    const int P = ctx->size;
+    char msg[600] = "";
+    int64_t bad = 0;
+    dmxt_set_current("layout ids");
+    mats first, x;
+    bad += make(&first, DMX_DOUBLE, DMX_OP_N, 7, 9, 3, 4, P, 5, 3) != DMX_SUCCESS;
+    MPI_Comm half = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, ctx->rank % 2, ctx->rank, &half);
+    dmx_layout *h[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < (ctx->rank % 2 ? 1 : 3) && bad == 0; k++)
+        bad += dmx_layout_create_block_cyclic(half, 10, 10, 2, 3, 1, 1, 'R', 0, 0, NULL, 1,
+                                              &h[k]) != DMX_SUCCESS;
+    const long r0 = n_reduce;
+    if (bad == 0)
+        bad += make(&x, DMX_CDOUBLE, DMX_OP_T, 37, 23, 3, 4, P, 5, 3) != DMX_SUCCESS;
+    if (bad == 0 && n_reduce != r0) {
+        bad++;
+        snprintf(msg, sizeof msg, "%ld reductions making two layouts (want none)", n_reduce - r0);
+    }
+    dmx_plan *plan = NULL;
+    if (bad == 0) {
+        dmx_transform t = {DMX_CDOUBLE, DMX_OP_T,   x.e.alpha, x.e.beta,
+                           x.B.layout,  x.A.layout, 0,         0};
+        if (dmx_plan_create(1, &t, &plan) != DMX_SUCCESS || dmx_plan_execute(plan) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "plan: %s", dmx_last_error());
+        }
+    }
+    if (bad == 0)
+        bad += dmxt_check_result(&x.A, &x.e, msg, sizeof msg);
+    dmx_plan_destroy(&plan);
+    if (bad == 0) {
+        unmake(&x);
+        setenv("DMX_PLAN_CHECK", "agree", 1);
+        const long r1 = n_reduce;
+        bad += make(&x, DMX_DOUBLE, DMX_OP_N, 5, 6, 1, 2, P, 5, 3) != DMX_SUCCESS;
+        if (bad == 0 && n_reduce - r1 < 2) {
+            bad++;
+            snprintf(msg, sizeof msg,
+                     "%ld reductions making two layouts under "
+                     "DMX_PLAN_CHECK=agree (want 2)",
+                     n_reduce - r1);
+        }
+        if (bad == 0)
+            bad += once(&x, msg, sizeof msg);
+        unsetenv("DMX_PLAN_CHECK");
+    }
+    unmake(&x);
+    unmake(&first);
+    for (int k = 0; k < 3; k++)
+        dmx_layout_destroy(&h[k]);
+    MPI_Comm_free(&half);
+    dmxt_case_end(ctx, bad, msg, "layout ids with no reduction");
 }
 
 /* One-shots of changing shapes between executions of two persistent plans on the same
@@ -349,6 +462,9 @@ int main(int argc, char **argv)
         run_handler(&ctx, 0);
         if (ctx.size > 1)
             run_handler(&ctx, ctx.size - 1);
+    } else if (strcmp(mode, "mid") == 0) {
+        run_ids(&ctx);
+        run_mid(&ctx);
     } else {
         run_cases(&ctx);
         run_interleaved(&ctx);
