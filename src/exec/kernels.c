@@ -370,14 +370,50 @@ static ALWAYS_INLINE void stream_blk(size_t esz, const char *sb, int64_t lds, ch
  * 1.6x slower than not streaming at all). The rows after the last whole line and the columns
  * beyond the last whole micro-block go through the ordinary kernel; the rest is whole aligned
  * lines, written by stream_blk. */
+#if defined(__x86_64__)
+/* Rows [0, m) of the transposed bit copy of 8- or 16-byte elements, each element stored
+ * non-temporally (D 16-byte aligned for 16-byte elements): the partial lines at the top and
+ * bottom of D's columns when D is off a cache line. */
+static void tl_strip_nt(const kjob *job, int64_t m, int64_t n, const char *s, char *d)
+{
+    const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            const char *p = s + i * lds + j * esz;
+            char *q = d + i * esz + j * ldd;
+            if (esz == 8) {
+                long long v;
+                memcpy(&v, p, 8);
+                _mm_stream_si64((long long *)(void *)q, v);
+            } else {
+                _mm_stream_si128((__m128i *)(void *)q,
+                                 _mm_loadu_si128((const __m128i *)(const void *)p));
+            }
+        }
+}
+#endif
+
 static void tl_copy_stream(const kjob *job, int64_t m, int64_t n, const void *s, void *d)
 {
     const size_t esz = job->esz;
     const int64_t L = CACHE_LINE / (int64_t)esz; /* elements per line */
     const int64_t lds = job->sri * (int64_t)esz, ldd = job->ldd * (int64_t)esz;
+    int edge_nt = 0;
     if ((uintptr_t)d % CACHE_LINE != 0 || ldd % CACHE_LINE != 0) {
-        job->fallback(job, m, n, s, d);
-        return;
+#if defined(__x86_64__)
+        if (ldd % CACHE_LINE == 0 && (uintptr_t)d % esz == 0 && m >= 2 * L) {
+            const int64_t h = (int64_t)((CACHE_LINE - (uintptr_t)d % CACHE_LINE) / esz);
+            tl_strip_nt(job, h, n, s, d);
+            s = (const char *)s + h * lds;
+            d = (char *)d + h * (int64_t)esz;
+            m -= h;
+            edge_nt = 1;
+        } else
+#endif
+        {
+            job->fallback(job, m, n, s, d);
+            return;
+        }
     }
     const int64_t body = m / L * L, nfull = n / L * L;
     const char *sp = (const char *)s;
@@ -400,8 +436,16 @@ static void tl_copy_stream(const kjob *job, int64_t m, int64_t n, const void *s,
         if (nfull < n)
             job->fallback(job, body, n - nfull, sp + nfull * (int64_t)esz, dp + nfull * ldd);
     }
-    if (body < m)
+    if (body < m) {
+#if defined(__x86_64__)
+        if (edge_nt) {
+            tl_strip_nt(job, m - body, n, sp + body * lds, dp + body * (int64_t)esz);
+            return;
+        }
+#endif
         job->fallback(job, m - body, n, sp + body * lds, dp + body * (int64_t)esz);
+    }
+    (void)edge_nt;
 }
 #endif
 

@@ -394,6 +394,35 @@ static void test_streaming(void)
     sweep_shapes(shapes, sizeof shapes / sizeof shapes[0], DMXI_KERNEL_STREAM);
 }
 
+/* The streamed transposed bit copy with D off a cache line but its columns a whole number of
+ * lines apart: the partial lines at the top and bottom of each column are stored non-temporally
+ * element by element, the aligned rows between as whole streamed lines. Every dtype and op (the
+ * paths that do not qualify must stay correct), every 8-byte offset of D within a line, rows
+ * short of and past two lines, column counts off the micro-block. */
+static void test_streaming_off_line(void)
+{
+    static const int64_t shapes[][2] = {{16, 8}, {17, 9}, {32, 32}, {45, 13}, {100, 70}};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 0; op < 3; op++)
+                for (int64_t off = 8; off < 64; off += 8) {
+                    const int64_t es = t == 0 ? 4 : t == 3 ? 16 : 8, per = 64 / es;
+                    const int64_t rows = shapes[sh][0], cols = shapes[sh][1];
+                    kcase c = {.dtype = (dmx_dtype)t,
+                               .op = (dmx_op)op,
+                               .so = DMX_COL_MAJOR,
+                               .dord = DMX_COL_MAJOR,
+                               .alpha = {1, 0},
+                               .beta = {0, 0},
+                               .rows = rows,
+                               .cols = cols,
+                               .dpad = (per - rows % per) % per + (sh % 2 ? per : 0),
+                               .flags = DMXI_KERNEL_STREAM,
+                               .doff = off};
+                    count(run_case(&c));
+                }
+}
+
 /* Scalars that round to 0 or 1 in single precision must take the exact paths there. */
 static void test_rounding(void)
 {
@@ -723,6 +752,7 @@ int main(int argc, char **argv)
     test_large_tiles();
     test_register_blocks();
     test_streaming();
+    test_streaming_off_line();
     test_rounding();
     test_bit_patterns();
     test_huge_ld();
