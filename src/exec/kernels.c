@@ -24,11 +24,8 @@
  * Cost: each element of S is read at most once and each element of D read at most once and
  * written once. Measured on 4096 x 4096 doubles, one thread (`test_kernels --bench`): copy-like
  * tiles run at memcpy speed, transpose-like ones take 1.7-1.9x the time of memcpy (floats 2.7x).
- *
- * The typed kernels for s/d/c/z come from one generic definition (DEFINE_TYPE_KERNELS) that is
- * stamped out once per dtype; complex elements are handled as interleaved (re, im) pairs of the
- * real type.
- */
+ * The s/d/c/z kernels are stamped out of one definition (DEFINE_TYPE_KERNELS); complex
+ * elements are interleaved (re, im) pairs of the real type. */
 #include "kernels.h"
 #include "kernels_avx.h"
 
@@ -364,21 +361,46 @@ static ALWAYS_INLINE void stream_blk(size_t esz, const char *sb, int64_t lds, ch
     }
 }
 
-/* Transpose-like bit copy of 8- or 16-byte elements with non-temporal stores to D, when D's
- * columns start on cache line boundaries (else the ordinary kernel, job->fallback, does it all:
- * measured on 32 x 32 tiles, mixing streamed lines with partial lines written ordinarily was
- * 1.6x slower than not streaming at all). The rows after the last whole line and the columns
- * beyond the last whole micro-block go through the ordinary kernel; the rest is whole aligned
- * lines, written by stream_blk. */
+#if defined(__x86_64__)
+#define EDGE_NT 1
+/* Rows [0, m) of the transposed bit copy, element by element non-temporally (D esz-aligned). */
+static void tl_strip_nt(const kjob *job, int64_t m, int64_t n, const char *s, char *d)
+{
+    const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            const __m128i *p = (const __m128i *)(const void *)(s + i * lds + j * esz);
+            char *q = d + i * esz + j * ldd;
+            if (esz == 8) /* 8-byte load: the last element may end S */
+                _mm_stream_si64((long long *)(void *)q, _mm_cvtsi128_si64(_mm_loadl_epi64(p)));
+            else
+                _mm_stream_si128((__m128i *)(void *)q, _mm_loadu_si128(p));
+        }
+}
+#else
+#define EDGE_NT 0
+#define tl_strip_nt(job, m, n, s, d) (job)->fallback((job), (m), (n), (s), (d))
+#endif
+
+/* Transposed bit copy of 8- or 16-byte elements, non-temporal stores to D, whose columns must
+ * be whole lines apart (else job->fallback, the ordinary kernel, does it all). Whole aligned
+ * micro-blocks go through stream_blk, columns beyond them through job->fallback. D off a line:
+ * the partial lines at both ends of its columns go through tl_strip_nt (ordinary stores there
+ * were 1.6x slower than no streaming, on 32 x 32 tiles); else short rows through fallback. */
 static void tl_copy_stream(const kjob *job, int64_t m, int64_t n, const void *s, void *d)
 {
     const size_t esz = job->esz;
     const int64_t L = CACHE_LINE / (int64_t)esz; /* elements per line */
     const int64_t lds = job->sri * (int64_t)esz, ldd = job->ldd * (int64_t)esz;
-    if ((uintptr_t)d % CACHE_LINE != 0 || ldd % CACHE_LINE != 0) {
+    const int edge_nt = (uintptr_t)d % CACHE_LINE != 0;
+    if (ldd % CACHE_LINE != 0 || (edge_nt && !(EDGE_NT && (uintptr_t)d % esz == 0 && m >= 2 * L))) {
         job->fallback(job, m, n, s, d);
         return;
     }
+    const int64_t h = edge_nt ? (int64_t)((CACHE_LINE - (uintptr_t)d % CACHE_LINE) / esz) : 0;
+    if (h > 0) /* rows up to D's first line boundary */
+        tl_strip_nt(job, h, n, s, d);
+    s = (const char *)s + h * lds, d = (char *)d + h * (int64_t)esz, m -= h;
     const int64_t body = m / L * L, nfull = n / L * L;
     const char *sp = (const char *)s;
     char *dp = (char *)d;
@@ -400,7 +422,9 @@ static void tl_copy_stream(const kjob *job, int64_t m, int64_t n, const void *s,
         if (nfull < n)
             job->fallback(job, body, n - nfull, sp + nfull * (int64_t)esz, dp + nfull * ldd);
     }
-    if (body < m)
+    if (body < m && edge_nt)
+        tl_strip_nt(job, m - body, n, sp + body * lds, dp + body * (int64_t)esz);
+    else if (body < m)
         job->fallback(job, m - body, n, sp + body * lds, dp + body * (int64_t)esz);
 }
 #endif

@@ -26,6 +26,12 @@
 #define TILE_I 64
 #define TILE_J 256
 #define CACHE_LINE 64
+/* S off a cache line, at most NARROW_J columns and D's columns within NARROW_D bytes (the
+ * packed ring of a pack): each register row-block runs across all the columns, so every line
+ * of S is used whole at once (in strips one line wide, the line shared by two strips is read
+ * twice: the rows of S are far apart and evict each other). D's lines stay in L1 meanwhile. */
+#define NARROW_J 64
+#define NARROW_D 16384
 #define MIN64(a, b) ((a) < (b) ? (a) : (b))
 #define AVX_FN __attribute__((target("avx"), always_inline)) static inline
 
@@ -91,7 +97,9 @@ AVX_FN void blk16(const char *s, int64_t lds, char *d, int64_t ldd)
     __attribute__((target("avx"))) static void name(int64_t m, int64_t n, const char *s,           \
                                                     int64_t lds, char *d, int64_t ldd)             \
     {                                                                                              \
-        enum { R = 32 / ESZ, MB = CACHE_LINE / ESZ };                                              \
+        enum { R = 32 / ESZ };                                                                     \
+        const int narrow = (uintptr_t)s % CACHE_LINE != 0 && n <= NARROW_J && n * ldd <= NARROW_D; \
+        const int64_t MB = narrow ? n : CACHE_LINE / ESZ;                                          \
         for (int64_t j0 = 0; j0 < n; j0 += TILE_J) {                                               \
             const int64_t j1 = MIN64(n, j0 + TILE_J);                                              \
             for (int64_t i0 = 0; i0 < m; i0 += TILE_I) {                                           \

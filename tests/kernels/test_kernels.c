@@ -133,17 +133,18 @@ typedef struct kcase {
     int null_src;       /* pass src = NULL (only with alpha == 0) */
     unsigned flags;     /* dmxi_kernel_apply_flags */
     int64_t doff;       /* D starts this many bytes after a 64-byte boundary */
+    int64_t soff;       /* S likewise (0: wherever malloc puts it) */
 } kcase;
 
 static void describe(const kcase *c, char *buf, size_t len)
 {
     snprintf(buf, len,
              "%s op=%c S=%s D=%s alpha=(%g,%g) beta=(%g,%g) %lldx%lld pad=%lld/%lld flags=%u "
-             "D at 64k+%lld",
+             "D at 64k+%lld S at +%lld",
              dtype_name(c->dtype), "NTC"[c->op], c -> so == DMX_COL_MAJOR ? "col" : "row",
              c->dord == DMX_COL_MAJOR ? "col" : "row", c->alpha.re, c->alpha.im, c->beta.re,
              c->beta.im, (long long)c->rows, (long long)c->cols, (long long)c->spad,
-             (long long)c->dpad, c->flags, (long long)c->doff);
+             (long long)c->dpad, c->flags, (long long)c->doff, (long long)c->soff);
 }
 
 /* Returns 1 if the case passed. */
@@ -169,7 +170,13 @@ static int run_case(const kcase *c)
     int ok = 1;
 
     /* D ends exactly at the end of its allocation, which starts on a cache line */
-    unsigned char *s = malloc((size_t)sn * es), *s0 = malloc((size_t)sn * es);
+    void *sbase = NULL;
+    if (c->soff == 0)
+        sbase = malloc((size_t)sn * es);
+    else if (posix_memalign(&sbase, 64, (size_t)c->soff + (size_t)sn * es) != 0)
+        sbase = NULL;
+    unsigned char *s = sbase ? (unsigned char *)sbase + c->soff : NULL;
+    unsigned char *s0 = malloc((size_t)sn * es);
     void *dbase = NULL;
     if (posix_memalign(&dbase, 64, (size_t)c->doff + (size_t)dn * es) != 0)
         dbase = NULL;
@@ -177,7 +184,7 @@ static int run_case(const kcase *c)
     unsigned char *d0 = malloc((size_t)dn * es);
     if (!s || !s0 || !d || !d0) {
         FAIL("out of memory");
-        free(s), free(s0), free(dbase), free(d0);
+        free(sbase), free(s0), free(dbase), free(d0);
         return 0;
     }
     /* Distinct values per position; NaN where the kernel must not look. */
@@ -275,7 +282,7 @@ static int run_case(const kcase *c)
     }
     free(inside);
 done:
-    free(s), free(s0), free(dbase), free(d0);
+    free(sbase), free(s0), free(dbase), free(d0);
     return ok;
 }
 
@@ -392,6 +399,63 @@ static void test_streaming(void)
     static const int64_t shapes[][2] = {{8, 8},    {16, 16},  {32, 32}, {17, 33},  {64, 72},
                                         {67, 130}, {300, 70}, {1, 40},  {264, 300}};
     sweep_shapes(shapes, sizeof shapes / sizeof shapes[0], DMXI_KERNEL_STREAM);
+}
+
+/* The streamed transposed bit copy with D off a cache line but its columns a whole number of
+ * lines apart: the partial lines at the top and bottom of each column are stored non-temporally
+ * element by element, the aligned rows between as whole streamed lines. Every dtype and op (the
+ * paths that do not qualify must stay correct), every 8-byte offset of D within a line, rows
+ * short of and past two lines, column counts off the micro-block. */
+static void test_streaming_off_line(void)
+{
+    static const int64_t shapes[][2] = {{16, 8}, {17, 9}, {32, 32}, {45, 13}, {100, 70}};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 0; op < 3; op++)
+                for (int64_t off = 8; off < 64; off += 8) {
+                    const int64_t es = t == 0 ? 4 : t == 3 ? 16 : 8, per = 64 / es;
+                    const int64_t rows = shapes[sh][0], cols = shapes[sh][1];
+                    kcase c = {.dtype = (dmx_dtype)t,
+                               .op = (dmx_op)op,
+                               .so = DMX_COL_MAJOR,
+                               .dord = DMX_COL_MAJOR,
+                               .alpha = {1, 0},
+                               .beta = {0, 0},
+                               .rows = rows,
+                               .cols = cols,
+                               .dpad = (per - rows % per) % per + (sh % 2 ? per : 0),
+                               .flags = DMXI_KERNEL_STREAM,
+                               .doff = off};
+                    count(run_case(&c));
+                }
+}
+
+/* The unstreamed transposed bit copy (AVX register blocks where the CPU has them) with S off a
+ * cache line and at most 64 columns runs each register row-block across all the columns;
+ * every dtype, op and 8-byte offset of S, D on and off a line, widths around the limit. */
+static void test_transpose_s_off_line(void)
+{
+    static const int64_t shapes[][2] = {{32, 32}, {9, 17}, {40, 64}, {24, 65}, {8, 130}};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 0; op < 3; op++)
+                for (int64_t off = 8; off < 64; off += 8) {
+                    kcase c = {.dtype = (dmx_dtype)t,
+                               .op = (dmx_op)op,
+                               .so = DMX_ROW_MAJOR,
+                               .dord = DMX_COL_MAJOR,
+                               .alpha = {1, 0},
+                               .beta = {0, 0},
+                               .rows = shapes[sh][0],
+                               .cols = shapes[sh][1],
+                               .spad = (int64_t)sh % 3 * 5,
+                               .dpad = (int64_t)sh % 2 * 3,
+                               .doff = off % 16 ? 0 : 16,
+                               .soff = off};
+                    if (t == 0 && off % 16 == 8) /* 4-byte offsets for floats */
+                        c.soff = off - 4;
+                    count(run_case(&c));
+                }
 }
 
 /* Scalars that round to 0 or 1 in single precision must take the exact paths there. */
@@ -723,6 +787,8 @@ int main(int argc, char **argv)
     test_large_tiles();
     test_register_blocks();
     test_streaming();
+    test_streaming_off_line();
+    test_transpose_s_off_line();
     test_rounding();
     test_bit_patterns();
     test_huge_ld();
