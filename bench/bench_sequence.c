@@ -223,6 +223,15 @@ int bench_sequence_run(const sweep_opts *so)
                 printf("\n");
             }
         }
+#ifdef BENCH_SWEEP_DROPIN
+        dmx_scalapack_stats st;
+        if (use[SQ_DROPIN] && !so->json && dmxsp_test_dmx_scalapack_get_stats(&st) == 0)
+            printf("  dropin paths (rank 0, all rounds): %lld calls, %lld with no collective, "
+                   "%lld with one gather, %lld agreed (%lld misses)\n",
+                   (long long)st.calls, (long long)st.local_calls, (long long)st.gathered_calls,
+                   (long long)(st.calls - st.local_calls - st.gathered_calls),
+                   (long long)st.misses);
+#endif
         fflush(stdout);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -122,6 +122,9 @@ typedef struct dmx_scalapack_stats {
     /** calls (counted in calls) that took the path with no collective (small p?gemr2d and p?tran*
      * calls, docs/scalapack.md) */
     int64_t local_calls;
+    /** calls (counted in calls) that took the path with one collective, a gather of the keys
+     * (small p?gemr2d calls whose grids miss some process of the context, docs/scalapack.md) */
+    int64_t gathered_calls;
 } dmx_scalapack_stats;
 
 /** Fill @p out with this process's counters. Local. Returns 0, or 1 if out is NULL. */

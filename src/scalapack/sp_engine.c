@@ -52,9 +52,11 @@ typedef struct sp_entry {
      * array's address, so a hit has the same array */
     int src_custom, dst_custom;
     /* made alone (sp_small.c): unagreed layouts run by dmx_transform_once, no plan; ranks holds
-     * the context ranks of both grids (2 x size), part of the hit test */
+     * what else a hit must match (nranks integers): the context ranks of both grids (2 x size),
+     * or for a gathered call (sp_small_eligible 2) the whole gathered key (size x KEY_LEN) */
     int alone;
     int *ranks;
+    size_t nranks;
 } sp_entry;
 
 typedef struct sp_context {
@@ -82,7 +84,7 @@ static struct {
     uint64_t serial;
     sp_context *contexts;
     dmx_scalapack_stats stats;
-} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, {0, 0, 0, 0, 0, 0, 0}};
+} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, {0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -415,20 +417,17 @@ static int is_zero(dmx_scalar s)
     return s.re == 0.0 && s.im == 0.0;
 }
 
-/* A small call with no collective (sp_small.c): this process's cache of its own layouts, keyed
- * on its own key (its descriptors with its LLD and grid coordinates) and the grids' context
- * ranks. Local. */
-static void run_alone(sp_context *ctx, const sp_call *c, const int *key)
+/* A small call run by dmx_transform_once on layouts made locally from ctx->gkey: this process's
+ * cache of its own layouts, keyed on its own key (its descriptors with its LLD and grid
+ * coordinates) and tag (ntag integers: what else decides the layouts). Local. */
+static void run_local(sp_context *ctx, const sp_call *c, const int *key, const int *tag,
+                      size_t ntag)
 {
-    const size_t nr = (size_t)ctx->size * 2;
-    if (sp_small_gkey(c, key, ctx->group, ctx->size, ctx->ranks, ctx->gkey))
-        fail(MPI_COMM_WORLD, 1, c->name, "a grid's processes are not in the context %d", c->ictxt);
-    g_sp.stats.local_calls++;
     sp_entry **link = &ctx->small;
     for (; *link != NULL; link = &(*link)->next) {
         sp_entry *e = *link;
-        if (memcmp(e->key, key, sizeof e->key) == 0 &&
-            memcmp(e->ranks, ctx->ranks, nr * sizeof(int)) == 0) {
+        if (e->nranks == ntag && memcmp(e->key, key, sizeof e->key) == 0 &&
+            memcmp(e->ranks, tag, ntag * sizeof(int)) == 0) {
             g_sp.stats.hits++;
             *link = e->next; /* to the front */
             e->next = ctx->small;
@@ -450,8 +449,9 @@ static void run_alone(sp_context *ctx, const sp_call *c, const int *key)
         entry_destroy(old, c->name);
     }
     sp_entry *e = entry_create(ctx, c, 1);
-    e->ranks = sp_xcalloc(nr, sizeof(int), c->name);
-    memcpy(e->ranks, ctx->ranks, nr * sizeof(int));
+    e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
+    e->nranks = ntag;
+    memcpy(e->ranks, tag, ntag * sizeof(int));
     entry_execute(e, c, 0);
     if (g_sp.capacity == 0) {
         entry_destroy(e, c->name);
@@ -492,8 +492,20 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     const int grid[4] = {nprow, npcol, myrow, mycol};
     sp_build_key(c, grid, key);
     g_sp.stats.calls++;
-    if (sp_small_eligible(c, key, dtype_of(c->type), ctx->size)) {
-        run_alone(ctx, c, key);
+    const int small = sp_small_eligible(c, key, dtype_of(c->type), ctx->size);
+    if (small == 1) { /* no collective: the gathered key made alone */
+        if (sp_small_gkey(c, key, ctx->group, ctx->size, ctx->ranks, ctx->gkey))
+            fail(MPI_COMM_WORLD, 1, c->name, "a grid's processes are not in the context %d",
+                 c->ictxt);
+        g_sp.stats.local_calls++;
+        run_local(ctx, c, key, ctx->ranks, (size_t)ctx->size * 2);
+        return;
+    }
+    if (small == 2) { /* one collective: the key gathered, then as above */
+        SP_MPI(c->name,
+               MPI_Allgather(key, KEY_LEN, MPI_INT, ctx->gkey, KEY_LEN, MPI_INT, ctx->comm));
+        g_sp.stats.gathered_calls++;
+        run_local(ctx, c, key, ctx->gkey, (size_t)ctx->size * KEY_LEN);
         return;
     }
 

@@ -141,9 +141,10 @@ int sp_make_pieces(const int *key, sp_piece *p);
 dmx_status sp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, int mycol,
                           const void *local, int lld, dmx_dtype dtype, int alone, dmx_layout **out,
                           int64_t *oi, int64_t *oj);
-/* Whether call c (this process's key; dtype its dmx type; size processes in the context) takes
- * the path with no collective: the same answer on every process of a correct call (sp_small.c).
- * Local. */
+/* Which path call c (this process's key; dtype its dmx type; size processes in the context)
+ * takes, the same answer on every process of a correct call (sp_small.c): 1 no collective; 2 one
+ * gather of the keys, then the same local run (a small p?gemr2d whose grids miss some process of
+ * the context); 0 the cached, agreed path. Local. */
 int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int size);
 /* For an eligible call: the gathered key made alone (gkey, size x KEY_LEN) and the context ranks
  * of both grids' processes (ranks, 2 x size: source grid then target grid, each indexed

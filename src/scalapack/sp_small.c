@@ -18,6 +18,11 @@
  * whatever LLD the others pass. The validation of that key (sp_decode_side) is then this
  * process's own check of the arguments, and a failure ends the job from here.
  *
+ * A small p?gemr2d call whose grids do not both hold every process of the context (each
+ * process sees that alone: it is outside a grid, or in one with fewer processes) cannot be
+ * decided alone: outside a grid a descriptor holds only CTXT = -1. It gets eligibility 2: the
+ * engine allgathers the keys (one collective) and then runs it as above from the gathered key.
+ *
  * Preconditions: the call passed sp_engine.c's early checks (M, N > 0, descriptors not NULL, this
  * process in the context). Cost: local, O(P) to translate the ranks and fill the key (P processes
  * in the context); memory: P x KEY_LEN integers (the context's gather buffer).
@@ -61,13 +66,14 @@ int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int siz
         return 0;
     if (!dmx_transform_once_is_local(dtype, c->m, c->n))
         return 0;
+    int custom = 0;
     for (int side = 0; side < 2; side++) {
         const int *s = key + (side ? K_DST : K_SRC);
-        if (!s[F_IN] || (int64_t)s[F_NPROW] * s[F_NPCOL] != size || s[F_IMB] != s[F_MB] ||
-            s[F_INB] != s[F_NB])
-            return 0;
+        if (!s[F_IN] || (int64_t)s[F_NPROW] * s[F_NPCOL] != size) /* every process sees it */
+            return c->routine == SP_GEMR2D ? 2 : 0;
+        custom |= s[F_IMB] != s[F_MB] || s[F_INB] != s[F_NB];
     }
-    return 1;
+    return custom ? 0 : 1;
 }
 
 int sp_small_gkey(const sp_call *c, const int *key, MPI_Group cgroup, int size, int *ranks,
