@@ -41,7 +41,10 @@
  * (waited for with a bound, like dmxi_agree), an MPI_Comm_dup only when no kept duplicate is
  * free (DMX_COMM_CACHE); local work
  * O(rectangles) as the overlay. The one-shot path: no collective (MPI_Comm_dup on the first
- * call only); a repeated call costs a key compare and the execution. Memory: the piece lists and
+ * call only); a repeated call (the key of the kept plan or of the last checked call) costs a
+ * check of the settings' snapshot, a key compare and the execution: its arguments are not
+ * checked again (the key holds what the checks depend on, except the arrays, checked for NULL),
+ * nothing is allocated, hashed or asked of MPI (create_again). Memory: the piece lists and
  * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
  * the one-shot path); the one-shot path keeps one such plan (its buffers at most DMX_ONCE_BYTES)
  * per communicator until the communicator is freed.
