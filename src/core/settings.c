@@ -5,7 +5,10 @@
  * Values are read at each use (a plan's creation, an exchange's begin), not cached at the first
  * one: the tests change DMX_EXCHANGE, DMX_SHM and DMX_MAX_MESSAGE_BYTES between calls in one
  * process, and a getenv per plan or exchange costs nothing next to either. Reading once would
- * take a reset call for those tests.
+ * take a reset call for those tests. Calls of a few hundred nanoseconds (a one-shot call that
+ * takes its kept plan back) read dmxi_setting_snapshot instead: the same values, re-read when the
+ * environment changed, which is told from the environment's array of pointers without reading
+ * its strings (below).
  *
  * New modules add their rows here (and to dmxi_setting in settings.h and docs/settings.md). */
 #include "dmxi.h"
@@ -178,4 +181,109 @@ void dmxi_setting_scan(const dmxi_setting *which, int n, const char **raw, int64
         if (ints)
             ints[k] = parse_int(which[k], raw[k]);
     }
+}
+
+/* ---- the snapshot (dmxi_setting_snapshot) ------------------------------------------------------
+ * What changes the environment: setenv, unsetenv and putenv (each puts a new pointer into the
+ * array, moves the entries after a removed one, or appends one: the array's contents or its end
+ * change), clearenv and a new array assigned to environ (its address changes), and a string
+ * given to putenv and then written in place (no pointer changes). So the snapshot keeps the
+ * array's address, a copy of its n pointers and of the DMX_ strings it took: it is current when
+ * environ is the same address, its first n pointers are the same, the (n + 1)th is the end, and
+ * each DMX_ string taken reads the same. Not seen: a string given to putenv as another variable
+ * and rewritten in place into a DMX_ setting (docs/settings.md), and an entry freed and a new one
+ * made at the same address in the same place, which glibc's setenv never does (it keeps every
+ * string it made). Memory: one pointer per variable and the DMX_ strings, kept until exit. */
+static struct {
+    int taken;                  /* the fields below describe environ as of the last take */
+    char **env;                 /* environ then */
+    char **ptrs;                /* env[0 .. n) then */
+    size_t n, cap;              /* variables then, capacity of ptrs */
+    int nfound;                 /* DMX_ strings taken */
+    size_t at[DMXI_NSETTINGS];  /* their places in env */
+    char *copy[DMXI_NSETTINGS]; /* their "NAME=value" strings, copied */
+    dmxi_setting_values values; /* what the snapshot says */
+} snap;
+
+static int snap_current(void)
+{
+    char **e = environ;
+    if (!snap.taken || e != snap.env)
+        return 0;
+    if (e == NULL)
+        return 1;
+    if (snap.n > 0 && memcmp(e, snap.ptrs, snap.n * sizeof *e) != 0)
+        return 0;
+    if (e[snap.n] != NULL)
+        return 0;
+    for (int k = 0; k < snap.nfound; k++)
+        if (strcmp(e[snap.at[k]], snap.copy[k]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Read the environment again. On an allocation failure the values still hold (raw pointing into
+ * the environment itself) and the next call reads it again. */
+static void snap_take(void)
+{
+    char **e = environ;
+    size_t n = 0;
+    while (e && e[n])
+        n++;
+    for (int k = 0; k < snap.nfound; k++)
+        free(snap.copy[k]);
+    snap.nfound = 0;
+    snap.taken = 0;
+    int ok = 1;
+    if (n > snap.cap) {
+        char **p = realloc(snap.ptrs, n * sizeof *p);
+        if (p) {
+            snap.ptrs = p;
+            snap.cap = n;
+        } else {
+            ok = 0;
+        }
+    }
+    const char *raw[DMXI_NSETTINGS] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const char *v = e[i];
+        if (v[0] != 'D' || v[1] != 'M' || v[2] != 'X' || v[3] != '_')
+            continue;
+        for (int s = 0; s < DMXI_NSETTINGS; s++) {
+            const size_t len = strlen(table[s].name);
+            if (raw[s] || strncmp(v, table[s].name, len) != 0 || v[len] != '=')
+                continue;
+            raw[s] = v + len + 1; /* the first match, as getenv */
+            const size_t vlen = strlen(v) + 1;
+            char *c = ok ? malloc(vlen) : NULL;
+            if (c)
+                memcpy(c, v, vlen);
+            if (c) {
+                snap.at[snap.nfound] = i;
+                snap.copy[snap.nfound++] = c;
+                raw[s] = c + len + 1;
+            } else {
+                ok = 0;
+            }
+            break;
+        }
+    }
+    for (int s = 0; s < DMXI_NSETTINGS; s++) {
+        snap.values.raw[s] = raw[s] && *raw[s] ? raw[s] : NULL;
+        snap.values.v[s] = parse_int((dmxi_setting)s, snap.values.raw[s]);
+    }
+    if (ok) {
+        if (n > 0)
+            memcpy(snap.ptrs, e, n * sizeof *e);
+        snap.env = e;
+        snap.n = n;
+        snap.taken = 1;
+    }
+}
+
+const dmxi_setting_values *dmxi_setting_snapshot(void)
+{
+    if (!snap_current())
+        snap_take();
+    return &snap.values;
 }

@@ -14,7 +14,7 @@
 typedef struct dmxi_comm_pool dmxi_comm_pool;
 
 /* Integers identifying a one-shot call's transform and the settings its plan depends on. */
-#define DMXI_ONCE_KEY 16
+#define DMXI_ONCE_KEY 17
 
 struct dmx_plan {
     MPI_Comm comm;        /* private duplicate, from pool's slot (or its own when slot < 0) */
@@ -70,14 +70,28 @@ dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *
 dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
                                MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
 
+/* What a communicator's pool keeps for the next one-shot call (plan_small.c). */
+typedef struct dmxi_once_state {
+    dmx_plan *plan;             /* the last one-shot plan, kept (destroyed with the pool) */
+    int64_t key[DMXI_ONCE_KEY]; /* the key of the last one-shot call whose checks passed */
+    int checked;                /* key is set */
+} dmxi_once_state;
+
 /* The one-shot calls' state on comm's pool (dmx_transform_once's plans, plan_small.c): the
  * duplicate of comm reserved for them, made on the first call (MPI_Comm_dup, collective on
- * comm: every rank makes its first one-shot call on comm at the same call), and *kept, where the
- * last one-shot plan is kept for the next call (destroyed with the pool). Consecutive one-shot
+ * comm: every rank makes its first one-shot call on comm at the same call), and *once, where
+ * the last one-shot plan is kept for the next call. Consecutive one-shot
  * calls share the duplicate: each one's messages match in MPI's non-overtaking order because
  * every rank makes the same calls in the same order and a call completes its sends and
- * receives before it returns. Local after the first call. */
-dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmx_plan ***kept);
+ * receives before it returns. Local after the first call, and then no MPI call either when comm
+ * is the communicator of the last pool looked up (the common case: one-shot calls on one
+ * communicator in a row; MPI_Comm_get_attr otherwise). */
+dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmxi_once_state **once);
+
+/* The one-shot state of comm's pool when its one-shot duplicate exists, else NULL; never makes
+ * the duplicate (a call that does not take the one-shot path must not). Local, and no MPI call
+ * when comm is the communicator of the pool looked up last. */
+dmxi_once_state *dmxi_plan_comm_once_peek(MPI_Comm comm);
 
 /* Hand the one-shot duplicate to a plan (*slot = DMXI_SLOT_ONCE); DMX_ERR_STATE while another
  * plan holds it (the kept plan must be destroyed first). Local. */

@@ -9,7 +9,10 @@
  *          MPI_Allreduce and MPI_Comm_dup, which count and call PMPI_*). Then consecutive
  *          one-shots of different shapes interleaved with two persistent plans' executions on
  *          the same communicator, each result checked; and DMX_PLAN_CHECK=agree (and a returning
- *          handler) take the agreement again (reductions counted > 0, results still right).
+ *          handler) take the agreement again (reductions counted > 0, results still right);
+ *          so do DMX_PLAN_CHECK=agree and DMX_SMALL_BYTES=0 set between two calls of one
+ *          transform (setenv, putenv, a putenv string written in place), the second of which
+ *          would otherwise take the kept plan back.
  *  mid     one-shots above DMX_SMALL_BYTES within DMX_ONCE_BYTES (doubles, complex doubles,
  *          ops N/T/C, 200 .. 301 rows, the grids as above): no reduction, results right; with
  *          DMX_ONCE_BYTES one byte under 2 x A's bytes the call agrees (reductions > 0). First,
@@ -23,7 +26,7 @@
  *          on that message and fails on a hang (timeout) or on "check FAIL" if the call returns.
  * Prints "N passed, N failed" from rank 0 (modes cases, handler).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* setenv, putenv */
 #include "dmxtest.h"
 
 #include <stdio.h>
@@ -363,6 +366,45 @@ static void run_kept(dmxt_ctx *ctx)
                   "a kept one-shot plan: other scalars, rebound arrays, new layouts");
 }
 
+/* Settings changed between two calls of one transform, the second taking the kept plan back
+ * (src/core/settings.c keeps a snapshot of the environment for that path): by setenv, unsetenv,
+ * putenv and by writing a string given to putenv in place, each change is seen by the next call
+ * (DMX_PLAN_CHECK=agree or DMX_SMALL_BYTES=0: the call agrees, reductions counted). */
+static void run_env(dmxt_ctx *ctx)
+{
+    static char entry[] = "DMX_PLAN_CHECK=local"; /* putenv keeps the string itself */
+    const size_t at = strlen("DMX_PLAN_CHECK=");
+    char msg[600] = "";
+    dmxt_set_current("settings changed between calls of a kept plan");
+    mats x;
+    int64_t bad = make(&x, DMX_DOUBLE, DMX_OP_T, 9, 7, 3, 4, ctx->size, 5, 3) != DMX_SUCCESS;
+    for (int k = 0; k < 9 && bad == 0; k++) {
+        int agree = 0; /* the call must agree */
+        switch (k) {
+        case 2: agree = setenv("DMX_PLAN_CHECK", "agree", 1) == 0; break;
+        case 3: unsetenv("DMX_PLAN_CHECK"); break;
+        case 4: putenv(entry); break;
+        case 5: memcpy(entry + at, "agree", 6), agree = 1; break;
+        case 6: memcpy(entry + at, "local", 6); break;
+        case 7: agree = setenv("DMX_SMALL_BYTES", "0", 1) == 0; break;
+        case 8: unsetenv("DMX_SMALL_BYTES"); break;
+        default: break; /* 0: planned, 1: the kept plan */
+        }
+        const long r0 = n_reduce;
+        bad += once(&x, msg, sizeof msg);
+        const long reds = n_reduce - r0;
+        if (bad == 0 && (agree ? reds == 0 : reds != 0)) {
+            bad++;
+            snprintf(msg, sizeof msg, "step %d: %ld reductions (want %s)", k, reds,
+                     agree ? "some" : "none");
+        }
+    }
+    unsetenv("DMX_SMALL_BYTES");
+    unsetenv("DMX_PLAN_CHECK");
+    unmake(&x);
+    dmxt_case_end(ctx, bad, msg, "settings changed between calls of a kept plan");
+}
+
 static int calls;
 static dmx_status seen_st;
 static void record(dmx_status st, const char *message)
@@ -469,6 +511,7 @@ int main(int argc, char **argv)
         run_cases(&ctx);
         run_interleaved(&ctx);
         run_kept(&ctx);
+        run_env(&ctx);
         run_agreed(&ctx, 0);
         run_agreed(&ctx, 1);
     }
