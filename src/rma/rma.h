@@ -23,6 +23,7 @@ typedef struct dmxi_rma_settings {
     int shm;             /* DMX_SHM != 0 */
     dmxi_rma_path force; /* DMX_RMA, or DMXI_RMA_AUTO */
     int stream;          /* DMX_STREAM: -1 direct puts stream by size, 0 never, 1 always */
+    int pieces;          /* DMX_RMA_PIECES: -1 as probed, 0 whole, 1 pieces */
 } dmxi_rma_settings;
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s);
 
@@ -72,7 +73,9 @@ typedef struct dmxi_rma_tune {
 #define DMXI_RMA_PIECE_RATIO 10.0
 
 /* Blocks per vector or pack operation on heap h (rma.h thresholds above). */
-#define DMXI_RMA_PIECE(h) ((h)->tune.whole ? (int64_t)INT_MAX : DMXI_RMA_PIECE_BLOCKS)
+#define DMXI_RMA_PIECE(h)                                                                          \
+    ((h)->set.pieces == 0 || ((h)->set.pieces < 0 && (h)->tune.whole) ? (int64_t)INT_MAX           \
+                                                                      : DMXI_RMA_PIECE_BLOCKS)
 
 /* Cache of committed vector datatypes, keyed by (base type, count, blocklen, stride). */
 enum { DMXI_RMA_TYPE_CACHE = 16 };
