@@ -19,8 +19,8 @@
  * Each repetition: MPI_Barrier, MPI_Wtime around the operation up to remote completion (the
  * data is at the target for puts, here for gets), the maximum over ranks. Implementations are
  * interleaved within every repetition, in an order rotated by one per repetition; t_med is the
- * median. Every result is verified (values
- * and untouched gaps) outside the timing; "wrong" counts bad elements over all ranks.
+ * median. Every result is verified (values and untouched gaps) outside the timing; "wrong"
+ * counts bad elements over all ranks.
  * Output: a table, or with --json one line per measurement. */
 #define _POSIX_C_SOURCE 200809L
 
