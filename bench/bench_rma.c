@@ -18,8 +18,9 @@
  * The MPI methods use one MPI_Win_allocate window (one communicator, no split halves here).
  * Each repetition: MPI_Barrier, MPI_Wtime around the operation up to remote completion (the
  * data is at the target for puts, here for gets), the maximum over ranks. Implementations are
- * interleaved within every repetition; t_med is the median. Every result is verified (values
- * and untouched gaps) outside the timing; "wrong" counts bad elements over all ranks.
+ * interleaved within every repetition, in an order rotated by one per repetition; t_med is the
+ * median. Every result is verified (values and untouched gaps) outside the timing; "wrong"
+ * counts bad elements over all ranks.
  * Output: a table, or with --json one line per measurement. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -219,7 +220,10 @@ static int64_t strided(const bench_rma_opts *o, int rank, int np)
             double *times = calloc((size_t)(ncfg * o->reps), sizeof(double));
             int64_t wrong[8] = {0};
             for (int rep = -o->warmup; rep < o->reps; rep++)
-                for (int c = 0; c < ncfg; c++) {
+                for (int c0 = 0; c0 < ncfg; c0++) {
+                    /* each repetition starts one configuration later: no implementation always
+                     * follows the same one (the 32 MiB L3 here holds what the previous one left) */
+                    int c = (c0 + rep + o->warmup) % ncfg;
                     double t = 0;
                     int fail = one_rep(&R, op, cimpl[c], cshm[c] == 1, &t);
                     double *area =

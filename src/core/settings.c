@@ -123,6 +123,10 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "planned on each rank alone and run by plain messages, no "
                              "agreement and no shared window; the same on every rank",
                              0},
+    [DMXI_SET_RMA_PIECES] = {"DMX_RMA_PIECES", -1, "unset",
+                             "one-sided vector and pack operations: 0 one MPI call per transfer, "
+                             "1 pieces of 32768 blocks; unset: as the heap's probe found faster",
+                             1},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -29,6 +29,7 @@ typedef enum dmxi_setting {
     DMXI_SET_RUNS,              /* -1 (unset): runs for small overlay rectangles; 0/1 force */
     DMXI_SET_RMA_PROBE,         /* 1: time the message path at heap creation; 0 off; 2 print */
     DMXI_SET_ONCE_BYTES,        /* one-shot calls planned alone up to this bound (2 x A's bytes) */
+    DMXI_SET_RMA_PIECES,        /* test-only: -1 (unset) probe decides; 0 whole, 1 pieces */
     DMXI_NSETTINGS
 } dmxi_setting;
 

@@ -259,7 +259,7 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
 {
     dmx_status st = DMX_SUCCESS;
     dmx_patch *w = NULL;
-    dmxi_rma_settings set = {1, DMXI_RMA_AUTO, -1};
+    dmxi_rma_settings set = {1, DMXI_RMA_AUTO, -1, -1};
     DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch output pointer is NULL");
     *win = NULL;
     DMXI_CHECK(layout != NULL, DMX_ERR_NULL, "layout is NULL");

@@ -23,6 +23,7 @@ typedef struct dmxi_rma_settings {
     int shm;             /* DMX_SHM != 0 */
     dmxi_rma_path force; /* DMX_RMA, or DMXI_RMA_AUTO */
     int stream;          /* DMX_STREAM: -1 direct puts stream by size, 0 never, 1 always */
+    int pieces;          /* DMX_RMA_PIECES: -1 as probed, 0 whole, 1 pieces */
 } dmxi_rma_settings;
 dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s);
 
@@ -36,6 +37,7 @@ typedef struct dmxi_rma_tune {
     dmxi_rma_path small[2], large[2];
     double small_block[2]; /* seconds per block (1-element blocks) */
     double span_byte;      /* seconds per byte of a contiguous get */
+    int whole;             /* 1: vector operations are not cut into DMXI_RMA_PIECE_BLOCKS pieces */
 } dmxi_rma_tune;
 
 /* ---- Thresholds of the path choice, all here (rma_select.c states the rules, docs/rma.md
@@ -64,6 +66,16 @@ typedef struct dmxi_rma_tune {
  * blocks in pieces of 4096 or 32768 (noisy, 3 runs); 32 operations per 8 MiB cost the other
  * components nothing measurable. */
 #define DMXI_RMA_PIECE_BLOCKS ((int64_t)32768)
+/* ... but only where MPI's datatype engine is that slow: a probed heap whose vector get of
+ * 1-element blocks took less than PIECE_RATIO times the contiguous get of the same span issues
+ * one operation per transfer, as a user's own vector call would (osc rdma and sm: ratio 3.7,
+ * and 32 pieces per 8 MiB of 1-element blocks cost them 12% (min of 41, noisy); osc ucx: 38). */
+#define DMXI_RMA_PIECE_RATIO 10.0
+
+/* Blocks per vector or pack operation on heap h (rma.h thresholds above). */
+#define DMXI_RMA_PIECE(h)                                                                          \
+    ((h)->set.pieces == 0 || ((h)->set.pieces < 0 && (h)->tune.whole) ? (int64_t)INT_MAX           \
+                                                                      : DMXI_RMA_PIECE_BLOCKS)
 
 /* Cache of committed vector datatypes, keyed by (base type, count, blocklen, stride). */
 enum { DMXI_RMA_TYPE_CACHE = 16 };

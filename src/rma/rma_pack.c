@@ -4,7 +4,7 @@
  *   a contiguous origin and a vector target type, wait for local completion, free the buffer.
  *   get: one MPI_Get into a contiguous buffer, wait for it, then unpack into the destination
  *   blocks. Data larger than PACK_BYTES goes in pieces of whole blocks, so the buffer stays
- *   bounded; a piece has at most DMXI_RMA_PIECE_BLOCKS blocks (rma.h). The target never calls
+ *   bounded; a piece has at most DMXI_RMA_PIECE(h) blocks (rma.h). The target never calls
  * anything (no unpack at the target). Preconditions: remote blocks do not overlap (as for the
  * vector path). Cost: n*beta_mem to pack (or unpack) + alpha + n*beta for one contiguous-origin
  * operation per piece; every piece waits for its completion, so _nbi forms block here. Temporary
@@ -21,8 +21,8 @@ dmx_status dmxi_rma_pack(dmx_rma_heap *h, const dmxi_rma_xfer *x)
     char *buf = NULL;
     int64_t bbytes = x->blockelems * (int64_t)x->esize;
     int64_t per = bbytes >= PACK_BYTES ? 1 : PACK_BYTES / bbytes;
-    if (per > DMXI_RMA_PIECE_BLOCKS)
-        per = DMXI_RMA_PIECE_BLOCKS;
+    if (per > DMXI_RMA_PIECE(h))
+        per = DMXI_RMA_PIECE(h);
     if (per > x->blockcount)
         per = x->blockcount;
     if (per * x->blockelems > INT_MAX || x->blockelems > INT_MAX) {

@@ -194,18 +194,21 @@ dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable)
         h->tune.small_block[k] = t[k * NM + chosen[k][0]] / SMALL_N;
     }
     h->tune.span_byte = t[NM + M_SPAN] / (double)((2 * SMALL_N - 1) * 8);
+    h->tune.whole = t[NM + M_VS] < DMXI_RMA_PIECE_RATIO * t[NM + M_SPAN];
     h->tune.probed = 1;
     if (mode == 2 && h->rank == 0)
-        fprintf(stderr,
-                "dmx rma probe (np %d, us): put vector/blocks/pack small %.1f/%.1f/%.1f large "
-                "%.1f/%.1f; get vector/blocks/pack small %.1f/%.1f/%.1f large %.1f/%.1f span "
-                "%.1f -> put %s/%s, get %s/%s (probe took %.2f ms, %.2f of them up to the end of "
-                "the pilot, which includes "
-                "MPI's first-use costs of the window)\n",
-                h->size, t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[3] * 1e6, t[4] * 1e6, t[NM] * 1e6,
-                t[NM + 1] * 1e6, t[NM + 2] * 1e6, t[NM + 3] * 1e6, t[NM + 4] * 1e6, t[NM + 5] * 1e6,
-                mname[chosen[0][0]], mname[chosen[0][1]], mname[chosen[1][0]], mname[chosen[1][1]],
-                (MPI_Wtime() - t_probe) * 1e3, t_pilot * 1e3);
+        fprintf(
+            stderr,
+            "dmx rma probe (np %d, us): put vector/blocks/pack small %.1f/%.1f/%.1f large "
+            "%.1f/%.1f; get vector/blocks/pack small %.1f/%.1f/%.1f large %.1f/%.1f span "
+            "%.1f -> put %s/%s, get %s/%s, %s (probe took %.2f ms, %.2f of them up to the end of "
+            "the pilot, which includes "
+            "MPI's first-use costs of the window)\n",
+            h->size, t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[3] * 1e6, t[4] * 1e6, t[NM] * 1e6,
+            t[NM + 1] * 1e6, t[NM + 2] * 1e6, t[NM + 3] * 1e6, t[NM + 4] * 1e6, t[NM + 5] * 1e6,
+            mname[chosen[0][0]], mname[chosen[0][1]], mname[chosen[1][0]], mname[chosen[1][1]],
+            h->tune.whole ? "whole vectors" : "vectors in pieces", (MPI_Wtime() - t_probe) * 1e3,
+            t_pilot * 1e3);
 cleanup:
     if (vs != MPI_DATATYPE_NULL)
         MPI_Type_free(&vs);

@@ -40,6 +40,8 @@ dmx_status dmxi_rma_read_settings(dmxi_rma_settings *s)
     s->force = DMXI_RMA_AUTO;
     s->stream = (int)dmxi_setting_int(DMXI_SET_STREAM);
     s->stream = s->stream < 0 ? -1 : s->stream > 0;
+    s->pieces = (int)dmxi_setting_int(DMXI_SET_RMA_PIECES);
+    s->pieces = s->pieces < 0 ? -1 : s->pieces > 0;
     if (f && *f && strcmp(f, "auto") != 0) {
         if (strcmp(f, "shm") == 0)
             s->force = DMXI_RMA_SHM;

@@ -39,7 +39,8 @@ static void copy_stream(char *dst, const char *src, int64_t dst_stride, int64_t 
         size_t n = len, head = (LINE - (uintptr_t)d % LINE) % LINE;
         if (head > n)
             head = n;
-        memcpy(d, s, head);
+        if (head) /* no library call for aligned blocks (8-element doubles: one per line) */
+            memcpy(d, s, head);
         d += head, s += head, n -= head;
         for (; n >= LINE; d += LINE, s += LINE, n -= LINE) {
             __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)s);
@@ -51,7 +52,8 @@ static void copy_stream(char *dst, const char *src, int64_t dst_stride, int64_t 
             _mm_stream_si128((__m128i *)(void *)(d + 32), x2);
             _mm_stream_si128((__m128i *)(void *)(d + 48), x3);
         }
-        memcpy(d, s, n);
+        if (n)
+            memcpy(d, s, n);
     }
     _mm_sfence();
 #else

@@ -7,9 +7,10 @@
  *   more than INT_MAX elements, are cut into pieces that fit.
  * Preconditions: the remote blocks do not overlap (guaranteed for put/acc by argument checks;
  *   rma_select.c sends overlapping get sources to the blocks path).
- * Cost: ceil(blockcount/32768)*alpha + n*beta for operations in MPI's own strided engine (on osc
- * rdma a put per contiguous piece inside MPI, but without a library call per block). Temporary
- * memory: none beyond the cached datatypes. */
+ * Cost: ceil(blockcount/piece)*alpha + n*beta (piece: DMXI_RMA_PIECE, rma.h: 32768 blocks, or
+ * one operation where the probe found MPI's datatype engine fast) for operations in MPI's own
+ * strided engine (on osc rdma a put per contiguous piece inside MPI, but without a library call per
+ * block). Temporary memory: none beyond the cached datatypes. */
 #include "rma.h"
 
 /* Type of nb blocks of be elements at stride (elements) starting at the side's element 0. */
@@ -33,8 +34,8 @@ dmx_status dmxi_rma_vector(dmx_rma_heap *h, const dmxi_rma_xfer *x)
     for (int64_t e0 = 0; e0 < x->blockelems; e0 += be_max) {
         int64_t be = x->blockelems - e0 < be_max ? x->blockelems - e0 : be_max;
         int64_t nbmax = INT_MAX / be;
-        if (nbmax > DMXI_RMA_PIECE_BLOCKS)
-            nbmax = DMXI_RMA_PIECE_BLOCKS;
+        if (nbmax > DMXI_RMA_PIECE(h))
+            nbmax = DMXI_RMA_PIECE(h);
         for (int64_t b0 = 0; b0 < x->blockcount; b0 += nbmax) {
             int64_t nb = x->blockcount - b0 < nbmax ? x->blockcount - b0 : nbmax;
             int lc = 0, rc = 0;

@@ -12,7 +12,8 @@
  * ordering; accumulate from every rank into one target (exact integer sums); invalid input on
  * one rank (nothing may change anywhere); sizes that differ between ranks for dmx_rma_alloc, or
  * an invalid DMX_RMA on one rank (every rank fails alike); two halves of a split communicator
- * using heaps of different sizes at the same time.
+ * using heaps of different sizes at the same time; vector and pack transfers of 70001 blocks
+ * issued whole and in pieces (DMX_RMA_PIECES=0/1).
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (see dmxtest.h); DMX_RMA_TEST_CASES
  * random transfers per configuration (default 16). */
@@ -418,6 +419,59 @@ static void span_pieces_case(dmxt_ctx *ctx)
     dmxt_case_end(ctx, C.bad, C.msg, "span get over several pieces, DMX_SHM=0");
 }
 
+/* Vector and pack transfers of more blocks than one piece (DMX_RMA_PIECES=1 cuts them into
+ * pieces of 32768 blocks, 0 issues one MPI call): a put and a get of 70001 1-element doubles at
+ * stride 2 with the right neighbour over the message path, checked against the formulas. */
+static void many_blocks_case(dmxt_ctx *ctx, const char *path, const char *pieces)
+{
+    dmxt_checker C = {ctx, 0, ""};
+    dmx_rma_heap *h = NULL;
+    const int64_t bc = 70001, n = 2 * bc;
+    double *buf = calloc((size_t)n, sizeof(double));
+    char desc[96];
+    snprintf(desc, sizeof desc, "%lld blocks, DMX_RMA=%s DMX_RMA_PIECES=%s, DMX_SHM=0",
+             (long long)bc, path, pieces);
+    dmxt_set_current(desc);
+    setenv("DMX_RMA", path, 1);
+    setenv("DMX_RMA_PIECES", pieces, 1);
+    setenv("DMX_SHM", "0", 1);
+    st_check(&C, dmx_rma_alloc(ctx->comm, n * 8, &h), "dmx_rma_alloc");
+    if (h && buf) {
+        double *heap = dmx_rma_base(h);
+        int pe = (ctx->rank + 1) % ctx->size, from = (ctx->rank - 1 + ctx->size) % ctx->size;
+        for (int64_t k = 0; k < n; k++) {
+            heap[k] = -1.0;
+            buf[k] = ctx->rank * 1e7 + (double)k;
+        }
+        st_check(&C, dmx_rma_barrier(h), "barrier");
+        st_check(&C, dmx_aput(h, DMX_DOUBLE, heap, buf, 2, 2, 1, bc, pe), "dmx_aput");
+        st_check(&C, dmx_rma_barrier(h), "barrier");
+        for (int64_t k = 0; k < n; k++) {
+            double w = k % 2 == 0 ? from * 1e7 + (double)k : -1.0;
+            if (heap[k] != w) {
+                dmxt_fail(&C, "put: heap[%lld] = %g, want %g", (long long)k, heap[k], w);
+                break;
+            }
+        }
+        for (int64_t k = 0; k < n; k++)
+            buf[k] = -2.0;
+        st_check(&C, dmx_aget(h, DMX_DOUBLE, buf, heap, 2, 2, 1, bc, pe), "dmx_aget");
+        for (int64_t k = 0; k < n; k++) {
+            double w = k % 2 == 0 ? ctx->rank * 1e7 + (double)k : -2.0; /* pe holds my put */
+            if (buf[k] != w) {
+                dmxt_fail(&C, "get: buf[%lld] = %g, want %g", (long long)k, buf[k], w);
+                break;
+            }
+        }
+        st_check(&C, dmx_rma_barrier(h), "barrier");
+    }
+    st_check(&C, dmx_rma_free(&h), "dmx_rma_free");
+    free(buf);
+    setenv("DMX_RMA", "auto", 1);
+    unsetenv("DMX_RMA_PIECES");
+    dmxt_case_end(ctx, C.bad, C.msg, desc);
+}
+
 /* Two halves of a split communicator with heaps of different sizes, used at the same time. */
 static void split_case(dmxt_ctx *ctx, dmxt_rng *g, int shm)
 {
@@ -493,6 +547,10 @@ int main(int argc, char **argv)
     for (int kind = 1; kind < 3; kind++)
         heap_kind_cases(&ctx, kind, "auto", &g, ncases, 1);
     span_pieces_case(&ctx);
+    if (ctx.size > 1)
+        for (int p = 2; p < 5; p += 2) /* vector, pack */
+            for (int w = 0; w < 2; w++)
+                many_blocks_case(&ctx, paths[p], w ? "1" : "0");
     split_case(&ctx, &g, 1);
     split_case(&ctx, &g, 0);
     { /* sizes differ between ranks: every rank fails alike, nothing is created */
