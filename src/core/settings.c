@@ -197,8 +197,10 @@ void dmxi_setting_scan(const dmxi_setting *which, int n, const char **raw, int64
  * each DMX_ string taken reads the same. Not seen: a string given to putenv as another variable
  * and rewritten in place into a DMX_ setting (docs/settings.md), and an entry freed and a new one
  * made at the same address in the same place, which glibc's setenv never does (it keeps every
- * string it made). Memory: one pointer per variable and the DMX_ strings, kept until exit. */
-static struct {
+ * string it made). One snapshot per thread (dmx calls on different objects may run in different
+ * threads). Memory: one pointer per variable and the DMX_ strings per thread that reads it, kept
+ * until exit. */
+static _Thread_local struct {
     int taken;                  /* the fields below describe environ as of the last take */
     char **env;                 /* environ then */
     char **ptrs;                /* env[0 .. n) then */

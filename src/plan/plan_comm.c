@@ -31,6 +31,7 @@
  */
 #include "plan.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 struct dmxi_comm_pool {
@@ -51,13 +52,29 @@ enum { SLOT_FREE, SLOT_USED, SLOT_DEAD };
 static int pool_keyval = MPI_KEYVAL_INVALID;
 static int final_keyval = MPI_KEYVAL_INVALID;
 static dmxi_comm_pool *pools; /* attached pools */
-/* The pool pool_get returned last: found again by comparing the handle, without
- * MPI_Comm_get_attr. Cleared when that pool is detached (its communicator freed), so a new
- * communicator with the same handle is looked up again. */
-static dmxi_comm_pool *recent;
+/* The pool pool_get returned last in this thread: found again by comparing the handle, without
+ * MPI_Comm_get_attr. Per thread, so threads working on different communicators do not share it;
+ * valid only while no pool has been detached since it was taken (pool_gen counts detachments,
+ * in any thread), so a freed pool is never reached through it and a new communicator with an
+ * old handle is looked up again. */
+static _Thread_local dmxi_comm_pool *recent;
+static _Thread_local unsigned long recent_gen;
+static atomic_ulong pool_gen;
+
+static dmxi_comm_pool *recent_pool(MPI_Comm comm)
+{
+    return recent && recent_gen == atomic_load(&pool_gen) && recent->comm == comm ? recent : NULL;
+}
+
+static void set_recent(dmxi_comm_pool *p)
+{
+    recent_gen = atomic_load(&pool_gen);
+    recent = p;
+}
 
 static void unlink_pool(dmxi_comm_pool *p)
 {
+    atomic_fetch_add(&pool_gen, 1);
     if (recent == p)
         recent = NULL;
     for (dmxi_comm_pool **q = &pools; *q; q = &(*q)->next)
@@ -141,10 +158,8 @@ static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
     dmx_status st = DMX_SUCCESS;
     dmxi_comm_pool *p = NULL;
     *out = NULL;
-    if (recent && recent->comm == comm) {
-        *out = recent;
+    if ((*out = recent_pool(comm)) != NULL)
         return st;
-    }
     if (pool_keyval == MPI_KEYVAL_INVALID) {
         DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pool_delete, &pool_keyval, NULL));
         if (final_keyval == MPI_KEYVAL_INVALID) {
@@ -157,7 +172,8 @@ static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
     int flag = 0;
     DMXI_MPI(MPI_Comm_get_attr(comm, pool_keyval, &v, &flag));
     if (flag) {
-        *out = recent = v;
+        *out = v;
+        set_recent(v);
         goto cleanup;
     }
     int64_t cap = dmxi_setting_int(DMXI_SET_COMM_CACHE);
@@ -176,7 +192,8 @@ static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
     p->attached = 1;
     p->next = pools;
     pools = p;
-    *out = recent = p;
+    *out = p;
+    set_recent(p);
     p = NULL;
 cleanup:
     if (p)
@@ -293,8 +310,8 @@ cleanup:
 
 dmxi_once_state *dmxi_plan_comm_once_peek(MPI_Comm comm)
 {
-    dmxi_comm_pool *p = recent;
-    if ((!p || p->comm != comm) && pool_get(comm, &p) != DMX_SUCCESS) {
+    dmxi_comm_pool *p = recent_pool(comm);
+    if (!p && pool_get(comm, &p) != DMX_SUCCESS) {
         p = NULL;
         dmxi_error_clear(); /* the caller's full path meets the failure again and reports it */
     }
