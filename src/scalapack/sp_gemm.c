@@ -18,8 +18,8 @@ enum { D_CTXT = 1, D_M = 2, D_N = 3, D_MB = 4, D_NB = 5, D_RSRC = 6, D_CSRC = 7,
 static _Noreturn void die(MPI_Comm comm, const char *name, const char *what)
 {
     fprintf(stderr, "%s: %s\n", name, what);
-    MPI_Abort(comm, 1);
-    abort();
+    fflush(stderr);
+    sp_abort(comm);
 }
 
 static dmx_op op_of(char t)

@@ -121,6 +121,12 @@ typedef struct sp_piece {
 #define sp_side_layout DMXSP_INTERNAL(side_layout)
 #define sp_small_eligible DMXSP_INTERNAL(small_eligible)
 #define sp_small_gkey DMXSP_INTERNAL(small_gkey)
+#define sp_abort DMXSP_INTERNAL(abort)
+
+/* End the job after a message was printed to stderr: a short pause, so that the launcher
+ * forwards the message (MPICH's Hydra drops what an aborting process wrote just before), then
+ * MPI_Abort on comm (MPI_COMM_WORLD if comm is MPI_COMM_NULL) (sp_engine.c). */
+_Noreturn void sp_abort(MPI_Comm comm);
 
 /* Is this process in grid ctxt? Its shape and coordinates (sp_key.c). */
 int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
