@@ -125,6 +125,9 @@ typedef struct dmx_scalapack_stats {
     /** calls (counted in calls) that took the path with one collective, a gather of the keys
      * (small p?gemr2d calls whose grids miss some process of the context, docs/scalapack.md) */
     int64_t gathered_calls;
+    /** calls (counted in local_calls) done in place with no plan: at most 1024 elements, both
+     * descriptors on one grid, every element staying on its process (docs/scalapack.md) */
+    int64_t direct_calls;
 } dmx_scalapack_stats;
 
 /** Fill @p out with this process's counters. Local. Returns 0, or 1 if out is NULL. */

@@ -85,8 +85,9 @@ static struct {
     int64_t capacity;
     uint64_t serial;
     sp_context *contexts;
+    int direct; /* DMX_SCALAPACK_DIRECT: tiny all-local calls in place (sp_direct.c) */
     dmx_scalapack_stats stats;
-} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, {0, 0, 0, 0, 0, 0, 0, 0}};
+} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, 1, {0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -237,6 +238,8 @@ static void ensure_init(const char *name)
         if (end != NULL && *end == '\0' && v >= 0)
             g_sp.capacity = (int64_t)v;
     }
+    env = getenv("DMX_SCALAPACK_DIRECT");
+    g_sp.direct = !(env != NULL && strcmp(env, "0") == 0);
     SP_MPI(name, MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_cb, &g_sp.keyval, NULL));
     SP_MPI(name, MPI_Comm_set_attr(MPI_COMM_SELF, g_sp.keyval, NULL));
     g_sp.initialized = 1;
@@ -495,10 +498,22 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
         return;
     }
     ensure_init(c->name);
+    const int grid[4] = {nprow, npcol, myrow, mycol};
+    if (g_sp.direct) { /* tiny and all local: no plan, no context needed */
+        char msg[160];
+        int done = sp_direct(c, grid, msg, sizeof msg);
+        if (done < 0)
+            fail(MPI_COMM_WORLD, 1, c->name, "%s", msg);
+        if (done) {
+            g_sp.stats.calls++;
+            g_sp.stats.local_calls++;
+            g_sp.stats.direct_calls++;
+            return;
+        }
+    }
     sp_context *ctx = find_context(c->ictxt, c->name);
 
     int key[KEY_LEN];
-    const int grid[4] = {nprow, npcol, myrow, mycol};
     sp_build_key(c, grid, key);
     g_sp.stats.calls++;
     const int small = sp_small_eligible(c, key, dtype_of(c->type), ctx->size);

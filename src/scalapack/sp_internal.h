@@ -122,11 +122,20 @@ typedef struct sp_piece {
 #define sp_small_eligible DMXSP_INTERNAL(small_eligible)
 #define sp_small_gkey DMXSP_INTERNAL(small_gkey)
 #define sp_abort DMXSP_INTERNAL(abort)
+#define sp_direct DMXSP_INTERNAL(direct)
 
 /* End the job after a message was printed to stderr: a short pause, so that the launcher
  * forwards the message (MPICH's Hydra drops what an aborting process wrote just before), then
  * MPI_Abort on comm (MPI_COMM_WORLD if comm is MPI_COMM_NULL) (sp_engine.c). */
 _Noreturn void sp_abort(MPI_Comm comm);
+
+/* Calls of at most this many elements may take the direct path (sp_direct.c). */
+#define SP_DIRECT_MAX 1024
+/* A tiny p?gemr2d/p?tran* call whose every element stays on its process, done in place with no
+ * plan and no communication (sp_direct.c); grid: the context's NPROW, NPCOL, MYROW, MYCOL.
+ * Returns 1 when done, 0 when the call is not one (nothing touched: every process of a correct
+ * call decides alike), -1 with a message when this process's own LLD or array is wrong. */
+int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len);
 
 /* Is this process in grid ctxt? Its shape and coordinates (sp_key.c). */
 int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);

@@ -157,6 +157,15 @@ typedef struct mat {
     size_t nelem;
 } mat;
 
+#ifdef SPT_SMALL
+/* The grid coordinates holding global element (gi, gj) (0-based) of a 9-integer descriptor. */
+static void holder(const mat *x, const grid *gr, int gi, int gj, int *pr, int *pc)
+{
+    *pr = (x->desc[6] + gi / x->desc[4]) % gr->nprow;
+    *pc = (x->desc[7] + gj / x->desc[5]) % gr->npcol;
+}
+#endif
+
 static int pick_block(dmxt_rng *g, int extent)
 {
     static const int small[] = {1, 2, 3, 4, 5, 7, 8};
@@ -283,6 +292,35 @@ typedef struct call {
     int ictxt;
     double alpha[2], beta[2];
 } call;
+
+#ifdef SPT_SMALL
+/* Whether the call should take the direct path (src/scalapack/sp_direct.c), worked out element
+ * by element: at most 1024 elements, p?gemr2d or p?tran (not its quick return) on one grid that
+ * is the context's, and every target element's holder the holder of its source element. */
+static int expect_direct(const call *c, const grid *ga, const grid *gb, const grid *u)
+{
+    if (c->routine == R_TRMR2D || (long)c->m * c->n > 1024 || ga != gb || ga != u)
+        return 0;
+    if (c->routine == R_TRAN && (c->a.desc[0] != 1 || c->b.desc[0] != 1))
+        return 0;
+    if (c->routine == R_TRAN && c->alpha[0] == 0.0 && c->alpha[1] == 0.0 && c->beta[0] == 1.0 &&
+        c->beta[1] == 0.0) /* returns before anything */
+        return 0;
+    for (int i = 0; i < c->m; i++) {
+        for (int j = 0; j < c->n; j++) {
+            int tr, tc, sr, sc;
+            holder(&c->b, gb, c->b.i - 1 + i, c->b.j - 1 + j, &tr, &tc);
+            if (c->routine == R_TRAN)
+                holder(&c->a, ga, c->a.i - 1 + j, c->a.j - 1 + i, &sr, &sc);
+            else
+                holder(&c->a, ga, c->a.i - 1 + i, c->a.j - 1 + j, &sr, &sc);
+            if (tr != sr || tc != sc)
+                return 0;
+        }
+    }
+    return 1;
+}
+#endif
 
 #define GEMR(pre, ch, T)                                                                           \
     do {                                                                                           \
@@ -474,6 +512,9 @@ int main(int argc, char **argv)
 
     long failures = 0, checks = 0;
     int printed = 0;
+#ifdef SPT_SMALL
+    long ndirect = 0;
+#endif
     for (int ncase = 0; ncase < ncases; ncase++) {
         dmxt_rng g = spt_seed(seed, (uint64_t)ncase + 1, 0);
         dmxt_rng mine = spt_seed(seed, (uint64_t)ncase + 1, 1000 + (uint64_t)me);
@@ -527,7 +568,22 @@ int main(int argc, char **argv)
         inb_a = inb_b = 0; /* first-block sizes take the agreed path */
 #endif
         int junk = !tran && spt_int(&g, 0, 2) == 0;
+#ifdef SPT_SMALL
+        /* in a third of the cases of p?gemr2d on the context's grid, or of square p?tran, the
+         * target is laid out as the source (the same draws; LLD still differs): op N is then
+         * all local, and so is op T when the matrix sits in one block */
+        dmxt_rng twin = g;
+        int twins = (tran ? c.m == c.n : ga == ictx) && spt_int(&g, 0, 2) == 0;
+        if (twins) {
+            gb = ga;
+            twin = g;
+        }
+#endif
         gen_mat(&g, &mine, ga, tran ? c.n : c.m, tran ? c.m : c.n, inb_a, junk, &c.a);
+#ifdef SPT_SMALL
+        if (twins)
+            g = twin;
+#endif
         gen_mat(&g, &mine, gb, c.m, c.n, inb_b, junk, &c.b);
         int cplx = c.type == T_C || c.type == T_Z;
         pick_scalar(&g, cplx, c.alpha, 1);
@@ -546,6 +602,8 @@ int main(int argc, char **argv)
             void *bref = dup_buf(b0, bbytes), *bdmx = dup_buf(b0, bbytes);
             run(&c, 0, c.a.in ? a : NULL, c.b.in ? bref : NULL);
 #ifdef SPT_SMALL
+            dmx_scalapack_stats st0, st1;
+            dmxsp_test_dmx_scalapack_get_stats(&st0);
             long before = spt_ncoll;
             spt_counting = 1;
 #endif
@@ -563,6 +621,11 @@ int main(int argc, char **argv)
                 describe(&c, ncase, round, "collectives (expected 0 or 1 MPI_Allgather)",
                          spt_ncoll - before);
             warm[c.ictxt & 0xffff] |= spt_ncoll != before; /* a quick return makes none */
+            dmxsp_test_dmx_scalapack_get_stats(&st1);
+            int want = expect_direct(&c, ga, gb, ictx);
+            ndirect += want;
+            if (st1.direct_calls - st0.direct_calls != want && (bad = 1) && printed++ < 10)
+                describe(&c, ncase, round, want ? "direct path not taken" : "direct path taken", 0);
 #endif
             if (d >= 0) {
                 bad = 1;
@@ -603,8 +666,12 @@ int main(int argc, char **argv)
                 me, (long long)st.local_calls, (long long)st.gathered_calls, (long long)st.calls);
     }
     if (me == 0)
-        printf("rank 0: %lld calls with no collective, %lld with one gather\n",
-               (long long)st.local_calls, (long long)st.gathered_calls);
+        printf("rank 0: %lld calls with no collective (%ld direct), %lld with one gather\n",
+               (long long)st.local_calls, ndirect, (long long)st.gathered_calls);
+    if (ndirect == 0) { /* the generator must reach the direct path */
+        failures++;
+        fprintf(stderr, "rank %d: no call took the direct path\n", me);
+    }
 #endif
     long tot[2] = {failures, checks}, sum[2];
     SPT_CHECK_MPI(MPI_Allreduce(tot, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));

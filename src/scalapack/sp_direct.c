@@ -1,0 +1,253 @@
+/* Tiny calls whose every element stays on its process: done in place, with no plan, no key and
+ * no communication.
+ *
+ * Algorithm: a p?gemr2d or p?tran* call of at most SP_DIRECT_MAX elements whose two descriptors
+ * name the same BLACS context (for p?gemr2d also the context argument: every process of the
+ * context is then in the grid) is checked for locality from the global arguments alone. With
+ * prow(g) = (g / MB + RSRC) mod NPROW the grid row of global row g (columns alike), element
+ * (i, j) of the target comes from element (i, j) of the source (op N) or (j, i) (op T/C). It
+ * stays on its process for every (i, j) exactly when
+ *   op N:   prow_dst(i0 + i) = prow_src(i0' + i) for every row i and
+ *           pcol_dst(j0 + j) = pcol_src(j0' + j) for every column j;
+ *   op T/C: the target's grid rows of its rows and the source's grid rows of its rows (the
+ *           target's columns) are one and the same value, and likewise for the grid columns
+ *           (with a single grid row or column that holds trivially).
+ * Then each process applies A = alpha * op(B) + beta * A to the elements it owns, through
+ * ScaLAPACK's local index l(g) = (g / (MB * NPROW)) * MB + g mod MB, and returns. Every input
+ * of that decision (sizes, indices, descriptors but LLD, the grid shape, the settings read by
+ * dmx_transform_once_is_local) is the same on every process of a correct call, so all of them
+ * take this path or none do; a process whose own LLD or array is wrong fails here, alone, as it
+ * would on the path with no collective (sp_small.c) that the call would otherwise take.
+ *
+ * Preconditions: sp_engine.c's early checks passed (M, N > 0, descriptors not NULL, the process
+ * in the context, whose shape and coordinates are grid[]). Descriptors the checks below reject
+ * (or 11-integer ones) are left to the general paths, which report them.
+ * Cost: O(m + n) integer divisions to decide; then O(local elements), no memory beyond four
+ * index arrays of at most SP_DIRECT_MAX integers (16 KiB) on the stack.
+ */
+#include "sp_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One side of the call: its descriptor's fields and its submatrix origin (0-based). */
+typedef struct dside {
+    int64_t m, n, mb, nb, rsrc, csrc, lld, i0, j0;
+} dside;
+
+static int64_t owner(int64_t g, int64_t b, int64_t src, int64_t np)
+{
+    return (g / b + src) % np;
+}
+
+static int64_t local_index(int64_t g, int64_t b, int64_t np)
+{
+    return (g / (b * np)) * b + g % b;
+}
+
+/* Local extent of the first len global indices on grid row (or column) p. */
+static int64_t local_extent(int64_t len, int64_t b, int64_t p, int64_t src, int64_t np)
+{
+    int64_t nblocks = (len + b - 1) / b;
+    int64_t mine = (p - src + np) % np; /* this process holds blocks mine, mine + np, ... */
+    if (mine >= nblocks)
+        return 0;
+    int64_t k = (nblocks - 1 - mine) / np + 1; /* number of blocks held */
+    int64_t ext = k * b;
+    if (mine + (k - 1) * np == nblocks - 1) /* holds the last, maybe partial, block */
+        ext -= nblocks * b - len;
+    return ext;
+}
+
+/* The side's fields; 0 when the descriptor is one the general paths must judge. */
+static int side_of(const int *d, int i, int j, int rows, int cols, int nprow, int npcol, dside *s)
+{
+    s->m = d[2], s->n = d[3], s->mb = d[4], s->nb = d[5];
+    s->rsrc = d[6], s->csrc = d[7], s->lld = d[8];
+    s->i0 = (int64_t)i - 1, s->j0 = (int64_t)j - 1;
+    return s->m >= 0 && s->n >= 0 && s->mb >= 1 && s->nb >= 1 && s->rsrc >= 0 && s->rsrc < nprow &&
+           s->csrc >= 0 && s->csrc < npcol && s->i0 >= 0 && s->j0 >= 0 && s->i0 + rows <= s->m &&
+           s->j0 + cols <= s->n;
+}
+
+/* Every element stays on its process (see the head of this file). */
+static int all_local(const dside *a, const dside *b, int tran, int m, int n, int nprow, int npcol)
+{
+    if (!tran) {
+        for (int i = 0; i < m && nprow > 1; i++)
+            if (owner(a->i0 + i, a->mb, a->rsrc, nprow) != owner(b->i0 + i, b->mb, b->rsrc, nprow))
+                return 0;
+        for (int j = 0; j < n && npcol > 1; j++)
+            if (owner(a->j0 + j, a->nb, a->csrc, npcol) != owner(b->j0 + j, b->nb, b->csrc, npcol))
+                return 0;
+        return 1;
+    }
+    /* a (target) is m x n, b (source) n x m: a's rows and b's rows (n of them) on one grid row,
+     * a's columns and b's columns (m of them) on one grid column */
+    if (nprow > 1) {
+        const int64_t r = owner(a->i0, a->mb, a->rsrc, nprow);
+        for (int i = 0; i < m; i++)
+            if (owner(a->i0 + i, a->mb, a->rsrc, nprow) != r)
+                return 0;
+        for (int j = 0; j < n; j++)
+            if (owner(b->i0 + j, b->mb, b->rsrc, nprow) != r)
+                return 0;
+    }
+    if (npcol > 1) {
+        const int64_t c = owner(a->j0, a->nb, a->csrc, npcol);
+        for (int j = 0; j < n; j++)
+            if (owner(a->j0 + j, a->nb, a->csrc, npcol) != c)
+                return 0;
+        for (int i = 0; i < m; i++)
+            if (owner(b->j0 + i, b->nb, b->csrc, npcol) != c)
+                return 0;
+    }
+    return 1;
+}
+
+/* A's local offset of its row (or column) index g when this process owns it, else -1. */
+static int64_t mine_or_none(int64_t g, int64_t b, int64_t src, int64_t np, int64_t me)
+{
+    return owner(g, b, src, np) == me ? local_index(g, b, np) : -1;
+}
+
+/* Apply one element: *a = alpha * op(*b) + beta * *a, with B not read when alpha = 0 and A not
+ * read when beta = 0 (the PBLAS' rule). */
+static void apply(sp_type type, int conj, dmx_scalar al, dmx_scalar be, const void *bp, void *ap)
+{
+    switch (type) {
+    case SP_I: return; /* p?gemr2d only: copied bit for bit by the caller */
+    case SP_S: {
+        float *a = ap, b = *(const float *)bp, x = (float)al.re, y = (float)be.re;
+        *a = x == 0.0f ? (y == 0.0f ? 0.0f : y * *a) : (y == 0.0f ? x * b : x * b + y * *a);
+        return;
+    }
+    case SP_D: {
+        double *a = ap, b = *(const double *)bp, x = al.re, y = be.re;
+        *a = x == 0.0 ? (y == 0.0 ? 0.0 : y * *a) : (y == 0.0 ? x * b : x * b + y * *a);
+        return;
+    }
+    case SP_C:
+    case SP_Z: {
+        double br, bi, ar, ai;
+        if (type == SP_C) {
+            br = ((const float *)bp)[0], bi = ((const float *)bp)[1];
+            ar = ((float *)ap)[0], ai = ((float *)ap)[1];
+        } else {
+            br = ((const double *)bp)[0], bi = ((const double *)bp)[1];
+            ar = ((double *)ap)[0], ai = ((double *)ap)[1];
+        }
+        if (conj)
+            bi = -bi;
+        const int azero = al.re == 0.0 && al.im == 0.0, bzero = be.re == 0.0 && be.im == 0.0;
+        double rr = 0.0, ri = 0.0;
+        if (!azero)
+            rr = al.re * br - al.im * bi, ri = al.re * bi + al.im * br;
+        if (!bzero)
+            rr += be.re * ar - be.im * ai, ri += be.re * ai + be.im * ar;
+        if (type == SP_C) {
+            ((float *)ap)[0] = (float)rr, ((float *)ap)[1] = (float)ri;
+        } else {
+            ((double *)ap)[0] = rr, ((double *)ap)[1] = ri;
+        }
+        return;
+    }
+    }
+}
+
+static size_t elem_size(sp_type type)
+{
+    switch (type) {
+    case SP_D:
+    case SP_C: return 8;
+    case SP_Z: return 16;
+    default: return 4;
+    }
+}
+
+int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
+{
+    const int nprow = grid[0], npcol = grid[1], myrow = grid[2], mycol = grid[3];
+    const int tran = c->routine == SP_TRAN;
+    if ((c->routine != SP_GEMR2D && !tran) || (int64_t)c->m * c->n > SP_DIRECT_MAX)
+        return 0;
+    /* one grid: both descriptors on the context (p?tran: C's, which is the context) */
+    if (c->descsrc[1] != c->ictxt || c->descdst[1] != c->ictxt)
+        return 0;
+    if (tran && (c->descsrc[0] != 1 || c->descdst[0] != 1)) /* 11 integers, or rejected */
+        return 0;
+    const dmx_dtype dtype = c->type == SP_D   ? DMX_DOUBLE
+                            : c->type == SP_C ? DMX_CFLOAT
+                            : c->type == SP_Z ? DMX_CDOUBLE
+                                              : DMX_FLOAT;
+    if (!dmx_transform_once_is_local(dtype, c->m, c->n))
+        return 0;
+    const int m = c->m, n = c->n;
+    dside a, b; /* a: the target (m x n), b: the source (m x n, or n x m for p?tran) */
+    if (!side_of(c->descdst, c->idst, c->jdst, m, n, nprow, npcol, &a) ||
+        !side_of(c->descsrc, c->isrc, c->jsrc, tran ? n : m, tran ? m : n, nprow, npcol, &b))
+        return 0;
+    if (!all_local(&a, &b, tran, m, n, nprow, npcol))
+        return 0;
+
+    /* This process's own arguments, as the layouts of the other paths check them (A's and B's
+     * arrays reach to the submatrices' last row and column). */
+    const int64_t arows = local_extent(a.i0 + m, a.mb, myrow, a.rsrc, nprow);
+    const int64_t brows = local_extent(b.i0 + (tran ? n : m), b.mb, myrow, b.rsrc, nprow);
+    if (arows > 0 && a.lld < arows) {
+        snprintf(msg, len, "LLD of the target = %lld is smaller than its %lld local rows",
+                 (long long)a.lld, (long long)arows);
+        return -1;
+    }
+    if (brows > 0 && b.lld < brows) {
+        snprintf(msg, len, "LLD of the source = %lld is smaller than its %lld local rows",
+                 (long long)b.lld, (long long)brows);
+        return -1;
+    }
+
+    /* A's rows this process owns, with A's and B's local indices for each (op N: B's row of
+     * the same i; op T/C: B's column i); then the same along the columns. */
+    int ri[SP_DIRECT_MAX], rb[SP_DIRECT_MAX], ci[SP_DIRECT_MAX], cb[SP_DIRECT_MAX];
+    int nr = 0, nc = 0;
+    for (int i = 0; i < m; i++) {
+        int64_t la = mine_or_none(a.i0 + i, a.mb, a.rsrc, nprow, myrow);
+        if (la < 0)
+            continue;
+        ri[nr] = (int)la;
+        rb[nr++] =
+            (int)(tran ? local_index(b.j0 + i, b.nb, npcol) : local_index(b.i0 + i, b.mb, nprow));
+    }
+    for (int j = 0; j < n; j++) {
+        int64_t la = mine_or_none(a.j0 + j, a.nb, a.csrc, npcol, mycol);
+        if (la < 0)
+            continue;
+        ci[nc] = (int)la;
+        cb[nc++] =
+            (int)(tran ? local_index(b.i0 + j, b.mb, nprow) : local_index(b.j0 + j, b.nb, npcol));
+    }
+    if (nr == 0 || nc == 0)
+        return 1;
+    if (c->dst == NULL || c->src == NULL) {
+        snprintf(msg, len, "the %s array is NULL on a process that holds part of it",
+                 c->dst == NULL ? "target" : "source");
+        return -1;
+    }
+    const size_t es = elem_size(c->type);
+    const int conj = tran && c->op == DMX_OP_C;
+    char *ap = c->dst;
+    const char *bp = c->src;
+    for (int q = 0; q < nc; q++) {
+        for (int p = 0; p < nr; p++) {
+            /* op N: B(rb[p], cb[q]); op T/C: B(cb[q], rb[p]), B's row from A's column */
+            const int64_t boff =
+                tran ? cb[q] + (int64_t)rb[p] * b.lld : rb[p] + (int64_t)cb[q] * b.lld;
+            char *dst = ap + (size_t)(ri[p] + (int64_t)ci[q] * a.lld) * es;
+            if (tran)
+                apply(c->type, conj, c->alpha, c->beta, bp + (size_t)boff * es, dst);
+            else /* p?gemr2d copies bits (integers travel as floats elsewhere in dmx, too) */
+                memcpy(dst, bp + (size_t)boff * es, es);
+        }
+    }
+    return 1;
+}
