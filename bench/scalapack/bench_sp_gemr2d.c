@@ -16,6 +16,12 @@
  *
  * Or: mpirun -n 4 bench_sp_gemr2d --sweep|--sequence [reps] [align] [max_n or count]: the modes
  * of `dmx bench redist --sweep` / `--sequence` (bench_sweep.h) with the drop-in added.
+ *
+ * Or: mpirun -n P bench_sp_gemr2d --tiny [calls] [reps]: a loop of `calls` (default 10^5) 1 x 1
+ * pdtran_ calls on the default grid, Debian's and the drop-in's (its in-place path,
+ * src/scalapack/sp_direct.c) alternately, reps (default 5) loops each; per implementation the
+ * median over loops of the per-call time (maximum over ranks), and the ratio. The result is
+ * checked after every loop.
  */
 #include "alltoallv_redist.h"
 #include "bench_scalapack.h"
@@ -97,6 +103,59 @@ static double time_it(int op, int dmx, int n, bmat *a, bmat *b, int ictxt, int r
     return med;
 }
 
+/* --tiny: 1 x 1 pdtran_ in a loop, Debian's (impl 0) against the drop-in's (impl 1). */
+static int tiny_loop(int calls, int reps, int me, int np)
+{
+    if (calls < 1 || reps < 1)
+        return 2;
+    int pr = np >= 4 ? 2 : 1, pc = np >= 4 ? 2 : np, ctxt, nr, nc, myrow, mycol;
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "Row", pr, pc);
+    Cblacs_gridinfo(ctxt, &nr, &nc, &myrow, &mycol);
+    const int one = 1;
+    const double alpha = 1.0, beta = 0.0;
+    int desc[9] = {1, ctxt, 1, 1, 1, 1, 0, 0, 1};
+    double b = 2.5 + me, a = 0.0, *t = calloc((size_t)(2 * reps), sizeof(double));
+    long wrong = 0;
+    for (int rep = -1; rep < reps; rep++) { /* rep -1: warm-up */
+        for (int impl = 0; impl < 2; impl++) {
+            a = -1.0;
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            double t0 = MPI_Wtime();
+            if (myrow >= 0) {
+                for (int k = 0; k < calls; k++) {
+                    if (impl == 0)
+                        pdtran_(&one, &one, &alpha, &b, &one, &one, desc, &beta, &a, &one, &one,
+                                desc);
+                    else
+                        dmxsp_test_pdtran_(&one, &one, &alpha, &b, &one, &one, desc, &beta, &a,
+                                           &one, &one, desc);
+                }
+            }
+            double dt = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0) / calls;
+            /* the element lives on process (0, 0): A = B there, untouched elsewhere */
+            wrong += (myrow == 0 && mycol == 0) ? a != b : a != -1.0;
+            if (rep >= 0)
+                t[impl * reps + rep] = dt;
+        }
+    }
+    long all = 0;
+    CHECK_MPI(MPI_Allreduce(&wrong, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    dmx_scalapack_stats st;
+    dmxsp_test_dmx_scalapack_get_stats(&st);
+    double ts = bench_median(t, reps), td = bench_median(t + reps, reps);
+    if (me == 0)
+        printf("bench_sp_gemr2d --tiny: np=%d, grid %dx%d, %d calls of 1 x 1 pdtran_ per loop, "
+               "median of %d loops (max over ranks)\n  scalapack %8.3f us/call\n  dropin    "
+               "%8.3f us/call  speedup %.2fx  (rank 0: %lld of %lld calls in place)  wrong %ld\n",
+               np, pr, pc, calls, reps, ts * 1e6, td * 1e6, ts / td, (long long)st.direct_calls,
+               (long long)st.calls, all);
+    free(t);
+    if (myrow >= 0)
+        Cblacs_gridexit(ctxt);
+    return all != 0;
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -114,6 +173,12 @@ int main(int argc, char **argv)
         else if (argc > 4)
             so.count = atoi(argv[4]);
         int rc = so.reps >= 1 ? (sweep ? bench_sweep_run(&so) : bench_sequence_run(&so)) : 2;
+        Cblacs_exit(1);
+        CHECK_MPI(MPI_Finalize());
+        return rc;
+    }
+    if (argc > 1 && strcmp(argv[1], "--tiny") == 0) {
+        int rc = tiny_loop(argc > 2 ? atoi(argv[2]) : 100000, argc > 3 ? atoi(argv[3]) : 5, me, np);
         Cblacs_exit(1);
         CHECK_MPI(MPI_Finalize());
         return rc;
