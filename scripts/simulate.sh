@@ -13,8 +13,8 @@
 #   scripts/simulate.sh [N]               (default N = 2048)
 #   SIM_PLATFORMS="latency bandwidth" SIM_NP="256 1024" \
 #   SIM_POINTS="summa:64 summa:128 hsumma:4:64 hsumma:16:64 cannon auto" scripts/simulate.sh
-# A point is summa:b, hsumma:G:b (outer panel B = the widest panel, N/sqrt(P)), cannon or auto
-# (no option forced); forced points use the data's square grid.
+# A point is summa:b, hsumma:G:b (outer panel B = the widest panel, N/sqrt(P)), hsumma:G:b:B,
+# cannon or auto (no option forced); forced points use the data's square grid.
 #
 # Deterministic: the SimGrid build (-DDMX_SIM_FLOPS) does not run the local multiplies but
 # charges their flops to the simulated host (smpi_execute_flops), and the rest of the code is
@@ -62,10 +62,10 @@ for plat in $PLATFORMS; do
         cap=$(((N + q - 1) / q)) # widest panel on the square grid
         echo "# $plat np $np n $N (widest panel $cap)"
         for pt in $POINTS; do
-            IFS=: read -r alg x y <<<"$pt"
+            IFS=: read -r alg x y z <<<"$pt"
             case $alg in
             summa) run "$plat" "$np" summa --panel "$x" ;;
-            hsumma) run "$plat" "$np" hsumma --groups "$x" --panel "$y" --outer "$cap" ;;
+            hsumma) run "$plat" "$np" hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}" ;;
             *) run "$plat" "$np" "$alg" ;;
             esac
         done
