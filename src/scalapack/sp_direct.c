@@ -31,32 +31,37 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One side of the call: its descriptor's fields and its submatrix origin (0-based). */
+/* One side of the call: its descriptor's fields and its submatrix origin (0-based). Plain ints:
+ * every global index used is below M_ or N_ (side_of checks that), and 32-bit divisions are the
+ * bulk of this path's cost. */
 typedef struct dside {
-    int64_t m, n, mb, nb, rsrc, csrc, lld, i0, j0;
+    int m, n, mb, nb, rsrc, csrc, lld, i0, j0;
 } dside;
 
-static int64_t owner(int64_t g, int64_t b, int64_t src, int64_t np)
+/* The grid row (column) holding global index g: (g / b + src) mod np, with src < np. */
+static int owner(int g, int b, int src, int np)
 {
-    return (g / b + src) % np;
+    int r = (g / b) % np + src;
+    return r >= np ? r - np : r;
 }
 
-static int64_t local_index(int64_t g, int64_t b, int64_t np)
+/* ScaLAPACK's local index of global index g: (g / (b np)) b + g mod b. */
+static int local_index(int g, int b, int np)
 {
-    return (g / (b * np)) * b + g % b;
+    return (g / b / np) * b + g % b;
 }
 
 /* Local extent of the first len global indices on grid row (or column) p. */
-static int64_t local_extent(int64_t len, int64_t b, int64_t p, int64_t src, int64_t np)
+static int64_t local_extent(int len, int b, int p, int src, int np)
 {
-    int64_t nblocks = (len + b - 1) / b;
-    int64_t mine = (p - src + np) % np; /* this process holds blocks mine, mine + np, ... */
+    int nblocks = len / b + (len % b != 0);
+    int mine = (p - src + np) % np; /* this process holds blocks mine, mine + np, ... */
     if (mine >= nblocks)
         return 0;
-    int64_t k = (nblocks - 1 - mine) / np + 1; /* number of blocks held */
-    int64_t ext = k * b;
-    if (mine + (k - 1) * np == nblocks - 1) /* holds the last, maybe partial, block */
-        ext -= nblocks * b - len;
+    int k = (nblocks - 1 - mine) / np + 1; /* number of blocks held */
+    int64_t ext = (int64_t)k * b;
+    if (mine + (int64_t)(k - 1) * np == nblocks - 1) /* holds the last, maybe partial, block */
+        ext -= (int64_t)nblocks * b - len;
     return ext;
 }
 
@@ -65,10 +70,10 @@ static int side_of(const int *d, int i, int j, int rows, int cols, int nprow, in
 {
     s->m = d[2], s->n = d[3], s->mb = d[4], s->nb = d[5];
     s->rsrc = d[6], s->csrc = d[7], s->lld = d[8];
-    s->i0 = (int64_t)i - 1, s->j0 = (int64_t)j - 1;
+    s->i0 = i > 0 ? i - 1 : -1, s->j0 = j > 0 ? j - 1 : -1; /* no overflow at INT_MIN */
     return s->m >= 0 && s->n >= 0 && s->mb >= 1 && s->nb >= 1 && s->rsrc >= 0 && s->rsrc < nprow &&
-           s->csrc >= 0 && s->csrc < npcol && s->i0 >= 0 && s->j0 >= 0 && s->i0 + rows <= s->m &&
-           s->j0 + cols <= s->n;
+           s->csrc >= 0 && s->csrc < npcol && i >= 1 && j >= 1 && (int64_t)s->i0 + rows <= s->m &&
+           (int64_t)s->j0 + cols <= s->n;
 }
 
 /* Every element stays on its process (see the head of this file). */
@@ -86,7 +91,7 @@ static int all_local(const dside *a, const dside *b, int tran, int m, int n, int
     /* a (target) is m x n, b (source) n x m: a's rows and b's rows (n of them) on one grid row,
      * a's columns and b's columns (m of them) on one grid column */
     if (nprow > 1) {
-        const int64_t r = owner(a->i0, a->mb, a->rsrc, nprow);
+        const int r = owner(a->i0, a->mb, a->rsrc, nprow);
         for (int i = 0; i < m; i++)
             if (owner(a->i0 + i, a->mb, a->rsrc, nprow) != r)
                 return 0;
@@ -95,7 +100,7 @@ static int all_local(const dside *a, const dside *b, int tran, int m, int n, int
                 return 0;
     }
     if (npcol > 1) {
-        const int64_t c = owner(a->j0, a->nb, a->csrc, npcol);
+        const int c = owner(a->j0, a->nb, a->csrc, npcol);
         for (int j = 0; j < n; j++)
             if (owner(a->j0 + j, a->nb, a->csrc, npcol) != c)
                 return 0;
@@ -107,7 +112,7 @@ static int all_local(const dside *a, const dside *b, int tran, int m, int n, int
 }
 
 /* A's local offset of its row (or column) index g when this process owns it, else -1. */
-static int64_t mine_or_none(int64_t g, int64_t b, int64_t src, int64_t np, int64_t me)
+static int mine_or_none(int g, int b, int src, int np, int me)
 {
     return owner(g, b, src, np) == me ? local_index(g, b, np) : -1;
 }
@@ -211,20 +216,18 @@ int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
     int ri[SP_DIRECT_MAX], rb[SP_DIRECT_MAX], ci[SP_DIRECT_MAX], cb[SP_DIRECT_MAX];
     int nr = 0, nc = 0;
     for (int i = 0; i < m; i++) {
-        int64_t la = mine_or_none(a.i0 + i, a.mb, a.rsrc, nprow, myrow);
+        int la = mine_or_none(a.i0 + i, a.mb, a.rsrc, nprow, myrow);
         if (la < 0)
             continue;
-        ri[nr] = (int)la;
-        rb[nr++] =
-            (int)(tran ? local_index(b.j0 + i, b.nb, npcol) : local_index(b.i0 + i, b.mb, nprow));
+        ri[nr] = la;
+        rb[nr++] = tran ? local_index(b.j0 + i, b.nb, npcol) : local_index(b.i0 + i, b.mb, nprow);
     }
     for (int j = 0; j < n; j++) {
-        int64_t la = mine_or_none(a.j0 + j, a.nb, a.csrc, npcol, mycol);
+        int la = mine_or_none(a.j0 + j, a.nb, a.csrc, npcol, mycol);
         if (la < 0)
             continue;
-        ci[nc] = (int)la;
-        cb[nc++] =
-            (int)(tran ? local_index(b.i0 + j, b.mb, nprow) : local_index(b.j0 + j, b.nb, npcol));
+        ci[nc] = la;
+        cb[nc++] = tran ? local_index(b.i0 + j, b.mb, nprow) : local_index(b.j0 + j, b.nb, npcol);
     }
     if (nr == 0 || nc == 0)
         return 1;
