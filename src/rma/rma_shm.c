@@ -7,13 +7,14 @@
  * A heap of one rank has no window at all; then this path also sums accumulates locally.
  * Preconditions: the target's segment is mapped (same node, DMX_SHM not 0, unified window
  *   model); put or get (accumulates go through MPI, see rma_select.c).
- * Large puts (at least DMXI_RMA_STREAM_MIN_BYTES in blocks of at least one cache line) write
- *   the whole cache lines of each destination block with non-temporal stores: the peer's lines
- *   are then neither read first (a cached store must fetch the line, often from the peer core's
- *   cache, where the peer last wrote it) nor kept in this core's cache, so 8 MiB moves about
- *   half the memory traffic. The partial lines at block ends take ordinary stores (a partly
- *   streamed line costs a read-modify-write in memory). An sfence ends the copy; quiet's full
- *   fence orders it.
+ * Large puts and gets (at least DMXI_RMA_STREAM_MIN_BYTES in blocks of at least one cache line)
+ *   write the whole cache lines of each destination block (the peer's for a put, this rank's
+ *   for a get) with non-temporal stores: the lines are then neither read first (a cached store
+ *   must fetch the line, for a put often from the peer core's cache, where the peer last wrote
+ *   it) nor kept in this core's cache, so 8 MiB moves about half the memory traffic. The partial
+ *   lines at block ends take ordinary stores (a partly streamed line costs a read-modify-write in
+ *   memory). An sfence ends the copy; quiet's full fence orders it. (Gets: 0.71-0.89 ms instead
+ *   of 0.76-1.17 for 8 MiB in 512- and 4096-element blocks, osc sm and rdma, quiet.)
  * Cost: no latency term beyond a function call; beta = one memory copy of the data
  *   (blockcount*blockelems elements), at cache-line granularity on both sides.
  * Temporary memory: none. */
@@ -77,19 +78,21 @@ dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x)
                     ((double *)(void *)d)[e] += ((const double *)(const void *)s)[e];
             }
         }
-    } else if (x->kind == DMXI_RMA_PUT) {
+    } else {
         int64_t bb = x->blockelems * (int64_t)x->esize;
         int st = h->set.stream; /* DMX_STREAM: -1 by size, 0 never, 1 always */
-        if (bb >= LINE && (st == 1 || (st < 0 && bb * x->blockcount >= DMXI_RMA_STREAM_MIN_BYTES)))
-            copy_stream(remote, x->local, x->rstride, x->lstride, x->blockelems, x->blockcount,
-                        x->esize);
+        int stream =
+            bb >= LINE && (st == 1 || (st < 0 && bb * x->blockcount >= DMXI_RMA_STREAM_MIN_BYTES));
+        int put = x->kind == DMXI_RMA_PUT;
+        char *dst = put ? remote : x->local;
+        const char *src = put ? x->local : remote;
+        int64_t ds = put ? x->rstride : x->lstride, ss = put ? x->lstride : x->rstride;
+        if (stream)
+            copy_stream(dst, src, ds, ss, x->blockelems, x->blockcount, x->esize);
         else
-            dmxi_rma_copy(remote, x->local, x->rstride, x->lstride, x->blockelems, x->blockcount,
-                          x->esize);
-        h->direct_pending = 1;
-    } else {
-        dmxi_rma_copy(x->local, remote, x->lstride, x->rstride, x->blockelems, x->blockcount,
-                      x->esize);
+            dmxi_rma_copy(dst, src, ds, ss, x->blockelems, x->blockcount, x->esize);
+        if (put)
+            h->direct_pending = 1;
     }
     return DMX_SUCCESS;
 }
