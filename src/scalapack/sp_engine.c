@@ -24,7 +24,6 @@
  * Errors abort the program (ScaLAPACK's redistribution routines exit and the PBLAS abort on bad
  * arguments; there is no INFO argument to return them through).
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "sp_internal.h"
 
 #include <ctype.h>
@@ -33,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* BLACS_GET "what" returning the system handle of a grid's own communicator. */
 #define SP_BLACS_GRID_COMM 10
@@ -112,14 +110,6 @@ static _Noreturn void fail(MPI_Comm comm, int print, const char *name, const cha
         va_end(ap);
     }
     sp_abort(comm);
-}
-
-_Noreturn void sp_abort(MPI_Comm comm)
-{
-    const struct timespec pause = {0, 300 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
-    abort(); /* MPI_Abort does not return; keep the compiler and the promise honest */
 }
 
 #define SP_MPI(name, call)                                                                         \

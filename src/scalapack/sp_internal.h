@@ -126,7 +126,7 @@ typedef struct sp_piece {
 
 /* End the job after a message was printed to stderr: a short pause, so that the launcher
  * forwards the message (MPICH's Hydra drops what an aborting process wrote just before), then
- * MPI_Abort on comm (MPI_COMM_WORLD if comm is MPI_COMM_NULL) (sp_engine.c). */
+ * MPI_Abort on comm (MPI_COMM_WORLD if comm is MPI_COMM_NULL) (sp_abort.c). */
 _Noreturn void sp_abort(MPI_Comm comm);
 
 /* Calls of at most this many elements may take the direct path (sp_direct.c). */
