@@ -419,6 +419,37 @@ static int is_zero(dmx_scalar s)
     return s.re == 0.0 && s.im == 0.0;
 }
 
+/* A cache list (most recently used first, *n entries): make room for one more by destroying the
+ * least recently used entry (the tail) when the list is full. Every process does this at the same
+ * call of a process group, so the collective destruction of agreed plans matches. */
+static void make_room(sp_entry **list, int64_t *n, const char *name)
+{
+    if (g_sp.capacity <= 0 || *n < g_sp.capacity)
+        return;
+    sp_entry **last = list;
+    while ((*last)->next != NULL)
+        last = &(*last)->next;
+    sp_entry *old = *last;
+    *last = NULL;
+    (*n)--;
+    g_sp.stats.entries--;
+    g_sp.stats.evictions++;
+    entry_destroy(old, name);
+}
+
+/* Put a new entry at the front of a cache list, or destroy it when caching is off. */
+static void keep(sp_entry **list, int64_t *n, sp_entry *e, const char *name)
+{
+    if (g_sp.capacity == 0) {
+        entry_destroy(e, name);
+        return;
+    }
+    e->next = *list;
+    *list = e;
+    (*n)++;
+    g_sp.stats.entries++;
+}
+
 /* A small call run by dmx_transform_once on layouts made locally from ctx->gkey: this process's
  * cache of its own layouts, keyed on its own key (its descriptors with its LLD and grid
  * coordinates) and tag (ntag integers: what else decides the layouts). Local. */
@@ -439,30 +470,13 @@ static void run_local(sp_context *ctx, const sp_call *c, const int *key, const i
         }
     }
     g_sp.stats.misses++;
-    if (g_sp.capacity > 0 && ctx->nsmall >= g_sp.capacity) {
-        sp_entry **last = &ctx->small;
-        while ((*last)->next != NULL)
-            last = &(*last)->next;
-        sp_entry *old = *last;
-        *last = NULL;
-        ctx->nsmall--;
-        g_sp.stats.entries--;
-        g_sp.stats.evictions++;
-        entry_destroy(old, c->name);
-    }
+    make_room(&ctx->small, &ctx->nsmall, c->name);
     sp_entry *e = entry_create(ctx, c, 1);
     e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
     e->nranks = ntag;
     memcpy(e->ranks, tag, ntag * sizeof(int));
     entry_execute(e, c, 0);
-    if (g_sp.capacity == 0) {
-        entry_destroy(e, c->name);
-        return;
-    }
-    e->next = ctx->small;
-    ctx->small = e;
-    ctx->nsmall++;
-    g_sp.stats.entries++;
+    keep(&ctx->small, &ctx->nsmall, e, c->name);
 }
 
 void DMXSP_INTERNAL(run)(const sp_call *c)
@@ -561,29 +575,11 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     /* Miss: gather every process's key to validate the call and decode both grids. */
     SP_MPI(c->name, MPI_Allgather(key, KEY_LEN, MPI_INT, ctx->gkey, KEY_LEN, MPI_INT, ctx->comm));
     g_sp.stats.misses++;
-    if (g_sp.capacity > 0 && ctx->nentries >= g_sp.capacity) {
-        /* evict the least recently used entry (the tail) */
-        sp_entry **last = &ctx->entries;
-        while ((*last)->next != NULL)
-            last = &(*last)->next;
-        sp_entry *old = *last;
-        *last = NULL;
-        ctx->nentries--;
-        g_sp.stats.entries--;
-        g_sp.stats.evictions++;
-        entry_destroy(old, c->name);
-    }
+    make_room(&ctx->entries, &ctx->nentries, c->name);
     e = entry_create(ctx, c, 0);
     e->serial = g_sp.serial++;
     entry_execute(e, c, 0);
-    if (g_sp.capacity == 0) {
-        entry_destroy(e, c->name);
-        return;
-    }
-    e->next = ctx->entries;
-    ctx->entries = e;
-    ctx->nentries++;
-    g_sp.stats.entries++;
+    keep(&ctx->entries, &ctx->nentries, e, c->name);
 }
 
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out)
