@@ -76,6 +76,15 @@ static int side_of(const int *d, int i, int j, int rows, int cols, int nprow, in
            (int64_t)s->j0 + cols <= s->n;
 }
 
+/* Whether the cnt global indices from g0 on all lie on grid row (or column) want. */
+static int all_on(int g0, int cnt, int b, int src, int np, int want)
+{
+    for (int k = 0; k < cnt; k++)
+        if (owner(g0 + k, b, src, np) != want)
+            return 0;
+    return 1;
+}
+
 /* Every element stays on its process (see the head of this file). */
 static int all_local(const dside *a, const dside *b, int tran, int m, int n, int nprow, int npcol)
 {
@@ -90,25 +99,11 @@ static int all_local(const dside *a, const dside *b, int tran, int m, int n, int
     }
     /* a (target) is m x n, b (source) n x m: a's rows and b's rows (n of them) on one grid row,
      * a's columns and b's columns (m of them) on one grid column */
-    if (nprow > 1) {
-        const int r = owner(a->i0, a->mb, a->rsrc, nprow);
-        for (int i = 0; i < m; i++)
-            if (owner(a->i0 + i, a->mb, a->rsrc, nprow) != r)
-                return 0;
-        for (int j = 0; j < n; j++)
-            if (owner(b->i0 + j, b->mb, b->rsrc, nprow) != r)
-                return 0;
-    }
-    if (npcol > 1) {
-        const int c = owner(a->j0, a->nb, a->csrc, npcol);
-        for (int j = 0; j < n; j++)
-            if (owner(a->j0 + j, a->nb, a->csrc, npcol) != c)
-                return 0;
-        for (int i = 0; i < m; i++)
-            if (owner(b->j0 + i, b->nb, b->csrc, npcol) != c)
-                return 0;
-    }
-    return 1;
+    const int r = owner(a->i0, a->mb, a->rsrc, nprow), c = owner(a->j0, a->nb, a->csrc, npcol);
+    return (nprow == 1 || (all_on(a->i0, m, a->mb, a->rsrc, nprow, r) &&
+                           all_on(b->i0, n, b->mb, b->rsrc, nprow, r))) &&
+           (npcol == 1 || (all_on(a->j0, n, a->nb, a->csrc, npcol, c) &&
+                           all_on(b->j0, m, b->nb, b->csrc, npcol, c)));
 }
 
 /* A's local offset of its row (or column) index g when this process owns it, else -1. */
