@@ -7,6 +7,9 @@
  *          with that call's message and returns the status; nothing was sent, so the same rank
  *          then makes the valid call and every rank gets MPI's result (compared with MPI_Bcast,
  *          MPI_Allreduce on the same input). The other ranks' handlers are never called.
+ *          Cases 5-9 first make the valid call on every rank, with the MPI library's own call
+ *          (named, or AUTO's remembered choice): the bad call that follows must not take the
+ *          front end's shortcut for repeats (coll_api.c, run) past its checks.
  *  off     DMX_COLL_CHECK=off: the same calls return the status, the handler is not called.
  *  agree   DMX_COLL_CHECK=agree: every rank returns the status, no handler, nothing to redo.
  *  abort   DMX_COLL_CHECK unset, dmx's own handler (np 2): the last rank passes a negative
@@ -37,11 +40,16 @@ typedef struct bad_call {
     dmx_status want;
 } bad_call;
 
+static int is_allreduce(int i)
+{
+    return i == 1 || i == 2 || i == 8 || i == 9;
+}
+
 /* MPI's result of call i on input in (every rank, once per case). */
 static void reference(int i, int p, const int *in, int *ref)
 {
     memcpy(ref, in, 4 * sizeof *ref);
-    if (i == 1 || i == 2)
+    if (is_allreduce(i))
         MPI_Allreduce(in, ref, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     else
         MPI_Bcast(ref, 4, MPI_INT, i == 0 ? p - 1 : 0, MPI_COMM_WORLD);
@@ -52,7 +60,7 @@ static void reference(int i, int p, const int *in, int *ref)
 static dmx_status one(int i, int bad, int p, const int *in, int *out)
 {
     MPI_Comm w = MPI_COMM_WORLD;
-    if (i != 1 && i != 2)
+    if (!is_allreduce(i))
         memcpy(out, in, 4 * sizeof *out);
     switch (i) {
     case 0: return dmx_coll_bcast(out, bad ? -1 : 4, MPI_INT, p - 1, w, DMX_COLL_BINOMIAL);
@@ -63,28 +71,50 @@ static dmx_status one(int i, int bad, int p, const int *in, int *out)
         return dmx_coll_allreduce(in, out, 4, MPI_INT, bad ? MPI_OP_NULL : MPI_SUM, w,
                                   DMX_COLL_AUTO);
     case 3: return dmx_coll_bcast(bad ? NULL : out, 4, MPI_INT, 0, w, DMX_COLL_AUTO);
-    default: return dmx_coll_bcast(out, 4, MPI_INT, bad ? p : 0, w, DMX_COLL_RING);
+    case 4: return dmx_coll_bcast(out, 4, MPI_INT, bad ? p : 0, w, DMX_COLL_RING);
+    case 5: return dmx_coll_bcast(out, bad ? -1 : 4, MPI_INT, 0, w, DMX_COLL_MPI);
+    case 6: return dmx_coll_bcast(out, 4, MPI_INT, bad ? p : 0, w, DMX_COLL_MPI);
+    case 7: return dmx_coll_bcast(bad ? NULL : out, 4, MPI_INT, 0, w, DMX_COLL_MPI);
+    case 8:
+        return dmx_coll_allreduce(in, out, 4, MPI_INT, bad ? MPI_OP_NULL : MPI_SUM, w,
+                                  DMX_COLL_MPI);
+    default:
+        return dmx_coll_allreduce(in, out, 4, bad ? MPI_DATATYPE_NULL : MPI_INT, MPI_SUM, w,
+                                  DMX_COLL_AUTO);
     }
 }
 
-static const bad_call cases[5] = {
+enum { NCASES = 10, FIRST_REPEAT = 5 };
+static const bad_call cases[NCASES] = {
     {"bcast negative count", "negative count -1", DMX_ERR_ARG},
     {"allreduce with an allgather algorithm", "is not one of allreduce's", DMX_ERR_ARG},
     {"allreduce MPI_OP_NULL", "op is MPI_OP_NULL", DMX_ERR_ARG},
     {"bcast NULL buffer", "receive buffer is NULL", DMX_ERR_NULL},
     {"bcast root out of range", "out of range", DMX_ERR_ARG},
+    {"repeated mpi bcast, negative count", "negative count -1", DMX_ERR_ARG},
+    {"repeated mpi bcast, root out of range", "out of range", DMX_ERR_ARG},
+    {"repeated mpi bcast, NULL buffer", "receive buffer is NULL", DMX_ERR_NULL},
+    {"repeated mpi allreduce, MPI_OP_NULL", "op is MPI_OP_NULL", DMX_ERR_ARG},
+    {"repeated auto allreduce, MPI_DATATYPE_NULL", "datatype is MPI_DATATYPE_NULL", DMX_ERR_ARG},
 };
 
 static void run_mode(dmxt_ctx *ctx, const char *mode)
 {
     int p = ctx->size, r = ctx->rank, last = p - 1;
     int agree = strcmp(mode, "agree") == 0, local = strcmp(mode, "local") == 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NCASES; i++) {
         dmxt_checker C = {ctx, 0, ""};
         int in[4], out[4] = {0}, ref[4];
         for (int j = 0; j < 4; j++)
             in[j] = 10 * r + j;
         reference(i, p, in, ref);
+        if (i >= FIRST_REPEAT) { /* the same call, valid, on every rank first (twice: AUTO) */
+            for (int k = 0; k < 2; k++) {
+                dmx_status st0 = one(i, 0, p, in, out);
+                if (st0 != DMX_SUCCESS)
+                    dmxt_fail(&C, "the valid call before the bad one: %s", dmx_status_string(st0));
+            }
+        }
         int before = calls;
         int bad = r == last;
         dmx_status st = one(i, bad, p, in, out);
