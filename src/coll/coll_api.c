@@ -51,6 +51,12 @@ static int is_reduction(dmx_coll_kind k)
            k == DMX_COLL_SCAN || k == DMX_COLL_EXSCAN;
 }
 
+/* The root is a rank of the p (or the collective has none). */
+static int root_ok(dmx_coll_kind k, int root, int p)
+{
+    return !is_rooted(k) || (root >= 0 && root < p);
+}
+
 /* The last datatype and (datatype, op) pair found valid: small collectives repeat them, and the
  * checks cost a noticeable part of a sub-microsecond call. Predefined handles never change. */
 static MPI_Datatype ok_type = MPI_DATATYPE_NULL, ok_op_type = MPI_DATATYPE_NULL;
@@ -128,9 +134,7 @@ static dmx_status local_checks(const call *c, int rank, int p, int64_t *esize, i
     CCHECK((unsigned)c->alg < DMX_COLL_NALGS && ((dmxi_coll_valid_mask[c->kind] >> c->alg) & 1u),
            DMX_ERR_ARG, "algorithm %d is not one of %s's", (int)c->alg,
            dmx_coll_kind_name(c->kind));
-    if (is_rooted(c->kind))
-        CCHECK(c->root >= 0 && c->root < p, DMX_ERR_ARG, "root %d out of range [0, %d)", c->root,
-               p);
+    CCHECK(root_ok(c->kind, c->root, p), DMX_ERR_ARG, "root %d out of range [0, %d)", c->root, p);
     DMXI_TRY(check_type(c->type, esize));
     if (is_reduction(c->kind))
         DMXI_TRY(check_op(c->type, c->op, *esize));
@@ -283,6 +287,13 @@ static void copy(void *dst, const void *src, int64_t n)
         memcpy(dst, src, (size_t)n);
 }
 
+/* AUTO's remembered choice on cc for this collective and byte count, or -1. */
+static int memo_get(const dmxi_ccomm *cc, dmx_coll_kind kind, int64_t bytes)
+{
+    const dmxi_cmemo *m = &cc->memo[kind];
+    return m->epoch == dmxi_coll_model_epoch && m->bytes == bytes ? m->alg : -1;
+}
+
 /* Set by run_full once DMX_COLL_CHECK is known not to be agree: only then may a repeat skip
  * the checks (agree mode exchanges them every call). */
 static int fast_allowed = 0;
@@ -300,16 +311,12 @@ static dmx_status run(const call *c)
     dmxi_ccomm *cc = dmxi_ccomm_last;
     if (!fast_allowed || c->comm != dmxi_ccomm_last_comm || cc == NULL || c->type != ok_type ||
         c->count < 0 || c->count > INT_MAX || c->rbuf == NULL ||
-        (c->sbuf == NULL && c->kind != DMX_COLL_BCAST) ||
-        (is_rooted(c->kind) && (unsigned)c->root >= (unsigned)cc->size) ||
+        (c->sbuf == NULL && c->kind != DMX_COLL_BCAST) || !root_ok(c->kind, c->root, cc->size) ||
         (is_reduction(c->kind) && (c->op != ok_op || c->type != ok_op_type)))
         return run_full(c);
-    if (c->alg != DMX_COLL_MPI) {
-        const dmxi_cmemo *m = &cc->memo[c->kind];
-        if (c->alg != DMX_COLL_AUTO || m->epoch != dmxi_coll_model_epoch ||
-            m->alg != DMX_COLL_MPI || m->bytes != c->count * ok_esize)
-            return run_full(c);
-    }
+    if (c->alg != DMX_COLL_MPI &&
+        (c->alg != DMX_COLL_AUTO || memo_get(cc, c->kind, c->count * ok_esize) != DMX_COLL_MPI))
+        return run_full(c);
     return run_mpi(c, cc, cc->size);
 }
 
@@ -337,12 +344,12 @@ static dmx_status run_full(const call *c)
      * choice for the last size of this collective on this communicator is remembered. */
     dmx_coll_alg alg = c->alg;
     if (alg == DMX_COLL_AUTO) {
-        dmxi_cmemo *m = &cc->memo[c->kind];
-        if (m->epoch == dmxi_coll_model_epoch && m->bytes == bytes) {
-            alg = (dmx_coll_alg)m->alg;
+        int known = memo_get(cc, c->kind, bytes);
+        if (known >= 0) {
+            alg = (dmx_coll_alg)known;
         } else {
             alg = dmxi_coll_choose(c->kind, alg, p, bytes, cc->nodes);
-            *m = (dmxi_cmemo){bytes, dmxi_coll_model_epoch, (int)alg};
+            cc->memo[c->kind] = (dmxi_cmemo){bytes, dmxi_coll_model_epoch, (int)alg};
         }
     }
     if (alg == DMX_COLL_MPI) {
