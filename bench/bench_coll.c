@@ -4,11 +4,15 @@
  * verified against MPI's; the model's prediction beside each measurement. Also a sweep of the
  * pipelined broadcast's segment count (--sweep-segments).
  *
- * Output: a table per collective with the median time of each algorithm, AUTO's choice and the
- * ratios auto/best and mpi/best; --json prints one line per measurement instead
- * ({"bench":"coll","coll":...,"alg":...,"bytes":...,"np":...,"t_med":...,"t_pred":...,
- * "wrong":...}, no t_pred for mpi). The foreign load (/proc/loadavg) before and after is
- * printed so noisy runs can be recognized. */
+ * Before a cell is measured AUTO is called until its choice is settled (its trials, coll_tune.c),
+ * so the table shows what a program that repeats the call gets.
+ *
+ * Output: a table per collective with the median time of each algorithm, AUTO's settled choice
+ * (marked * where the trials overruled the model's pick) and the ratios auto/best and mpi/best;
+ * --json prints one line per measurement instead ({"bench":"coll","coll":...,"alg":...,
+ * "bytes":...,"np":...,"t_med":...,"t_pred":...,"wrong":...}, no t_pred for mpi; AUTO's line
+ * also "pick", "model_pick" and "trials", the calls before it settled). The foreign load
+ * (/proc/loadavg) before and after is printed so noisy runs can be recognized. */
 #include "bench.h"
 #include "bench_coll.h"
 #include "bench_util.h"
@@ -50,6 +54,21 @@ static int tie_sign(double a, double b)
     if (b > 1.05 * a)
         return -1;
     return 0;
+}
+
+/* Run AUTO on c until its choice is settled (at most 64 calls; every rank settles at the same
+ * call); *pick: the settled choice. Returns the calls made; wrong results are added to
+ * *wrong (NULL: AUTO is not measured, nothing is run). */
+static int settle_auto(bcoll_case *c, int *wrong, dmx_coll_alg *pick)
+{
+    int settled = 0, n = 0, w = 0;
+    (void)dmx_coll_auto_choice(MPI_COMM_WORLD, c->kind, c->bytes, pick, &settled);
+    for (; wrong != NULL && !settled && n < 64; n++) {
+        bcoll_time(c, DMX_COLL_AUTO, 0, &w); /* one untimed call + one timed: two trials */
+        *wrong += w;
+        (void)dmx_coll_auto_choice(MPI_COMM_WORLD, c->kind, c->bytes, pick, &settled);
+    }
+    return 2 * n;
 }
 
 static void usage(FILE *f)
@@ -139,9 +158,14 @@ static void overhead(const opts *o, int rank, int p)
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     dmx_coll_alg pick = DMX_COLL_MPI;
-    dmx_coll_choose(DMX_COLL_BCAST, p, 8, bcoll_nodes(), &pick);
     for (int v = 1; v < NV; v++) /* warm up: the communicator cache, AUTO's memo */
         bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, algs[v]) != DMX_SUCCESS;
+    for (int settled = 0, i = 0; i < 64; i++) { /* and AUTO's trials (coll_tune.c) */
+        dmx_coll_auto_choice(MPI_COMM_WORLD, DMX_COLL_BCAST, 8, &pick, &settled);
+        if (settled)
+            break;
+        bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, DMX_COLL_AUTO) != DMX_SUCCESS;
+    }
     for (int r = 0; r < ROUNDS; r++)
         for (int j = 0; j < NV; j++) {
             int v = (j + r) % NV;
@@ -249,6 +273,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     int dpairs = 0, dconcord = 0; /* pairs whose measured times differ by more than 10% */
     int tconcord = 0; /* pairs whose order agrees when a difference within 5 % is a tie */
     int remeasured = 0, disagree = 0; /* cells measured again; cells whose auto and pick differ */
+    int overruled = 0;                /* cells where AUTO's trials overruled the model's pick */
     if (o.sweep > 0) {
         sweep_segments(&o, rank, p);
         goto done;
@@ -269,7 +294,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                    "bytes");
             for (int i = 0; i < na; i++)
                 printf(" %10s", dmx_coll_alg_name((dmx_coll_alg)algs[i]));
-            printf("  %-10s %8s %8s %5s\n", "auto-pick", "auto/bst", "mpi/bst", "x");
+            printf("  %-11s %8s %8s %5s\n", "auto-pick", "auto/bst", "mpi/bst", "x");
         }
         for (int64_t b = 8; b <= o.maxb;
              b = b * 8 > (64 << 20) && b < (64 << 20) ? (64 << 20) : b * 8) {
@@ -287,13 +312,16 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                 continue;
             double med[DMX_COLL_NALGS];
             int wrong[DMX_COLL_NALGS] = {0}, calls = 1, reps = 0, tries = 0, agree = 1;
-            dmx_coll_alg pick = DMX_COLL_MPI;
-            (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, nodes, &pick);
+            dmx_coll_alg pick = DMX_COLL_MPI, mpick = DMX_COLL_MPI;
+            (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, nodes, &mpick);
             int ia = -1, ip = -1; /* AUTO's column and its pick's: the same algorithm twice */
-            for (int i = 0; i < na; i++) {
+            for (int i = 0; i < na; i++)
                 ia = algs[i] == DMX_COLL_AUTO ? i : ia;
+            /* AUTO's trials (coll_tune.c) first: the table measures what AUTO settles on, as a
+             * program that repeats the call sees it. Each trial's result is verified too. */
+            int tuned = settle_auto(&c, ia >= 0 ? &wrong[ia] : NULL, &pick);
+            for (int i = 0; i < na; i++)
                 ip = algs[i] == (int)pick ? i : ip;
-            }
             /* The consistency check: AUTO runs its pick, so the two columns measure the same
              * algorithm; apart by more than 10 %, the cell saw a slow spell of the machine and
              * is measured again (up to --retries times; the last measurement stands, and the
@@ -306,6 +334,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                 agree = ia < 0 || ip < 0 || (med[ia] <= 1.1 * med[ip] && med[ip] <= 1.1 * med[ia]);
             } while (!agree && tries++ < o.retries);
             remeasured += tries > 0;
+            overruled += ia >= 0 && pick != mpick;
             disagree += !agree;
             double best = 1e300, tauto = -1, tmpi = -1;
             for (int i = 0; i < na; i++) {
@@ -350,14 +379,16 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                             printf(",\"t_pred\":%.9g",
                                    bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL));
                         if (algs[i] == DMX_COLL_AUTO)
-                            printf(",\"pick\":\"%s\"", dmx_coll_alg_name(pick));
+                            printf(",\"pick\":\"%s\",\"model_pick\":\"%s\",\"trials\":%d",
+                                   dmx_coll_alg_name(pick), dmx_coll_alg_name(mpick), tuned);
                         printf(",\"reps\":%d,\"calls\":%d,\"wrong\":%d}\n", reps, calls, wrong[i]);
                     }
                 } else {
                     printf("%10lld", (long long)c.bytes);
                     for (int i = 0; i < na; i++)
                         printf(" %10.1f%s", med[i] * 1e6, wrong[i] ? "!" : "");
-                    printf("  %-9s%c", dmx_coll_alg_name(pick), agree ? (tries ? 'r' : ' ') : '~');
+                    printf("  %-9s%c%c", dmx_coll_alg_name(pick), pick != mpick ? '*' : ' ',
+                           agree ? (tries ? 'r' : ' ') : '~');
                     if (tauto > 0)
                         printf(" %8.2f", tauto / best);
                     else
@@ -388,6 +419,9 @@ int dmx_cmd_bench_coll(int argc, char **argv)
                "in %d of %d cells (%d cells measured again, up to %d times; r = again, ~ = never "
                "agreed)\n",
                cells - disagree, cells, remeasured, o.retries);
+    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
+        printf("# AUTO's trials overruled the model's pick in %d of %d cells (marked *)\n",
+               overruled, cells);
 done:
     loadavg(l1, sizeof l1);
     if (rank == 0)

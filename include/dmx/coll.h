@@ -24,7 +24,14 @@
  *    duplicates it and caches the duplicate as an attribute (freed with the communicator, or at
  *    MPI_Finalize for MPI_COMM_WORLD).
  *  - Not thread safe (the communicator cache is not locked), like the rest of dmx.
- *  - DMX_COLL_AUTO chooses by the cost model (dmx_coll_predict); the environment variable
+ *  - DMX_COLL_AUTO chooses by the cost model (dmx_coll_predict), then by measurement: the
+ *    first AUTO calls of each size class (four per octave of bytes) on a communicator are
+ *    trials of the MPI library's call and of the algorithms the model predicts within 4x of its
+ *    best (at most 6 candidates, each run twice in a row, DMX_COLL_TUNE rounds, default 2: at
+ *    most 24 trial calls), and one small allreduce keeps the fastest for the communicator's
+ *    life (dmx_coll_auto_choice tells what AUTO runs). Every trial computes the correct result.
+ *    Cells the model predicts under 20 us are left to the model.
+ *    DMX_COLL_TUNE=0 leaves the choice to the model alone. The environment variable
  *    DMX_COLL_<NAME>=<alg> (NAME = BCAST, SCATTER, GATHER, ALLGATHER, REDUCE, ALLREDUCE,
  *    REDUCE_SCATTER, ALLTOALL, SCAN, EXSCAN, SHIFT; alg as dmx_coll_alg_name prints it) forces
  *    an algorithm for AUTO calls; DMX_MODEL=<file> loads calibrated parameters (docs/coll.md).
@@ -40,7 +47,7 @@ extern "C" {
 
 /** Algorithms. Values are pinned. Which ones apply to which collective: dmx_coll_alg_valid. */
 typedef enum dmx_coll_alg {
-    DMX_COLL_AUTO = 0,       /**< the smallest predicted time (or the DMX_COLL_<NAME> override) */
+    DMX_COLL_AUTO = 0,       /**< the model's pick, then the fastest measured (see above) */
     DMX_COLL_MPI = 1,        /**< the MPI library's own collective */
     DMX_COLL_FLAT = 2,       /**< root talks to every rank directly */
     DMX_COLL_RING = 3,       /**< ring, store and forward (reductions: ring RS + ring AG) */
@@ -149,10 +156,18 @@ DMX_API dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_
  *  sqrt(m (p-2) beta / alpha) for comparison (either may be NULL). Local. */
 DMX_API dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes,
                                               int64_t *model_best, double *textbook);
-/** The algorithm DMX_COLL_AUTO runs for @p kind on @p p ranks, @p bytes as for dmx_coll_predict
- *  and @p nodes nodes: the forced one (DMX_COLL_<NAME>) or the model's cheapest. Local. */
+/** The model's choice for DMX_COLL_AUTO for @p kind on @p p ranks, @p bytes as for
+ *  dmx_coll_predict and @p nodes nodes: the forced one (DMX_COLL_<NAME>) or the model's
+ *  cheapest. What AUTO runs with DMX_COLL_TUNE=0; with tuning, where its trials start. Local. */
 DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
                                    dmx_coll_alg *alg);
+/** What the next DMX_COLL_AUTO call of @p kind with @p bytes (as for dmx_coll_predict) on
+ *  @p comm runs: *@p settled = 1 when that choice is final (tuned, tuning off, forced, one
+ *  rank, or a single candidate), 0 while trials remain (*@p alg is then the next trial's
+ *  algorithm). Every rank of @p comm gets the same answer. Collective the first time dmx sees
+ *  @p comm (it is then duplicated, as by any collective here), local afterwards. */
+DMX_API dmx_status dmx_coll_auto_choice(MPI_Comm comm, dmx_coll_kind kind, int64_t bytes,
+                                        dmx_coll_alg *alg, int *settled);
 /** Force the pipelined broadcast's segment count for later calls of this process (@p segments
  *  0: back to the model's or DMX_COLL_SEGMENTS's choice). For measurements. Local. */
 DMX_API dmx_status dmx_coll_set_pipeline_segments(int64_t segments);

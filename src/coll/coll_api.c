@@ -320,42 +320,13 @@ static dmx_status run(const call *c)
     return run_mpi(c, cc, cc->size);
 }
 
-static dmx_status run_full(const call *c)
+/* Normalize the buffers (the table in coll_internal.h) and run dmx algorithm alg. */
+static dmx_status run_alg(const call *c, dmxi_ccomm *cc, dmx_coll_alg alg, int64_t esize,
+                          int64_t bytes)
 {
-    dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
-    dmxi_ccomm *cc = NULL;
+    dmx_status st = DMX_SUCCESS;
     void *tmp = NULL;
-    int rank = 0, p = 0;
-    int64_t esize = 0, bytes = 0;
-    dmxi_coll_check_mode mode = dmxi_coll_check(); /* reads the settings once */
-    fail = mode == DMXI_COLL_CHECK_LOCAL ? dmxi_fatal : dmxi_error;
-    fast_allowed = mode != DMXI_COLL_CHECK_AGREE;
-    CCHECK(c->comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
-    DMXI_TRY(dmxi_ccomm_fast(c->comm, &cc));
-    rank = cc->rank;
-    p = cc->size;
-    local = local_checks(c, rank, p, &esize, &bytes);
-    if (mode == DMXI_COLL_CHECK_AGREE)
-        DMXI_TRY(agree(cc->dup, local, c));
-    else
-        DMXI_TRY(local); /* local mode: the handler has seen it already */
-
-    /* bytes is the model's m: one block for blocked collectives, the vector otherwise. AUTO's
-     * choice for the last size of this collective on this communicator is remembered. */
-    dmx_coll_alg alg = c->alg;
-    if (alg == DMX_COLL_AUTO) {
-        int known = memo_get(cc, c->kind, bytes);
-        if (known >= 0) {
-            alg = (dmx_coll_alg)known;
-        } else {
-            alg = dmxi_coll_choose(c->kind, alg, p, bytes, cc->nodes);
-            cc->memo[c->kind] = (dmxi_cmemo){bytes, dmxi_coll_model_epoch, (int)alg};
-        }
-    }
-    if (alg == DMX_COLL_MPI) {
-        DMXI_TRY(run_mpi(c, cc, p));
-        goto cleanup;
-    }
+    int rank = cc->rank, p = cc->size;
     dmxi_coll_fn fn = lookup(c->kind, alg);
     DMXI_CHECK(fn != NULL, DMX_ERR_INTERNAL, "no implementation of %s for %s",
                dmx_coll_alg_name(alg), dmx_coll_kind_name(c->kind));
@@ -423,6 +394,52 @@ static dmx_status run_full(const call *c)
     DMXI_TRY(fn(&a));
 cleanup:
     free(tmp);
+    return st;
+}
+
+static dmx_status run_full(const call *c)
+{
+    dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
+    dmxi_ccomm *cc = NULL;
+    dmxi_ctune *trial = NULL;
+    int p = 0;
+    int64_t esize = 0, bytes = 0;
+    dmxi_coll_check_mode mode = dmxi_coll_check(); /* reads the settings once */
+    fail = mode == DMXI_COLL_CHECK_LOCAL ? dmxi_fatal : dmxi_error;
+    fast_allowed = mode != DMXI_COLL_CHECK_AGREE;
+    CCHECK(c->comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
+    DMXI_TRY(dmxi_ccomm_fast(c->comm, &cc));
+    p = cc->size;
+    local = local_checks(c, cc->rank, p, &esize, &bytes);
+    if (mode == DMXI_COLL_CHECK_AGREE)
+        DMXI_TRY(agree(cc->dup, local, c));
+    else
+        DMXI_TRY(local); /* local mode: the handler has seen it already */
+
+    /* bytes is the model's m: one block for blocked collectives, the vector otherwise. AUTO's
+     * settled choice for the last size of this collective on this communicator is remembered;
+     * while its size class is being tuned (coll_tune.c) the call is a timed trial. */
+    dmx_coll_alg alg = c->alg;
+    if (alg == DMX_COLL_AUTO) {
+        int known = memo_get(cc, c->kind, bytes);
+        if (known >= 0) {
+            alg = (dmx_coll_alg)known;
+        } else {
+            DMXI_TRY(dmxi_coll_tune_pick(cc, c->kind, bytes, &alg, &trial));
+            if (trial == NULL)
+                cc->memo[c->kind] = (dmxi_cmemo){bytes, dmxi_coll_model_epoch, (int)alg};
+        }
+    }
+    double t0 = trial != NULL ? MPI_Wtime() : 0;
+    if ((int)alg == dmxi_coll_test_slow_alg && cc->rank == 0)
+        dmxi_coll_test_slow_wait();
+    if (alg == DMX_COLL_MPI)
+        DMXI_TRY(run_mpi(c, cc, p));
+    else
+        DMXI_TRY(run_alg(c, cc, alg, esize, bytes));
+    if (trial != NULL)
+        DMXI_TRY(dmxi_coll_tune_record(cc, trial, MPI_Wtime() - t0));
+cleanup:
     return st;
 }
 

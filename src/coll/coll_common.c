@@ -43,6 +43,7 @@ static int ccomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     r = free_comm(&c->dup);
     if (rc == MPI_SUCCESS)
         rc = r;
+    dmxi_coll_tune_free(c);
     free(c);
     return rc;
 }

@@ -22,6 +22,9 @@ typedef struct dmxi_cmemo {
     int alg;
 } dmxi_cmemo;
 
+/* AUTO's tuning entries of one communicator (coll_tune.c). */
+typedef struct dmxi_ctune dmxi_ctune;
+
 /* The cache attached to a user communicator. */
 typedef struct dmxi_ccomm {
     MPI_Comm dup;        /* private duplicate, MPI_ERRORS_RETURN */
@@ -30,6 +33,7 @@ typedef struct dmxi_ccomm {
     int nodes;           /* shared-memory nodes spanned (for the model), 0 until known */
     int rank, size;      /* in dup */
     dmxi_cmemo memo[DMX_COLL_NKINDS];
+    dmxi_ctune *tune; /* AUTO's tuning table, made by the first AUTO call that tunes */
 } dmxi_ccomm;
 
 /* What an algorithm gets. Buffers are already normalized by the front end (coll_api*.c):
@@ -135,6 +139,27 @@ static inline void dmxi_coll_model_init(void)
     if (!dmxi_coll_ready)
         dmxi_coll_settings_read();
 }
+/* Is AUTO's choice for kind forced by DMX_COLL_<NAME>? */
+int dmxi_coll_forced(dmx_coll_kind kind);
+
+/* ---- coll_tune.c: AUTO's tuning by measurement ------------------------------------------ */
+enum { DMXI_COLL_TUNE_MAXR = 5 };
+/* DMX_COLL_TUNE: rounds over the candidates (0: off), read with the other settings. */
+extern int dmxi_coll_tune_rounds;
+/* Test hook: rank 0 sleeps this long in every call of this algorithm (-1: none). */
+extern int dmxi_coll_test_slow_alg;
+extern double dmxi_coll_test_slow_s;
+void dmxi_coll_test_slow_wait(void);
+/* The algorithm an AUTO call of the model's byte count bytes runs on cc. *trial is set when the
+ * call is a tuning trial: time it and pass the time to dmxi_coll_tune_record; otherwise the
+ * choice is settled and may be remembered. */
+dmx_status dmxi_coll_tune_pick(dmxi_ccomm *cc, dmx_coll_kind kind, int64_t bytes, dmx_coll_alg *alg,
+                               dmxi_ctune **trial);
+/* Record a trial's time on this rank; the class's last trial makes the one allreduce (on
+ * cc->dup) that settles it. Collective in that case. */
+dmx_status dmxi_coll_tune_record(dmxi_ccomm *cc, dmxi_ctune *s, double seconds);
+void dmxi_coll_tune_free(dmxi_ccomm *cc);
+
 /* Bit a of dmxi_coll_valid_mask[k]: algorithm a (AUTO and MPI included) implements k. */
 extern const unsigned dmxi_coll_valid_mask[DMX_COLL_NKINDS];
 

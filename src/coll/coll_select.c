@@ -1,9 +1,9 @@
 /* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
  * Every DMX_* setting of the module is read here (dmxi_coll_settings_read): DMX_MODEL (a model
  * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective),
- * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count) and DMX_COLL_CHECK (agree,
- * local or off: what a collective does about its arguments, see coll_api.c). They are read
- * once, at the first collective. */
+ * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count), DMX_COLL_CHECK (agree,
+ * local or off: what a collective does about its arguments, see coll_api.c) and DMX_COLL_TUNE
+ * (AUTO's rounds of measurement, coll_tune.c). They are read once, at the first collective. */
 #include "coll_internal.h"
 
 #include <ctype.h>
@@ -128,6 +128,19 @@ void dmxi_coll_settings_read(void)
     }
     forced_segments = dmxi_setting_int(DMXI_SET_COLL_SEGMENTS);
     check_mode = parse_check();
+    int64_t r = dmxi_setting_int(DMXI_SET_COLL_TUNE);
+    if (r < 0 || r > DMXI_COLL_TUNE_MAXR) {
+        fprintf(stderr, "dmx: DMX_COLL_TUNE=%lld is not 0..%d; using %d\n", (long long)r,
+                DMXI_COLL_TUNE_MAXR, r < 0 ? 0 : DMXI_COLL_TUNE_MAXR);
+        r = r < 0 ? 0 : DMXI_COLL_TUNE_MAXR;
+    }
+    dmxi_coll_tune_rounds = (int)r;
+}
+
+int dmxi_coll_forced(dmx_coll_kind kind)
+{
+    dmxi_coll_model_init();
+    return forced[kind] != DMX_COLL_AUTO;
 }
 
 /* AUTO's recent choices: the model's search (the pipeline's segment scan above all) costs

@@ -127,6 +127,14 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "one-sided vector and pack operations: 0 one MPI call per transfer, "
                              "1 pieces of 32768 blocks; unset: as the heap's probe found faster",
                              1},
+    [DMXI_SET_COLL_TUNE] = {"DMX_COLL_TUNE", 2, "2",
+                            "rounds (0..5) in which the first AUTO collectives of each size "
+                            "class on a communicator try the MPI library's call and the "
+                            "algorithms the model predicts within 4x of its best (each twice "
+                            "in a row, the second timed), then keep the fastest measured (one "
+                            "small allreduce); cells predicted under 20 us are not tried; 0: "
+                            "the model's choice only; the same on every rank",
+                            0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -30,6 +30,7 @@ typedef enum dmxi_setting {
     DMXI_SET_RMA_PROBE,         /* 1: time the message path at heap creation; 0 off; 2 print */
     DMXI_SET_ONCE_BYTES,        /* one-shot calls planned alone up to this bound (2 x A's bytes) */
     DMXI_SET_RMA_PIECES,        /* test-only: -1 (unset) probe decides; 0 whole, 1 pieces */
+    DMXI_SET_COLL_TUNE,         /* AUTO's rounds of measured trials per size class; 0 off */
     DMXI_NSETTINGS
 } dmxi_setting;
 
