@@ -81,7 +81,7 @@ static int candidates(dmx_coll_kind kind, int p, int64_t bytes, int nodes, signe
         return 1;
     }
     double pred[DMX_COLL_NALGS], best = INFINITY;
-    int all[DMX_COLL_NALGS], n = 0, m = 0, has_mpi = 0;
+    int all[DMX_COLL_NALGS] = {0}, n = 0, m = 0, has_mpi = 0;
     for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
         double t = INFINITY;
         if (dmx_coll_alg_valid(kind, (dmx_coll_alg)a) &&
