@@ -43,17 +43,11 @@ typedef struct buffers {
     int64_t in_n, out_n, cmp_n; /* ints */
 } buffers;
 
-static int blocked(dmx_coll_kind k)
-{
-    return k == DMX_COLL_SCATTER || k == DMX_COLL_GATHER || k == DMX_COLL_ALLGATHER ||
-           k == DMX_COLL_REDUCE_SCATTER || k == DMX_COLL_ALLTOALL;
-}
-
 static void setup(buffers *b, dmx_coll_kind kind, int64_t bytes, int rank, int p)
 {
     b->kind = kind;
     b->count = bytes / 4;
-    int64_t blk = b->count, per = blocked(kind) ? p : 1;
+    int64_t blk = b->count;
     b->in_n =
         kind == DMX_COLL_SCATTER || kind == DMX_COLL_REDUCE_SCATTER || kind == DMX_COLL_ALLTOALL
             ? blk * p
@@ -61,7 +55,6 @@ static void setup(buffers *b, dmx_coll_kind kind, int64_t bytes, int rank, int p
     b->out_n = kind == DMX_COLL_GATHER || kind == DMX_COLL_ALLGATHER || kind == DMX_COLL_ALLTOALL
                    ? blk * p
                    : blk;
-    (void)per;
     b->cmp_n = b->out_n;
     if ((kind == DMX_COLL_GATHER || kind == DMX_COLL_REDUCE) && rank != 0)
         b->cmp_n = 0;
