@@ -128,11 +128,11 @@ void dmxi_coll_settings_read(void)
     }
     forced_segments = dmxi_setting_int(DMXI_SET_COLL_SEGMENTS);
     check_mode = parse_check();
-    int64_t r = dmxi_setting_int(DMXI_SET_COLL_TUNE);
-    if (r < 0 || r > DMXI_COLL_TUNE_MAXR) {
-        fprintf(stderr, "dmx: DMX_COLL_TUNE=%lld is not 0..%d; using %d\n", (long long)r,
-                DMXI_COLL_TUNE_MAXR, r < 0 ? 0 : DMXI_COLL_TUNE_MAXR);
-        r = r < 0 ? 0 : DMXI_COLL_TUNE_MAXR;
+    int64_t r = dmxi_setting_int(DMXI_SET_COLL_TUNE); /* never negative (settings.c) */
+    if (r > DMXI_COLL_TUNE_MAXR) {
+        fprintf(stderr, "dmx: DMX_COLL_TUNE=%lld is above %d; using %d\n", (long long)r,
+                DMXI_COLL_TUNE_MAXR, DMXI_COLL_TUNE_MAXR);
+        r = DMXI_COLL_TUNE_MAXR;
     }
     dmxi_coll_tune_rounds = (int)r;
 }

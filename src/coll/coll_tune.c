@@ -236,6 +236,8 @@ dmx_status dmx_coll_auto_choice(MPI_Comm comm, dmx_coll_kind kind, int64_t bytes
     DMXI_CHECK(bytes >= 0, DMX_ERR_ARG, "bytes %lld < 0", (long long)bytes);
     DMXI_CHECK(comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
     DMXI_TRY(dmxi_ccomm_fast(comm, &cc));
+    /* Read-only, unlike dmxi_coll_tune_pick: a query made on some ranks only must not add an
+     * entry (it would move later classes to other slots there than on the other ranks). */
     dmxi_coll_model_init();
     *alg = dmxi_coll_choose(kind, DMX_COLL_AUTO, cc->size, bytes, cc->nodes);
     *settled = 1;
