@@ -19,11 +19,13 @@ dmx_status dmxi_allgather_bruck(const dmxi_cargs *a)
         goto cleanup;
     tmp = dmxi_malloc((int64_t)p * m, 1);
     DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (Bruck allgather)");
-    memcpy(tmp, b + (int64_t)r * m, (size_t)m);
+    const char *own = dmxi_own_src(a, b + (int64_t)r * m);
+    memcpy(tmp, own, (size_t)m);
     for (int d = 1; d < p; d <<= 1) {
-        int n = d < p - d ? d : p - d;
-        DMXI_TRY(dmxi_c_sendrecv(tmp, (int64_t)n * m, (r - d + p) % p, tmp + (int64_t)d * m,
-                                 (int64_t)n * m, (r + d) % p, DMXI_COLL_TAG, a->comm));
+        int n = d < p - d ? d : p - d; /* d = 1 sends the own block alone */
+        DMXI_TRY(dmxi_c_sendrecv(d == 1 ? own : tmp, (int64_t)n * m, (r - d + p) % p,
+                                 tmp + (int64_t)d * m, (int64_t)n * m, (r + d) % p, DMXI_COLL_TAG,
+                                 a->comm));
     }
     dmxi_rotate_blocks(b, tmp, p, p - r, m); /* tmp block j is rank (r + j) % p's */
 cleanup:

@@ -25,6 +25,7 @@ dmx_status dmxi_allgather_grid(const dmxi_cargs *a)
     s.comm = a->cc->gcol;
     s.rank = i;
     s.size = gr;
+    s.sbuf = MPI_IN_PLACE; /* the own super-block is the row just gathered, not the send buffer */
     s.rbuf = a->rbuf;
     s.esize = (int64_t)gc * m;
     s.count = 1;

@@ -18,15 +18,18 @@ dmx_status dmxi_allgather_recdbl(const dmxi_cargs *a)
     int p = a->size, r = a->rank, q = dmxi_pow2_floor(p);
     int64_t m = a->count * a->esize;
     char *b = a->rbuf;
+    const char *own = dmxi_own_src(a, b + (int64_t)r * m);
     if (r >= q)
-        DMXI_TRY(dmxi_c_send(b + (int64_t)r * m, m, r - q, DMXI_COLL_TAG, a->comm));
+        DMXI_TRY(dmxi_c_send(own, m, r - q, DMXI_COLL_TAG, a->comm));
     else if (r < p - q)
         DMXI_TRY(dmxi_c_recv(b + (int64_t)(r + q) * m, m, r + q, DMXI_COLL_TAG, a->comm));
     if (r < q) {
         for (int d = 1; d < q; d <<= 1) {
             int t = r ^ d, g0 = r & ~(d - 1), h0 = t & ~(d - 1);
-            DMXI_TRY(dmxi_c_sendrecv(b + (int64_t)g0 * m, (int64_t)d * m, t, b + (int64_t)h0 * m,
-                                     (int64_t)d * m, t, DMXI_COLL_TAG2, a->comm));
+            /* d = 1 sends the own block alone (g0 = r) */
+            DMXI_TRY(dmxi_c_sendrecv(d == 1 ? own : b + (int64_t)g0 * m, (int64_t)d * m, t,
+                                     b + (int64_t)h0 * m, (int64_t)d * m, t, DMXI_COLL_TAG2,
+                                     a->comm));
             int ge = g0 + d + q < p ? g0 + d + q : p, he = h0 + d + q < p ? h0 + d + q : p;
             int gn = ge > g0 + q ? ge - g0 - q : 0, hn = he > h0 + q ? he - h0 - q : 0;
             if (gn > 0 || hn > 0)

@@ -21,7 +21,7 @@ dmx_status dmxi_allreduce_recdbl(const dmxi_cargs *a)
     tmp = dmxi_malloc(m, 1);
     DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (recursive doubling)");
     if (r >= q) {
-        DMXI_TRY(dmxi_c_send(a->rbuf, m, r - q, DMXI_COLL_TAG, a->comm));
+        DMXI_TRY(dmxi_c_send(dmxi_own_src(a, a->rbuf), m, r - q, DMXI_COLL_TAG, a->comm));
         DMXI_TRY(dmxi_c_recv(a->rbuf, m, r - q, DMXI_COLL_TAG3, a->comm));
         goto cleanup;
     }
@@ -31,7 +31,9 @@ dmx_status dmxi_allreduce_recdbl(const dmxi_cargs *a)
     }
     for (int d = 1; d < q; d <<= 1) {
         int t = r ^ d;
-        DMXI_TRY(dmxi_c_sendrecv(a->rbuf, m, t, tmp, m, t, DMXI_COLL_TAG2, a->comm));
+        /* the first exchange sends the input untouched unless a folded-in rank's was added */
+        const void *src = d == 1 && r >= p - q ? dmxi_own_src(a, a->rbuf) : a->rbuf;
+        DMXI_TRY(dmxi_c_sendrecv(src, m, t, tmp, m, t, DMXI_COLL_TAG2, a->comm));
         DMXI_TRY(dmxi_c_reduce_local(tmp, a->rbuf, a->count, a->type, a->op));
     }
     if (r < p - q)

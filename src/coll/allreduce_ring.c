@@ -9,9 +9,9 @@
 dmx_status dmxi_allreduce_ring(const dmxi_cargs *a)
 {
     dmx_status st = DMX_SUCCESS;
-    DMXI_TRY(dmxi_ring_reduce_scatter_v(a, a->rbuf, a->count));
+    DMXI_TRY(dmxi_ring_reduce_scatter_v(a, a->rbuf, a->count, dmxi_own_src(a, NULL)));
     /* Block b is complete on rank b, exactly where the ring allgather starts it. */
-    DMXI_TRY(dmxi_ring_allgather_v(a, a->rbuf, a->count));
+    DMXI_TRY(dmxi_ring_allgather_v(a, a->rbuf, a->count, NULL));
 cleanup:
     return st;
 }

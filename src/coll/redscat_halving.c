@@ -15,8 +15,8 @@
 #include <string.h>
 
 /* Send groups [s0, s0 + d) to t and combine t's groups [k0, k0 + d) into mine. */
-static dmx_status swap_halves(const dmxi_cargs *a, char *w, char *tmp, int t, int s0, int k0, int d,
-                              int q)
+static dmx_status swap_halves(const dmxi_cargs *a, const char *src, char *w, char *tmp, int t,
+                              int s0, int k0, int d, int q)
 {
     dmx_status st = DMX_SUCCESS;
     int p = a->size;
@@ -27,8 +27,9 @@ static dmx_status swap_halves(const dmxi_cargs *a, char *w, char *tmp, int t, in
         int sn = se > sa ? se - sa : 0, kn = ke > ka ? ke - ka : 0;
         if (sn == 0 && kn == 0)
             continue;
-        DMXI_TRY(dmxi_c_sendrecv(w + (int64_t)sa * m, (int64_t)sn * m, sn ? t : MPI_PROC_NULL, tmp,
-                                 (int64_t)kn * m, kn ? t : MPI_PROC_NULL, DMXI_COLL_TAG2, a->comm));
+        DMXI_TRY(dmxi_c_sendrecv(src + (int64_t)sa * m, (int64_t)sn * m, sn ? t : MPI_PROC_NULL,
+                                 tmp, (int64_t)kn * m, kn ? t : MPI_PROC_NULL, DMXI_COLL_TAG2,
+                                 a->comm));
         DMXI_TRY(
             dmxi_c_reduce_local(tmp, w + (int64_t)ka * m, (int64_t)kn * a->count, a->type, a->op));
     }
@@ -45,7 +46,7 @@ dmx_status dmxi_redscat_halving(const dmxi_cargs *a)
     tmp = dmxi_malloc(p == q ? (int64_t)(p / 2 > 0 ? p / 2 : 1) * m : (int64_t)p * m, 1);
     DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (recursive halving)");
     if (r >= q) {
-        DMXI_TRY(dmxi_c_send(w, (int64_t)p * m, r - q, DMXI_COLL_TAG, a->comm));
+        DMXI_TRY(dmxi_c_send(dmxi_own_src(a, w), (int64_t)p * m, r - q, DMXI_COLL_TAG, a->comm));
         DMXI_TRY(dmxi_c_recv(a->rbuf, m, r - q, DMXI_COLL_TAG3, a->comm));
         goto cleanup;
     }
@@ -57,7 +58,9 @@ dmx_status dmxi_redscat_halving(const dmxi_cargs *a)
     for (int d = q / 2; d >= 1; d >>= 1) {
         int t = r ^ d;
         int keep = (r & d) ? lo + d : lo, give = (r & d) ? lo : lo + d;
-        DMXI_TRY(swap_halves(a, w, tmp, t, give, keep, d, q));
+        /* the first round sends the input untouched unless a folded-in rank's was added */
+        const char *src = d == q / 2 && r >= p - q ? dmxi_own_src(a, w) : w;
+        DMXI_TRY(swap_halves(a, src, w, tmp, t, give, keep, d, q));
         lo = keep;
     }
     if (r < p - q)

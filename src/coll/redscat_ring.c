@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-dmx_status dmxi_ring_reduce_scatter_v(const dmxi_cargs *a, void *work, int64_t n)
+dmx_status dmxi_ring_reduce_scatter_v(const dmxi_cargs *a, void *work, int64_t n, const void *in)
 {
     dmx_status st = DMX_SUCCESS;
     int p = a->size, r = a->rank, next = (r + 1) % p, prev = (r - 1 + p) % p;
@@ -24,7 +24,9 @@ dmx_status dmxi_ring_reduce_scatter_v(const dmxi_cargs *a, void *work, int64_t n
         int sb = dmxi_mod((int64_t)r - s - 1, p), rb = dmxi_mod((int64_t)r - s - 2, p);
         int64_t so = dmxi_blk_off(n, p, sb), ro = dmxi_blk_off(n, p, rb);
         int64_t rn = dmxi_blk_len(n, p, rb);
-        DMXI_TRY(dmxi_c_sendrecv(w + so * es, dmxi_blk_len(n, p, sb) * es, next, tmp, rn * es, prev,
+        /* step 0's block is still the untouched input; later ones were reduced into */
+        const char *src = (s == 0 && in != NULL ? (const char *)in : w) + so * es;
+        DMXI_TRY(dmxi_c_sendrecv(src, dmxi_blk_len(n, p, sb) * es, next, tmp, rn * es, prev,
                                  DMXI_COLL_TAG, a->comm));
         DMXI_TRY(dmxi_c_reduce_local(tmp, w + ro * es, rn, a->type, a->op));
     }
@@ -37,7 +39,7 @@ dmx_status dmxi_redscat_ring(const dmxi_cargs *a)
 {
     dmx_status st = DMX_SUCCESS;
     int64_t m = a->count * a->esize;
-    DMXI_TRY(dmxi_ring_reduce_scatter_v(a, a->work, a->count * a->size));
+    DMXI_TRY(dmxi_ring_reduce_scatter_v(a, a->work, a->count * a->size, dmxi_own_src(a, NULL)));
     if (m > 0)
         memmove(a->rbuf, (char *)a->work + (int64_t)a->rank * m, (size_t)m);
 cleanup:

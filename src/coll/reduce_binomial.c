@@ -20,7 +20,9 @@ dmx_status dmxi_reduce_binomial(const dmxi_cargs *a)
     DMXI_CHECK(tmp != NULL, DMX_ERR_ALLOC, "out of memory (binomial reduce)");
     for (int mask = 1; mask < p; mask <<= 1) {
         if (v & mask) {
-            DMXI_TRY(dmxi_c_send(a->rbuf, m, (v - mask + a->root) % p, DMXI_COLL_TAG, a->comm));
+            /* a leaf (mask 1) sends its input untouched */
+            const void *src = mask == 1 ? dmxi_own_src(a, a->rbuf) : a->rbuf;
+            DMXI_TRY(dmxi_c_send(src, m, (v - mask + a->root) % p, DMXI_COLL_TAG, a->comm));
             break;
         }
         if (v + mask < p) {

@@ -14,7 +14,7 @@ dmx_status dmxi_reduce_rs_gather(const dmxi_cargs *a)
     int p = a->size, r = a->rank;
     int64_t n = a->count, es = a->esize;
     char *w = a->rbuf;
-    DMXI_TRY(dmxi_ring_reduce_scatter_v(a, w, n));
+    DMXI_TRY(dmxi_ring_reduce_scatter_v(a, w, n, dmxi_own_src(a, NULL)));
     if (r == a->root) {
         for (int b = 0; b < p; b++)
             if (b != r)

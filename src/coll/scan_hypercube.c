@@ -30,7 +30,8 @@ dmx_status dmxi_scan_hypercube(const dmxi_cargs *a, int exclusive)
         int t = r ^ d;
         if (t >= p)
             continue;
-        DMXI_TRY(dmxi_c_sendrecv(tot, m, t, in, m, t, DMXI_COLL_TAG, a->comm));
+        /* until the first reduce, tot is the input untouched */
+        DMXI_TRY(dmxi_c_sendrecv(d == 1 ? a->sbuf : tot, m, t, in, m, t, DMXI_COLL_TAG, a->comm));
         if (t < r) {
             if (have_ex)
                 DMXI_TRY(dmxi_c_reduce_local(in, ex, a->count, a->type, a->op));
