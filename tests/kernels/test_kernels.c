@@ -430,6 +430,34 @@ static void test_streaming_off_line(void)
                 }
 }
 
+/* The streamed copy-like bit copy (columns of S into columns of D) with D off a cache line:
+ * the partial lines at both ends of each column are stored non-temporally 8 and 4 bytes at a
+ * time. Every element-aligned offset of D within a line (4-byte ones for floats, which start
+ * the head with a 4-byte store), column lengths from four lines up so that the tail ends on
+ * every element boundary, and a padded ld so that consecutive columns start at other offsets. */
+static void test_streaming_edges(void)
+{
+    for (int t = 0; t < 4; t++) {
+        const int64_t es = t == 0 ? 4 : t == 3 ? 16 : 8, step = es < 8 ? es : 8;
+        for (int64_t off = 0; off < 64; off += step)
+            for (int64_t rows = 256 / es; rows * es <= 256 + 64 + es; rows++)
+                for (int pad = 0; pad < 2; pad++) {
+                    kcase c = {.dtype = (dmx_dtype)t,
+                               .op = DMX_OP_N,
+                               .so = DMX_COL_MAJOR,
+                               .dord = DMX_COL_MAJOR,
+                               .alpha = {1, 0},
+                               .beta = {0, 0},
+                               .rows = rows,
+                               .cols = 5,
+                               .dpad = pad ? 1 : 0,
+                               .flags = DMXI_KERNEL_STREAM,
+                               .doff = off};
+                    count(run_case(&c));
+                }
+    }
+}
+
 /* The unstreamed transposed bit copy (AVX register blocks where the CPU has them) with S off a
  * cache line and at most 64 columns runs each register row-block across all the columns;
  * every dtype, op and 8-byte offset of S, D on and off a line, widths around the limit. */
@@ -788,6 +816,7 @@ int main(int argc, char **argv)
     test_register_blocks();
     test_streaming();
     test_streaming_off_line();
+    test_streaming_edges();
     test_transpose_s_off_line();
     test_rounding();
     test_bit_patterns();
