@@ -28,6 +28,7 @@
  * elements are interleaved (re, im) pairs of the real type. */
 #include "kernels.h"
 #include "kernels_avx.h"
+#include "ntstore.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -80,75 +81,23 @@
 
 #define MIN64(a, b) ((a) < (b) ? (a) : (b))
 
-/* Store n bytes at d non-temporally where d allows it: 8-byte stores on 8-byte boundaries,
- * 4-byte stores on 4-byte boundaries, memcpy for what is left (d off a 4-byte boundary). Used
- * for the partial cache lines at both ends of a streamed run (below). */
-static ALWAYS_INLINE void stream_edge(char *restrict d, const char *restrict s, size_t n)
-{
-#if defined(__x86_64__)
-    if ((uintptr_t)d % 4 == 0) {
-        if ((uintptr_t)d % 8 != 0 && n >= 4) {
-            int v;
-            memcpy(&v, s, 4);
-            _mm_stream_si32((int *)(void *)d, v);
-            d += 4, s += 4, n -= 4;
-        }
-        for (; n >= 8; d += 8, s += 8, n -= 8) {
-            long long v;
-            memcpy(&v, s, 8);
-            _mm_stream_si64((long long *)(void *)d, v);
-        }
-        if (n >= 4) {
-            int v;
-            memcpy(&v, s, 4);
-            _mm_stream_si32((int *)(void *)d, v);
-            d += 4, s += 4, n -= 4;
-        }
-    }
-#endif
-    memcpy(d, s, n);
-}
-
-/* Copy n bytes; with stream set and SSE2, every byte of d is written with non-temporal stores
- * (no read of d's lines first, and they do not displace the cache): whole cache lines 16 bytes
- * at a time, the partial lines at both ends element by element (stream_edge). A partial line's
- * other part usually belongs to another piece, written at another time, so storing it through
- * the cache costs a read of the line from memory (and a later write-back) each time; with A off
- * a line that was a third of the unpack (docs/exec.md, "Edge lines"). A run shorter than a few
+/* Copy n bytes; with stream set, every byte of d is written with non-temporal stores
+ * (core/ntstore.h: whole lines 16 bytes at a time, the partial lines at both ends element by
+ * element). The partial lines' other parts usually belong to other pieces, written at other
+ * times, so storing them through the cache would read each from memory first; with A off a
+ * line that was a half of the unpack (docs/exec.md, "Edge lines"). A run shorter than a few
  * lines is copied normally. */
 static ALWAYS_INLINE void copy_bytes(void *restrict d, const void *restrict s, size_t n, int stream)
 {
-#if defined(__SSE2__)
-    if (stream && n >= 4 * CACHE_LINE) {
-        char *dc = d;
-        const char *sc = s;
-        const size_t head = (CACHE_LINE - (uintptr_t)dc % CACHE_LINE) % CACHE_LINE;
-        stream_edge(dc, sc, head);
-        dc += head, sc += head, n -= head;
-        for (; n >= CACHE_LINE; dc += CACHE_LINE, sc += CACHE_LINE, n -= CACHE_LINE) {
-            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)sc);
-            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(sc + 16));
-            const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(sc + 32));
-            const __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(sc + 48));
-            _mm_stream_si128((__m128i *)(void *)dc, a);
-            _mm_stream_si128((__m128i *)(void *)(dc + 16), b);
-            _mm_stream_si128((__m128i *)(void *)(dc + 32), c);
-            _mm_stream_si128((__m128i *)(void *)(dc + 48), e);
-        }
-        stream_edge(dc, sc, n);
-        return;
-    }
-#else
-    (void)stream;
-#endif
-    memcpy(d, s, n);
+    if (stream && n >= 4 * CACHE_LINE)
+        dmxi_nt_copy(d, s, n);
+    else
+        memcpy(d, s, n);
 }
 
 void dmxi_kernel_fence(void)
 {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
+    dmxi_nt_fence();
 }
 
 /* Element operations. */

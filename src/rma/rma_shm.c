@@ -8,58 +8,35 @@
  * Preconditions: the target's segment is mapped (same node, DMX_SHM not 0, unified window
  *   model); put or get (accumulates go through MPI, see rma_select.c).
  * Large puts and gets (at least DMXI_RMA_STREAM_MIN_BYTES in blocks of at least one cache line)
- *   write the whole cache lines of each destination block (the peer's for a put, this rank's
- *   for a get) with non-temporal stores: the lines are then neither read first (a cached store
+ *   write each destination block (the peer's memory for a put, this rank's for a get) with
+ *   non-temporal stores (core/ntstore.h): its lines are then neither read first (a cached store
  *   must fetch the line, for a put often from the peer core's cache, where the peer last wrote
- *   it) nor kept in this core's cache, so 8 MiB moves about half the memory traffic. The partial
- *   lines at block ends take ordinary stores (a partly streamed line costs a read-modify-write in
- *   memory). An sfence ends the copy; quiet's full fence orders it. (Gets: 0.71-0.89 ms instead
- *   of 0.76-1.17 for 8 MiB in 512- and 4096-element blocks, osc sm and rdma, quiet.)
+ *   it) nor kept in this core's cache, so 8 MiB moves about half the memory traffic. Whole lines
+ *   go 16 bytes at a time, the partial lines at block ends element by element (ordinary stores
+ *   there waited for a read of the line: puts of 64-element blocks at a line + 8 bytes 2.66-2.69
+ *   ms instead of 2.78-3.01, osc sm, 2026-11-26). Blocks under a line are not streamed: with
+ *   every line written in part, non-temporal stores made 1-element puts 1.6x and gets 2x slower.
+ *   An sfence ends the copy; quiet's full fence orders it. (Gets: 0.71-0.89 ms instead of
+ *   0.76-1.17 for 8 MiB in 512- and 4096-element blocks, osc sm and rdma, quiet.)
  * Cost: no latency term beyond a function call; beta = one memory copy of the data
  *   (blockcount*blockelems elements), at cache-line granularity on both sides.
  * Temporary memory: none. */
+#include "ntstore.h"
 #include "rma.h"
 
 #include <stdint.h>
-#include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 enum { LINE = 64 };
 
-/* Strided copy whose destination lines are written with non-temporal stores where whole. */
+/* Strided copy whose destination is written with non-temporal stores (core/ntstore.h). */
 static void copy_stream(char *dst, const char *src, int64_t dst_stride, int64_t src_stride,
                         int64_t blockelems, int64_t blockcount, size_t esize)
 {
-#if defined(__SSE2__)
-    size_t len = (size_t)blockelems * esize;
-    for (int64_t b = 0; b < blockcount; b++) {
-        char *d = dst + (size_t)(b * dst_stride) * esize;
-        const char *s = src + (size_t)(b * src_stride) * esize;
-        size_t n = len, head = (LINE - (uintptr_t)d % LINE) % LINE;
-        if (head > n)
-            head = n;
-        if (head) /* no library call for aligned blocks (8-element doubles: one per line) */
-            memcpy(d, s, head);
-        d += head, s += head, n -= head;
-        for (; n >= LINE; d += LINE, s += LINE, n -= LINE) {
-            __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)s);
-            __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-            __m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-            __m128i x3 = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-            _mm_stream_si128((__m128i *)(void *)d, x0);
-            _mm_stream_si128((__m128i *)(void *)(d + 16), x1);
-            _mm_stream_si128((__m128i *)(void *)(d + 32), x2);
-            _mm_stream_si128((__m128i *)(void *)(d + 48), x3);
-        }
-        if (n)
-            memcpy(d, s, n);
-    }
-    _mm_sfence();
-#else
-    dmxi_rma_copy(dst, src, dst_stride, src_stride, blockelems, blockcount, esize);
-#endif
+    const size_t len = (size_t)blockelems * esize;
+    for (int64_t b = 0; b < blockcount; b++)
+        dmxi_nt_copy(dst + (size_t)(b * dst_stride) * esize, src + (size_t)(b * src_stride) * esize,
+                     len);
+    dmxi_nt_fence();
 }
 
 dmx_status dmxi_rma_shm(dmx_rma_heap *h, const dmxi_rma_xfer *x)
