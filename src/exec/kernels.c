@@ -51,6 +51,12 @@
 #define CACHE_LINE 64
 /* Distance, in micro-blocks, at which the transpose-like loop prefetches S and D. */
 #define PREFETCH_BLOCKS 2
+/* Copy-like tiles whose columns of S are at most PREFETCH_RUN_BYTES long (and not packed into
+ * one) prefetch S's column PREFETCH_COLS ahead: such columns are short runs far apart (a 32 x 32
+ * block of a local array with ld 2048: 256 bytes every 16 KiB), which the hardware prefetchers
+ * do not follow, so each run's lines were fetched only when the copy reached them. */
+#define PREFETCH_RUN_BYTES 1024
+#define PREFETCH_COLS 4
 /* Tiles with more elements than this are split over OpenMP threads. */
 #define OMP_MIN_ELEMS 65536
 /* Row ranges given to threads are multiples of this many elements (keeps cache lines apart). */
@@ -80,6 +86,14 @@
 #endif
 
 #define MIN64(a, b) ((a) < (b) ? (a) : (b))
+
+/* Prefetch the cache lines of the n bytes at p for reading. */
+static ALWAYS_INLINE void prefetch_run(const void *p, size_t n)
+{
+    const uintptr_t end = (uintptr_t)p + n;
+    for (uintptr_t a = (uintptr_t)p - (uintptr_t)p % CACHE_LINE; a < end; a += CACHE_LINE)
+        PREFETCH_R((const void *)a);
+}
 
 /* Copy n bytes; with stream set, every byte of d is written with non-temporal stores
  * (core/ntstore.h: whole lines 16 bytes at a time, the partial lines at both ends element by
@@ -230,9 +244,16 @@ static void zero_fill(const kjob *job, int64_t m, int64_t n, const void *s, void
     {                                                                                              \
         const R ar = (R)job->ar, ai = (R)job->ai, br = (R)job->br, bi = (R)job->bi;                \
         const int64_t lds = job->scj * NC, ldd = job->ldd * NC;                                    \
-        for (int64_t j = 0; j < n; j++)                                                            \
+        const size_t run = (size_t)m * sizeof(R) * NC;                                             \
+        const int64_t pf = n > 1 && run <= PREFETCH_RUN_BYTES ? PREFETCH_COLS : 0;                 \
+        for (int64_t j = 0; j < pf && j < n; j++)                                                  \
+            prefetch_run((const R *)s + j * lds, run);                                             \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            if (pf && j + pf < n)                                                                  \
+                prefetch_run((const R *)s + (j + pf) * lds, run);                                  \
             ch##_##name##_col(m, (const R *)s + j * lds, (R *)d + j * ldd, ar, ai, br, bi,         \
                               job->stream);                                                        \
+        }                                                                                          \
     }                                                                                              \
     /* One micro-block: mi x nj elements, S row-contiguous (stride lds), D column-contiguous.      \
      * "omp simd" makes the compiler vectorize along D's columns (whole-vector stores) rather      \
