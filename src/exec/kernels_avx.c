@@ -26,10 +26,13 @@
 #define TILE_I 64
 #define TILE_J 256
 #define CACHE_LINE 64
-/* S off a cache line, at most NARROW_J columns and D's columns within NARROW_D bytes (the
- * packed ring of a pack): each register row-block runs across all the columns, so every line
- * of S is used whole at once (in strips one line wide, the line shared by two strips is read
- * twice: the rows of S are far apart and evict each other). D's lines stay in L1 meanwhile. */
+/* At most NARROW_J columns and D's columns within NARROW_D bytes (the packed ring of a pack):
+ * each register row-block runs across all the columns, so every line of S is used whole at once
+ * (in strips one line wide, a line of S off a line boundary is shared by two strips and read
+ * twice: the rows of S are far apart and evict each other). D's lines stay in L1 meanwhile.
+ * First used for S off a line only; S on a line gains as much on this project's VM (AMD EPYC
+ * family 23): 24 MiB of 32 x 32 double tiles from a 16 KiB ld into a ring, one thread, 3.6-3.7
+ * ms against 6.4-6.5 with line-wide strips (`test_kernels --bench-pack`, docs/exec.md). */
 #define NARROW_J 64
 #define NARROW_D 16384
 #define MIN64(a, b) ((a) < (b) ? (a) : (b))
@@ -98,7 +101,7 @@ AVX_FN void blk16(const char *s, int64_t lds, char *d, int64_t ldd)
                                                     int64_t lds, char *d, int64_t ldd)             \
     {                                                                                              \
         enum { R = 32 / ESZ };                                                                     \
-        const int narrow = (uintptr_t)s % CACHE_LINE != 0 && n <= NARROW_J && n * ldd <= NARROW_D; \
+        const int narrow = n <= NARROW_J && n * ldd <= NARROW_D;                                   \
         const int64_t MB = narrow ? n : CACHE_LINE / ESZ;                                          \
         for (int64_t j0 = 0; j0 < n; j0 += TILE_J) {                                               \
             const int64_t j1 = MIN64(n, j0 + TILE_J);                                              \
