@@ -95,12 +95,8 @@ static ALWAYS_INLINE void prefetch_run(const void *p, size_t n)
         PREFETCH_R((const void *)a);
 }
 
-/* Copy n bytes; with stream set, every byte of d is written with non-temporal stores
- * (core/ntstore.h: whole lines 16 bytes at a time, the partial lines at both ends element by
- * element). The partial lines' other parts usually belong to other pieces, written at other
- * times, so storing them through the cache would read each from memory first; with A off a
- * line that was a half of the unpack (docs/exec.md, "Edge lines"). A run shorter than a few
- * lines is copied normally. */
+/* Copy n bytes; with stream set, every byte of d non-temporally, partial edge lines included
+ * (core/ntstore.h says why). A run shorter than a few lines is copied normally. */
 static ALWAYS_INLINE void copy_bytes(void *restrict d, const void *restrict s, size_t n, int stream)
 {
     if (stream && n >= 4 * CACHE_LINE)
@@ -364,19 +360,14 @@ static ALWAYS_INLINE void stream_blk(size_t esz, const char *sb, int64_t lds, ch
 
 #if defined(__x86_64__)
 #define EDGE_NT 1
-/* Rows [0, m) of the transposed bit copy, element by element non-temporally (D esz-aligned). */
+/* Rows [0, m) of the transposed bit copy, element by element non-temporally (D esz-aligned;
+ * dmxi_nt_edge of core/ntstore.h, which also stores the copy-like runs' partial lines). */
 static void tl_strip_nt(const kjob *job, int64_t m, int64_t n, const char *s, char *d)
 {
     const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
     for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            const __m128i *p = (const __m128i *)(const void *)(s + i * lds + j * esz);
-            char *q = d + i * esz + j * ldd;
-            if (esz == 8) /* 8-byte load: the last element may end S */
-                _mm_stream_si64((long long *)(void *)q, _mm_cvtsi128_si64(_mm_loadl_epi64(p)));
-            else
-                _mm_stream_si128((__m128i *)(void *)q, _mm_loadu_si128(p));
-        }
+        for (int64_t i = 0; i < m; i++)
+            dmxi_nt_edge(d + i * esz + j * ldd, s + i * lds + j * esz, (size_t)esz);
 }
 #else
 #define EDGE_NT 0
