@@ -29,6 +29,7 @@
 #include "kernels.h"
 #include "kernels_avx.h"
 #include "ntstore.h"
+#include "shortcopy.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -244,6 +245,11 @@ static void zero_fill(const kjob *job, int64_t m, int64_t n, const void *s, void
         const int64_t pf = n > 1 && run <= PREFETCH_RUN_BYTES ? PREFETCH_COLS : 0;                 \
         for (int64_t j = 0; j < pf && j < n; j++)                                                  \
             prefetch_run((const R *)s + j * lds, run);                                             \
+        if (OP == KOP_COPY && !(NC == 2 && CJ) && run <= DMXI_SHORT_RUN) {                         \
+            dmxi_copy_short_runs(d, ldd *(int64_t)sizeof(R), s, lds *(int64_t)sizeof(R), run, n,   \
+                                 pf);                                                              \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t j = 0; j < n; j++) {                                                          \
             if (pf && j + pf < n)                                                                  \
                 prefetch_run((const R *)s + (j + pf) * lds, run);                                  \
