@@ -6,7 +6,7 @@
  * compiler turns them into one load and one store each). Not installed.
  *
  * Measured where it was introduced (docs/exec.md, "Short runs"): the GEMR2D-style sequence, whose
- * blocks are 1 to m/30 elements, spent a third of dmx's copy time in memcpy's calls. */
+ * blocks are 1 to m/30 elements: one-shot calls went from 0.85x to 0.97-1.02x ScaLAPACK's speed. */
 #ifndef DMXI_SHORTCOPY_H
 #define DMXI_SHORTCOPY_H
 
