@@ -161,7 +161,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
     double *times = calloc((size_t)o.reps, sizeof *times);
     if (!pattern || !payload || !sends || !times) {
         fprintf(stderr, "dmx bench exchange: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        bench_abort(1);
     }
     /* how many payloads this rank receives in the pattern */
     int64_t nin = 0;

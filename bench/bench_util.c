@@ -1,5 +1,5 @@
 /* Helpers every benchmark shares; see bench_util.h. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, posix_memalign */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, posix_memalign, nanosleep */
 #include "bench_util.h"
 
 #include <stdlib.h>
@@ -130,4 +130,14 @@ uint64_t bench_random_next(uint64_t *state)
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
+}
+
+_Noreturn void bench_abort(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    const struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    abort(); /* MPI_Abort does not return */
 }

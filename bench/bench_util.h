@@ -55,6 +55,10 @@ void bench_json_string(FILE *out, const char *str);
  * malloc if align is 0; free it with free(). NULL if out of memory or align is invalid. */
 void *bench_alloc_aligned(size_t bytes, int align);
 
+/* End the job after an error message: flush stdout and stderr, sleep 0.3 s so the launcher
+ * forwards the message (MPICH's Hydra does not drain it on MPI_Abort), then MPI_Abort. */
+_Noreturn void bench_abort(int code);
+
 /* ---- pseudo-random numbers ----------------------------------------------------------------- */
 
 /* splitmix64: advances *state and returns the next 64 random bits. */

@@ -39,7 +39,7 @@
         int rc_ = (call);                                                                          \
         if (rc_ != MPI_SUCCESS) {                                                                  \
             fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, rc_);            \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                          \
+            bench_abort(2);                                                                        \
         }                                                                                          \
     } while (0)
 
@@ -62,7 +62,7 @@ static void bmat_make(bmat *x, int ctxt, int m, int n, int nb, int myrow, int my
     x->data = bench_alloc_aligned(x->nelem * sizeof(double), align);
     if (!x->data) {
         fprintf(stderr, "bench_sp_gemr2d: out of memory (or alignment %d invalid)\n", align);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        bench_abort(1);
     }
     for (size_t k = 0; k < x->nelem; k++)
         x->data[k] = (double)(k % 1013);

@@ -1,5 +1,5 @@
 /* The part of the test harness every dmx test uses, MPI or not: see dmxt_util.h. */
-#define _POSIX_C_SOURCE 200809L /* write, alarm */
+#define _POSIX_C_SOURCE 200809L /* write, alarm, nanosleep */
 
 #include "dmxt_util.h"
 
@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------------------------------- */
 /* RNG                                                                                      */
@@ -152,4 +153,12 @@ void dmxt_watchdog(unsigned seconds, int fd, const char *message)
     watchdog_fd = fd;
     signal(SIGALRM, watchdog_fire);
     alarm(seconds);
+}
+
+void dmxt_flush_before_abort(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    const struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
 }

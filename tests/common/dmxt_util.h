@@ -83,4 +83,10 @@ int dmxt_count_exit_code(const dmxt_count *c);
  * seconds 0 turns it off. */
 void dmxt_watchdog(unsigned seconds, int fd, const char *message);
 
+/* Before a test ends the job with MPI_Abort: flush stdout and stderr, then sleep 0.3 s, so the
+ * launcher forwards the line that says why. MPICH's launcher (Hydra) kills the job without
+ * draining what the aborting process has written (the library's default error handler pauses
+ * the same way, src/core/error.c). */
+void dmxt_flush_before_abort(void);
+
 #endif /* DMXT_UTIL_H */

@@ -113,6 +113,7 @@ static void *xmalloc(size_t bytes)
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         fprintf(stderr, "dmxtest: out of memory (%zu bytes)\n", bytes);
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;
@@ -123,6 +124,7 @@ static void *xcalloc(size_t n, size_t sz)
     void *p = calloc(n ? n : 1, sz ? sz : 1);
     if (!p) {
         fprintf(stderr, "dmxtest: out of memory\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;
@@ -455,6 +457,7 @@ static void add_block(dmxt_matrix *M, int64_t *cap, dmxt_block b)
         dmxt_block *nbk = realloc(M->blk, sizeof(dmxt_block) * (size_t)*cap);
         if (!nbk) {
             fprintf(stderr, "dmxtest: out of memory\n");
+            dmxt_flush_before_abort();
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         M->blk = nbk;

@@ -55,16 +55,22 @@ static void guard_add(dmxt_matrix *M, guard *g)
     g->pad = FZ_CANARY * esz;
     g->base = calloc((size_t)(g->n > 0 ? g->n : 1), sizeof *g->base);
     g->bytes = calloc((size_t)(g->n > 0 ? g->n : 1), sizeof *g->bytes);
-    if (g->base == NULL || g->bytes == NULL)
+    if (g->base == NULL || g->bytes == NULL) {
+        fprintf(stderr, "fuzz: out of memory\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     for (int a = 0; a < g->n; a++) {
         char *old = M->allocs[a];
         if (old == NULL)
             continue;
         size_t bytes = (size_t)M->alloc_elems[a] * esz;
         char *b = malloc(bytes + 2 * g->pad);
-        if (b == NULL)
+        if (b == NULL) {
+            fprintf(stderr, "fuzz: out of memory\n");
+            dmxt_flush_before_abort();
             MPI_Abort(MPI_COMM_WORLD, 3);
+        }
         memset(b, CANARY_BYTE, g->pad);
         memcpy(b + g->pad, old, bytes);
         memset(b + g->pad + bytes, CANARY_BYTE, g->pad);
@@ -246,8 +252,11 @@ static int64_t run_case(dmxt_ctx *ctx, uint64_t seed, int64_t ncase, int64_t max
 
     /* processes: a subset in some order; B maybe on the same processes in another order */
     int *perm = malloc(sizeof(int) * (size_t)P), *perm2 = malloc(sizeof(int) * (size_t)P);
-    if (perm == NULL || perm2 == NULL)
+    if (perm == NULL || perm2 == NULL) {
+        fprintf(stderr, "fuzz: out of memory\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     for (int r = 0; r < P; r++)
         perm[r] = perm2[r] = r;
     int nsub = dmxt_rng_chance(&g, 35) ? (int)dmxt_rng_int(&g, 1, P) : P;

@@ -31,6 +31,7 @@ static void *xalloc(size_t n, size_t sz)
     void *p = calloc(n ? n : 1, sz ? sz : 1);
     if (!p) {
         fprintf(stderr, "test_local: out of memory\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;
@@ -67,6 +68,7 @@ static void tiling_push(tiling *T, int64_t r0, int64_t c0, int64_t rows, int64_t
         trect *v = realloc(T->v, sizeof *v * (size_t)T->cap);
         if (!v) {
             fprintf(stderr, "test_local: out of memory\n");
+            dmxt_flush_before_abort();
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         T->v = v;

@@ -117,6 +117,7 @@ static void shift_local(dmxt_matrix *M, shifted *sh)
     sh->raw = malloc(bytes + 64);
     if (!sh->raw) {
         fprintf(stderr, "test_pieces: out of memory\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     char *p = sh->raw + (16 - (uintptr_t)sh->raw % 16) % 16 + 8; /* 8 mod 16 */

@@ -65,6 +65,7 @@ static inline double spt_unit(dmxt_rng *r)
         int spt_rc_ = (call);                                                                      \
         if (spt_rc_ != MPI_SUCCESS) {                                                              \
             fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, spt_rc_);        \
+            dmxt_flush_before_abort();                                                             \
             MPI_Abort(MPI_COMM_WORLD, 2);                                                          \
         }                                                                                          \
     } while (0)

@@ -81,6 +81,7 @@ static void grid_finish(grid *g)
         Cblacs_gridinfo(g->ctxt, &pr, &pc, &g->myrow, &g->mycol);
         if (pr != g->nprow || pc != g->npcol) {
             fprintf(stderr, "grid shape mismatch\n");
+            dmxt_flush_before_abort();
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -270,6 +271,7 @@ static void *xmalloc(size_t n)
     void *p = malloc(n > 0 ? n : 1);
     if (!p) {
         fprintf(stderr, "out of memory\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;
@@ -492,6 +494,7 @@ int main(int argc, char **argv)
     Cblacs_pinfo(&me, &np);
     if (np > MAXP) {
         fprintf(stderr, "at most %d ranks\n", MAXP);
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 

@@ -85,6 +85,7 @@ int main(int argc, char **argv)
     void *sym = dlsym(RTLD_DEFAULT, "pdgemr2d_");
     if (sym == NULL || dladdr(sym, &info) == 0 || strstr(info.dli_fname, "dmx_scalapack") == NULL) {
         fprintf(stderr, "pdgemr2d_ does not come from libdmx_scalapack\n");
+        dmxt_flush_before_abort();
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 

@@ -100,8 +100,11 @@ int main(int argc, char **argv)
         double *a = in0 ? malloc((na ? na : 1) * sizeof *a) : dummy;
         double *back = in0 ? malloc((na ? na : 1) * sizeof *back) : dummy;
         double *b = in1 ? malloc((nb ? nb : 1) * sizeof *b) : dummy;
-        if ((in0 && (a == NULL || back == NULL)) || (in1 && b == NULL))
+        if ((in0 && (a == NULL || back == NULL)) || (in1 && b == NULL)) {
+            fprintf(stderr, "test_redist_drv: out of memory\n");
+            dmxt_flush_before_abort();
             MPI_Abort(MPI_COMM_WORLD, 2);
+        }
         for (int64_t c = 0; c < lc0; c++)
             for (int64_t r = 0; r < lr0; r++) {
                 int gi = (int)dmxt_indxl2g(r, q[10], r0, q[4], p0);
