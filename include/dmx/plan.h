@@ -87,6 +87,11 @@ DMX_API dmx_status dmx_plan_destroy(dmx_plan **plan);
 DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha,
                                       const dmx_layout *b, dmx_scalar beta, dmx_layout *a);
 
+/** dmx_transform_once for one transform given whole, its trapezoid (uplo, diag) included: the
+ *  same paths, the same collective rules and the same kept plan (whose key includes uplo and
+ *  diag). Collective. A NULL t goes to the error handler, as dmx_plan_create's does. */
+DMX_API dmx_status dmx_transform_once_ex(const dmx_transform *t);
+
 /** Whether dmx_transform_once with an m x n A of dtype between layouts known globally makes no
  *  agreement (no collective at all once the communicator's one-shot duplicate exists) under the
  *  current settings and error handler: DMX_PLAN_CHECK=local, dmx's default error handler, and

@@ -263,11 +263,16 @@ dmx_status dmx_plan_destroy(dmx_plan **plan)
 dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, const dmx_layout *b,
                               dmx_scalar beta, dmx_layout *a)
 {
+    const dmx_transform t = {dtype, op, alpha, beta, b, a, 0, 0};
+    return dmx_transform_once_ex(&t);
+}
+
+dmx_status dmx_transform_once_ex(const dmx_transform *t)
+{
     dmx_status st = DMX_SUCCESS;
     dmx_plan *p = NULL;
-    dmx_transform t = {dtype, op, alpha, beta, b, a, 0, 0};
     dmxi_error_clear();
-    DMXI_TRY(create(1, &t, 1, &p));
+    DMXI_TRY(create(1, t, 1, &p));
     if (p) /* NULL: a one-shot with nothing to do on this rank (plan_small.c) */
         DMXI_TRY(dmx_plan_execute(p));
 cleanup:

@@ -3,7 +3,9 @@
  * Usage: test_once MODE, MODE one of
  *  cases   every dtype x op N/T/C x sizes 1 .. 64 x grids 1x1, 1x2, 2x1, 2x2 and 1xP (fitted
  *          into the ranks, leaving ranks empty) for B and A, scalars (2, -1), through
- *          dmx_transform_once, each rank checking its memory of A against the serial reference
+ *          dmx_transform_once, or dmx_transform_once_ex with a trapezoid (uplo 'U'/'L', diagonal
+ *          in or out: each case's two calls differ in it), each rank checking its memory of A
+ *          (outside the trapezoid untouched) against the serial reference
  *          (tests/common); the calls must make no reduction and no duplicate after the first
  *          (counted through MPI's profiling interface: this file defines MPI_Iallreduce,
  *          MPI_Allreduce and MPI_Comm_dup, which count and call PMPI_*). Then consecutive
@@ -105,14 +107,22 @@ static void unmake(mats *x)
     dmxt_matrix_free(&x->B);
 }
 
-/* One one-shot of x (A refilled first); returns the local number of problems. */
+/* One one-shot of x (A refilled first); returns the local number of problems. A trapezoid
+ * (x->e.uplo set) goes through dmx_transform_once_ex, the rest through dmx_transform_once. */
 static int64_t once(mats *x, char *msg, size_t len)
 {
     dmxt_fill(&x->A, x->e.ka);
-    dmx_status st =
-        dmx_transform_once(x->e.dtype, x->e.op, x->e.alpha, x->B.layout, x->e.beta, x->A.layout);
+    dmx_status st;
+    if (x->e.uplo) {
+        const dmx_transform t = {x->e.dtype,  x->e.op,     x->e.alpha, x->e.beta,
+                                 x->B.layout, x->A.layout, x->e.uplo,  x->e.diag};
+        st = dmx_transform_once_ex(&t);
+    } else {
+        st = dmx_transform_once(x->e.dtype, x->e.op, x->e.alpha, x->B.layout, x->e.beta,
+                                x->A.layout);
+    }
     if (st != DMX_SUCCESS) {
-        snprintf(msg, len, "dmx_transform_once: %s", dmx_last_error());
+        snprintf(msg, len, "dmx_transform_once%s: %s", x->e.uplo ? "_ex" : "", dmx_last_error());
         return 1;
     }
     return dmxt_check_result(&x->A, &x->e, msg, len);
@@ -141,9 +151,15 @@ static void run_cases(dmxt_ctx *ctx)
                         bad++;
                         snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
                     }
+                    /* the two calls with different trapezoids (none, 'U' or 'L'; diagonal in
+                     * or out): the second must not take the first's kept plan back */
+                    static const char up[3] = {0, 'U', 'L'};
                     const long r0 = n_reduce, d0 = n_dup;
-                    for (int rep = 0; rep < 2 && bad == 0; rep++)
+                    for (int rep = 0; rep < 2 && bad == 0; rep++) {
+                        x.e.uplo = up[(s + (size_t)g + (size_t)rep) % 3];
+                        x.e.diag = (o + rep) % 2 ? 'U' : 'N';
                         bad += once(&x, msg, sizeof msg);
+                    }
                     /* the one-shot duplicate is made by the very first call only */
                     const long dups = n_dup - d0, reds = n_reduce - r0;
                     if (bad == 0 &&
