@@ -5,6 +5,7 @@
  * Validation is local and complete before anything moves: a call with invalid input returns
  * a named error and has written nothing anywhere. */
 #include "rma.h"
+#include "shortcopy.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -280,31 +281,20 @@ cleanup:
     return st;
 }
 
-/* Blocks of a few fixed sizes are copied with a constant length, which the compiler turns into
- * a few loads and stores; a library memcpy call with a run-time length costs about as much as
- * the copy itself at these sizes (8-element double blocks: 10% of a strided 8 MiB copy, one
- * process, min of 25). Larger blocks take memcpy (faster than a 16-byte SIMD loop here). */
-#define DMXI_COPY_FIXED(n)                                                                         \
-    case n:                                                                                        \
-        for (int64_t b = 0; b < blockcount; b++, dst += ds, src += ss)                             \
-            memcpy(dst, src, n);                                                                   \
-        break
-
+/* Blocks up to DMXI_SHORT_RUN bytes go through core/shortcopy.h (a memcpy call per block costs
+ * about as much as the copy itself at these sizes); larger ones take memcpy (faster than a
+ * 16-byte SIMD loop here). */
 void dmxi_rma_copy(char *dst, const char *src, int64_t dst_stride, int64_t src_stride,
                    int64_t blockelems, int64_t blockcount, size_t esize)
 {
     size_t ds = (size_t)dst_stride * esize, ss = (size_t)src_stride * esize;
     size_t len = (size_t)blockelems * esize;
-    switch (len) {
-        DMXI_COPY_FIXED(4);
-        DMXI_COPY_FIXED(8);
-        DMXI_COPY_FIXED(16);
-        DMXI_COPY_FIXED(32);
-        DMXI_COPY_FIXED(64);
-        DMXI_COPY_FIXED(128);
-    default:
-        for (int64_t b = 0; b < blockcount; b++, dst += ds, src += ss)
-            memcpy(dst, src, len);
-        break;
+    if (len == 0)
+        return;
+    if (len <= DMXI_SHORT_RUN) {
+        dmxi_copy_short_runs(dst, (int64_t)ds, src, (int64_t)ss, len, blockcount, 0);
+        return;
     }
+    for (int64_t b = 0; b < blockcount; b++, dst += ds, src += ss)
+        memcpy(dst, src, len);
 }
