@@ -3,13 +3,14 @@
  * Usage: test_once MODE, MODE one of
  *  cases   every dtype x op N/T/C x sizes 1 .. 64 x grids 1x1, 1x2, 2x1, 2x2 and 1xP (fitted
  *          into the ranks, leaving ranks empty) for B and A, scalars (2, -1), through
- *          dmx_transform_once, or dmx_transform_once_ex with a trapezoid (uplo 'U'/'L', diagonal
- *          in or out: each case's two calls differ in it), each rank checking its memory of A
- *          (outside the trapezoid untouched) against the serial reference
- *          (tests/common); the calls must make no reduction and no duplicate after the first
- *          (counted through MPI's profiling interface: this file defines MPI_Iallreduce,
- *          MPI_Allreduce and MPI_Comm_dup, which count and call PMPI_*). Then consecutive
- *          one-shots of different shapes interleaved with two persistent plans' executions on
+ *          dmx_transform_once, or dmx_transform_once_ex with a trapezoid (uplo 'U'/'L',
+ *          diagonal in or out: a case's first two calls have the same, the third another),
+ *          each rank checking its memory of A (outside the trapezoid untouched) against the
+ *          serial reference (tests/common); the calls must make no reduction and no
+ *          duplicate after the first (counted through MPI's profiling interface: this file
+ *          defines MPI_Iallreduce, MPI_Allreduce and MPI_Comm_dup, which count and call
+ *          PMPI_*). Then consecutive one-shots of different shapes interleaved with two
+ *          persistent plans' executions on
  *          the same communicator, each result checked; and DMX_PLAN_CHECK=agree (and a returning
  *          handler) take the agreement again (reductions counted > 0, results still right);
  *          so do DMX_PLAN_CHECK=agree and DMX_SMALL_BYTES=0 set between two calls of one
@@ -151,13 +152,14 @@ static void run_cases(dmxt_ctx *ctx)
                         bad++;
                         snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
                     }
-                    /* the two calls with different trapezoids (none, 'U' or 'L'; diagonal in
-                     * or out): the second must not take the first's kept plan back */
+                    /* three calls: a trapezoid (none, 'U' or 'L'; diagonal in or out), the
+                     * same again (it takes the kept plan back), then another one (it must not) */
                     static const char up[3] = {0, 'U', 'L'};
                     const long r0 = n_reduce, d0 = n_dup;
-                    for (int rep = 0; rep < 2 && bad == 0; rep++) {
-                        x.e.uplo = up[(s + (size_t)g + (size_t)rep) % 3];
-                        x.e.diag = (o + rep) % 2 ? 'U' : 'N';
+                    for (int rep = 0; rep < 3 && bad == 0; rep++) {
+                        const size_t k = rep < 2 ? 0 : 1;
+                        x.e.uplo = up[(s + (size_t)g + k) % 3];
+                        x.e.diag = (o + k) % 2 ? 'U' : 'N';
                         bad += once(&x, msg, sizeof msg);
                     }
                     /* the one-shot duplicate is made by the very first call only */
@@ -166,7 +168,7 @@ static void run_cases(dmxt_ctx *ctx)
                         (reds != 0 || (dups != 0 && !(s == 0 && d == 0 && o == 0 && g == 0)))) {
                         bad++;
                         snprintf(msg, sizeof msg,
-                                 "%ld reductions and %ld MPI_Comm_dup in two "
+                                 "%ld reductions and %ld MPI_Comm_dup in three "
                                  "one-shot calls (want none)",
                                  reds, dups);
                     }
