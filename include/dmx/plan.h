@@ -82,13 +82,14 @@ DMX_API dmx_status dmx_plan_destroy(dmx_plan **plan);
 /** Plan, execute once and destroy: A = alpha*op(B) + beta*A. Collective.
  *  With dmx's default error handler and DMX_PLAN_CHECK=local (the default), a small call between
  *  layouts known globally makes no agreement (a rank whose check fails ends the job through the
- *  handler) and keeps its plan for the next call with the same layouts, dtype and op; every
+ *  handler) and keeps its plan for later calls with the same layouts, dtype and op (the plans
+ *  of the last DMX_ONCE_KEEP = 4 such transforms per communicator, within DMX_ONCE_BYTES); every
  *  rank must then pass the same transform (docs/errors.md). */
 DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha,
                                       const dmx_layout *b, dmx_scalar beta, dmx_layout *a);
 
 /** dmx_transform_once for one transform given whole, its trapezoid (uplo, diag) included: the
- *  same paths, the same collective rules and the same kept plan (whose key includes uplo and
+ *  same paths, the same collective rules and the same kept plans (whose key includes uplo and
  *  diag). Collective. A NULL t goes to the error handler, as dmx_plan_create's does. */
 DMX_API dmx_status dmx_transform_once_ex(const dmx_transform *t);
 

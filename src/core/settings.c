@@ -135,6 +135,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                             "small allreduce); cells predicted under 20 us are not tried; 0: "
                             "the model's choice only; the same on every rank",
                             0},
+    [DMXI_SET_ONCE_KEEP] = {"DMX_ONCE_KEEP", 4, "4",
+                            "one-shot plans (0..16) a communicator keeps for later calls with "
+                            "the same key, most recently used first; all but the most recent "
+                            "only while together they hold at most DMX_ONCE_BYTES; 0: none",
+                            0},
     /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
      * one collective; src/coll/coll_select.c reads that family by name. */
 };

@@ -31,6 +31,7 @@ typedef enum dmxi_setting {
     DMXI_SET_ONCE_BYTES,        /* one-shot calls planned alone up to this bound (2 x A's bytes) */
     DMXI_SET_RMA_PIECES,        /* test-only: -1 (unset) probe decides; 0 whole, 1 pieces */
     DMXI_SET_COLL_TUNE,         /* AUTO's rounds of measured trials per size class; 0 off */
+    DMXI_SET_ONCE_KEEP,         /* one-shot plans kept per communicator for the next calls */
     DMXI_NSETTINGS
 } dmxi_setting;
 

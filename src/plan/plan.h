@@ -26,6 +26,7 @@ struct dmx_plan {
     dmxi_exec ex; /* the packages and the engine that runs them (owned) */
     dmx_plan_info info;
     int64_t key[DMXI_ONCE_KEY]; /* a one-shot plan's key (plan_small.c), else zeros */
+    int64_t scap, rcap;         /* a one-shot plan's buffer capacities (>= ex.sbytes, rbytes) */
 };
 
 /* Growable lists the planner fills. */
@@ -70,17 +71,22 @@ dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *
 dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
                                MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
 
-/* What a communicator's pool keeps for the next one-shot call (plan_small.c). */
+/* What a communicator's pool keeps for the next one-shot calls (plan_small.c). The kept plans
+ * all run on the pool's one-shot duplicate; they are destroyed with the pool. */
+#define DMXI_ONCE_KEEP_MAX 16
 typedef struct dmxi_once_state {
-    dmx_plan *plan;             /* the last one-shot plan, kept (destroyed with the pool) */
-    int64_t key[DMXI_ONCE_KEY]; /* the key of the last one-shot call whose checks passed */
-    int checked;                /* key is set */
+    dmx_plan *plan[DMXI_ONCE_KEEP_MAX]; /* kept one-shot plans, most recently used first */
+    int nplan;                          /* how many */
+    int busy;                           /* a one-shot plan is out, between create and finish */
+    int64_t key[DMXI_ONCE_KEY];         /* the key of the last one-shot call whose checks passed */
+    int checked;                        /* key is set */
+    int64_t made, hits;                 /* plans made, kept plans taken back (for tests) */
 } dmxi_once_state;
 
 /* The one-shot calls' state on comm's pool (dmx_transform_once's plans, plan_small.c): the
  * duplicate of comm reserved for them, made on the first call (MPI_Comm_dup, collective on
  * comm: every rank makes its first one-shot call on comm at the same call), and *once, where
- * the last one-shot plan is kept for the next call. Consecutive one-shot
+ * the last one-shot plans are kept for the next calls. Consecutive one-shot
  * calls share the duplicate: each one's messages match in MPI's non-overtaking order because
  * every rank makes the same calls in the same order and a call completes its sends and
  * receives before it returns. Local after the first call, and then no MPI call either when comm
@@ -93,13 +99,13 @@ dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmxi_
  * when comm is the communicator of the pool looked up last. */
 dmxi_once_state *dmxi_plan_comm_once_peek(MPI_Comm comm);
 
-/* Hand the one-shot duplicate to a plan (*slot = DMXI_SLOT_ONCE); DMX_ERR_STATE while another
- * plan holds it (the kept plan must be destroyed first). Local. */
+/* Hand the one-shot duplicate to a new plan (*slot = DMXI_SLOT_ONCE; kept plans share it) and
+ * mark a one-shot call running (once->busy); DMX_ERR_STATE while one runs. Local. */
 #define DMXI_SLOT_ONCE (-2)
 
-/* Where pool keeps its last one-shot plan, NULL when the pool is detached (its communicator is
+/* Where pool keeps its one-shot plans, NULL when the pool is detached (its communicator is
  * being freed). Local. */
-dmx_plan **dmxi_plan_comm_once_kept(dmxi_comm_pool *pool);
+dmxi_once_state *dmxi_plan_comm_once_kept(dmxi_comm_pool *pool);
 dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *slot);
 
 /* Give the duplicate back: kept for the next plan when keep and the pool is still attached,
@@ -136,10 +142,11 @@ dmx_status dmxi_plan_create_small(int n, const dmx_transform *t, int once, dmx_p
                                   int *done);
 
 /* End of a one-shot call (dmx_transform_once) whose execution returned st: a plan made by the
- * one-shot path is kept on its communicator's pool for the next call (a call with the same
- * layouts, dtype, op and trapezoid takes it back instead of planning; scalars may differ), any
- * other (and one whose buffers exceed DMX_SMALL_BYTES) is destroyed. Sets *p to NULL. Local for
- * plans of the one-shot path, else as dmx_plan_destroy. */
+ * one-shot path is kept on its communicator's pool, most recently used first, for the next
+ * calls (a call with the same layouts, dtype, op and trapezoid takes it back instead of
+ * planning; scalars may differ); the least recently used kept plans are destroyed beyond
+ * DMX_ONCE_KEEP plans or DMX_ONCE_BYTES of memory (the newest is always kept). Any other plan is
+ * destroyed. Sets *p to NULL. Local for plans of the one-shot path, else as dmx_plan_destroy. */
 dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st);
 
 /* ---- overlay.c -------------------------------------------------------------------------- */

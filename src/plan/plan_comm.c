@@ -11,10 +11,10 @@
  *
  * One-shot calls (dmx_transform_once's plans when they make no agreement, plan_small.c) use a
  * further duplicate of their own, made by the first one on every rank and never handed to a
- * persistent plan; the pool also keeps the last one-shot plan (which holds that duplicate while
- * kept) and destroys it with the pool, and the key of the last one-shot call that passed its
- * checks. The pool looked up last is remembered, so calls in a row on one communicator find it
- * without MPI_Comm_get_attr (a hash lookup in the MPI library, ~20 ns of a 100 ns call).
+ * persistent plan; the pool also keeps the last one-shot plans (which share that duplicate) and
+ * destroys them with the pool, and the key of the last one-shot call that passed its checks. The
+ * pool looked up last is remembered, so calls in a row on one communicator find it without
+ * MPI_Comm_get_attr (a hash lookup in the MPI library, ~20 ns of a 100 ns call).
  *
  * Preconditions: plan creation is collective on the communicator. The ranks' pools agree when
  * every rank creates and destroys the plans of a communicator in the same order; the choice of
@@ -42,8 +42,7 @@ struct dmxi_comm_pool {
     int attached;            /* still the attribute of comm */
     int users;               /* live plans holding a slot or the one-shot duplicate */
     MPI_Comm once;           /* the one-shot calls' duplicate (MPI_COMM_NULL: not made yet) */
-    int once_busy;           /* a one-shot plan holds it (the kept one included) */
-    dmxi_once_state once_st; /* the last one-shot plan and key, for the next call (plan_small.c) */
+    dmxi_once_state once_st; /* the kept one-shot plans and last key (plan_small.c) */
     dmxi_comm_pool *next;    /* every pool of this process, for MPI_Finalize */
 };
 
@@ -102,14 +101,15 @@ static int pool_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     dmxi_comm_pool *p = attr;
     int rc = MPI_SUCCESS;
     p->once_st.checked = 0;
-    if (p->once_st.plan && dmx_plan_destroy(&p->once_st.plan) != DMX_SUCCESS)
-        rc = MPI_ERR_OTHER; /* gives the one-shot duplicate back, freed below */
+    while (p->once_st.nplan > 0) /* each gives the one-shot duplicate back, freed below */
+        if (dmx_plan_destroy(&p->once_st.plan[--p->once_st.nplan]) != DMX_SUCCESS)
+            rc = MPI_ERR_OTHER;
     for (int i = 0; i < p->n; i++)
         if (p->state[i] == SLOT_FREE && p->dup[i] != MPI_COMM_NULL) {
             int r = MPI_Comm_free(&p->dup[i]);
             rc = rc == MPI_SUCCESS ? r : rc;
         }
-    if (!p->once_busy && p->once != MPI_COMM_NULL) {
+    if (!p->once_st.busy && p->once != MPI_COMM_NULL) {
         int r = MPI_Comm_free(&p->once);
         rc = rc == MPI_SUCCESS ? r : rc;
     }
@@ -298,7 +298,7 @@ dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmxi_
     *once = NULL;
     DMXI_TRY(pool_get(comm, &p));
     if (p->once == MPI_COMM_NULL) {
-        DMXI_CHECK(!p->once_busy, DMX_ERR_INTERNAL, "one-shot duplicate busy but not made");
+        DMXI_CHECK(!p->once_st.busy, DMX_ERR_INTERNAL, "one-shot duplicate busy but not made");
         DMXI_MPI(MPI_Comm_dup(comm, &p->once));
         DMXI_MPI(MPI_Comm_set_errhandler(p->once, MPI_ERRORS_RETURN));
     }
@@ -318,9 +318,9 @@ dmxi_once_state *dmxi_plan_comm_once_peek(MPI_Comm comm)
     return p && p->attached && p->once != MPI_COMM_NULL ? &p->once_st : NULL;
 }
 
-dmx_plan **dmxi_plan_comm_once_kept(dmxi_comm_pool *pool)
+dmxi_once_state *dmxi_plan_comm_once_kept(dmxi_comm_pool *pool)
 {
-    return pool && pool->attached ? &pool->once_st.plan : NULL;
+    return pool && pool->attached ? &pool->once_st : NULL;
 }
 
 dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *slot)
@@ -328,10 +328,10 @@ dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *sl
     dmx_status st = DMX_SUCCESS;
     *dup = MPI_COMM_NULL;
     *slot = -1;
-    DMXI_CHECK(!pool->once_busy && pool->once != MPI_COMM_NULL, DMX_ERR_STATE,
+    DMXI_CHECK(!pool->once_st.busy && pool->once != MPI_COMM_NULL, DMX_ERR_STATE,
                "a one-shot call on this communicator is already running (one-shot calls on one "
                "communicator must not overlap, as any collective)");
-    pool->once_busy = 1;
+    pool->once_st.busy = 1;
     pool->users++;
     *dup = pool->once;
     *slot = DMXI_SLOT_ONCE;
@@ -345,8 +345,9 @@ dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot,
     if (*dup == MPI_COMM_NULL)
         return DMX_SUCCESS;
     if (pool && slot == DMXI_SLOT_ONCE) {
+        /* the running call's flag (busy) is cleared by dmxi_plan_once_finish, which also destroys
+         * the kept plans before a plan that frees the duplicate (they share it) */
         pool->users--;
-        pool->once_busy = 0;
         if (keep && pool->attached) {
             *dup = MPI_COMM_NULL; /* kept for the next one-shot call */
             return DMX_SUCCESS;

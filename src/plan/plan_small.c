@@ -24,11 +24,15 @@
  * skip the agreement and the shared window too, and it bounds the small engine's buffers).
  * The plan
  * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
- * is kept there for the next one-shot call, which takes it back when its key matches (layout
+ * is kept there for later one-shot calls, which take it back when their key matches (layout
  * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
- * layouts' arrays are read at execution); a call with another key reuses the kept plan's
- * engine buffers when they are large enough, then destroys it (fresh pages of a multi-MB buffer
- * cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms). What the reduction
+ * layouts' arrays are read at execution). Up to DMX_ONCE_KEEP plans (4) are kept, most recently
+ * used first, so calls that alternate between a few transforms (p?trmr2d's band and triangle,
+ * a solver moving a matrix out and back) plan each once; all but the newest only while together
+ * they hold at most DMX_ONCE_BYTES. A call with a new key destroys the least recently used plans
+ * beyond those limits and reuses their engine buffers when large enough (fresh pages of a
+ * multi-MB buffer cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms).
+ * What the reduction
  * carried is settled without it: the duplicate is made once, by every rank's first one-shot call on
  * the communicator; the settings must be equal on every rank (docs/settings.md); different
  * transforms on different ranks are not detected (docs/errors.md). A rank with no block of A or B
@@ -41,13 +45,14 @@
  * (waited for with a bound, like dmxi_agree), an MPI_Comm_dup only when no kept duplicate is
  * free (DMX_COMM_CACHE); local work
  * O(rectangles) as the overlay. The one-shot path: no collective (MPI_Comm_dup on the first
- * call only); a repeated call (the key of the kept plan or of the last checked call) costs a
+ * call only); a repeated call (the key of a kept plan or of the last checked call) costs a
  * check of the settings' snapshot, a key compare and the execution: its arguments are not
  * checked again (the key holds what the checks depend on, except the arrays, checked for NULL),
  * nothing is allocated, hashed or asked of MPI (create_again). Memory: the piece lists and
  * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
- * the one-shot path); the one-shot path keeps one such plan (its buffers at most DMX_ONCE_BYTES)
- * per communicator until the communicator is freed.
+ * the one-shot path); the one-shot path keeps up to DMX_ONCE_KEEP such plans per communicator
+ * (their buffers and piece lists together at most DMX_ONCE_BYTES, or the newest one's alone)
+ * until the communicator is freed.
  */
 #include "plan.h"
 
@@ -243,11 +248,123 @@ static int has_memory(const dmx_layout *L)
     return !L->d->cyclic || L->nlocal == 0 || L->m == 0 || L->n == 0 || L->base;
 }
 
-/* A one-shot call (nt = 1, settings and handler allowing the path) with the key of the plan kept
+/* The kept plan with this key: its index in os->plan, or -1. Local. */
+static int kept_find(const dmxi_once_state *os, const int64_t *key)
+{
+    for (int i = 0; i < os->nplan; i++)
+        if (key_equal(os->plan[i]->key, key))
+            return i;
+    return -1;
+}
+
+/* Take kept plan i out of os (the others keep their order). Local. */
+static dmx_plan *kept_remove(dmxi_once_state *os, int i)
+{
+    dmx_plan *p = os->plan[i];
+    memmove(os->plan + i, os->plan + i + 1, (size_t)(os->nplan - 1 - i) * sizeof *os->plan);
+    os->nplan--;
+    return p;
+}
+
+/* The memory a kept plan holds: the engine's buffers and the piece lists. */
+static int64_t kept_bytes(const dmx_plan *p)
+{
+    return p->ex.buffer_bytes + p->info.plan_bytes;
+}
+
+/* How many one-shot plans a communicator keeps (DMX_ONCE_KEEP, at most DMXI_ONCE_KEEP_MAX). */
+static int keep_count(void)
+{
+    const int64_t k = dmxi_setting_snapshot()->v[DMXI_SET_ONCE_KEEP];
+    return k < DMXI_ONCE_KEEP_MAX ? (int)k : DMXI_ONCE_KEEP_MAX;
+}
+
+/* Destroy the least recently used kept plans until os keeps at most n plans whose memory plus
+ * extra is at most cap. Local (a kept plan's destruction gives the one-shot duplicate back). */
+static dmx_status kept_trim(dmxi_once_state *os, int n, int64_t extra, int64_t cap)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t sum = extra;
+    for (int i = 0; i < os->nplan; i++)
+        sum += kept_bytes(os->plan[i]);
+    while (os->nplan > 0 && (os->nplan > n || sum > cap)) {
+        dmx_plan *v = os->plan[--os->nplan];
+        sum -= kept_bytes(v);
+        dmx_status st2 = dmx_plan_destroy(&v);
+        st = st == DMX_SUCCESS ? st2 : st;
+    }
+    return st;
+}
+
+/* Give buffer *buf (capacity *cap, need bytes needed) the one of *mbuf (capacity *mcap) when that
+ * is large enough, *mbuf taking *buf in exchange, or a new one of mneed bytes when *buf is
+ * smaller (nothing changes if that allocation fails). Local. */
+static void swap_buffer(char **buf, int64_t *cap, int64_t need, char **mbuf, int64_t *mcap,
+                        int64_t mneed)
+{
+    if (need == 0 || *mcap < need)
+        return;
+    char *b = *buf;
+    int64_t c = *cap;
+    if (c < mneed) {
+        char *nb = dmxi_malloc(mneed, 1);
+        if (!nb)
+            return;
+        free(b);
+        b = nb, c = mneed;
+    }
+    *buf = *mbuf, *cap = *mcap;
+    *mbuf = b, *mcap = c;
+}
+
+/* Make room in os for new plan p (its engine's buffers just allocated, not yet touched) before
+ * it is kept: destroy the least recently used plans beyond DMX_ONCE_KEEP - 1 or beyond cap bytes
+ * with p's. A destroyed plan's small-engine buffers serve p when large enough. Then p swaps
+ * buffers with the most recently used kept plan when that one's are large enough: the last call
+ * touched them, so they are mapped and likely in cache. A call of a new shape thus writes warm
+ * pages instead of faulting fresh ones in (fresh pages of a multi-MB buffer cost more than the
+ * copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms), and the kept plan faults its
+ * new buffers in only if it runs again. Local. */
+static dmx_status kept_make_room(dmxi_once_state *os, dmx_plan *p, int64_t cap)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_exec *e = &p->ex;
+    int sgot = 0, rgot = 0; /* a buffer was taken over */
+    const int n = keep_count() - 1;
+    p->scap = e->sbytes, p->rcap = e->rbytes;
+    int64_t sum = kept_bytes(p);
+    for (int i = 0; i < os->nplan; i++)
+        sum += kept_bytes(os->plan[i]);
+    while (os->nplan > 0 && (os->nplan > n || sum > cap)) {
+        dmx_plan *v = os->plan[--os->nplan];
+        dmxi_exec *o = &v->ex;
+        sum -= kept_bytes(v);
+        if (!sgot && e->sbytes > 0 && v->scap >= e->sbytes) {
+            free(e->sbuf);
+            e->sbuf = o->sbuf, p->scap = v->scap, o->sbuf = NULL, sgot = 1;
+        }
+        if (!rgot && e->rbytes > 0 && v->rcap >= e->rbytes) {
+            free(e->rbuf);
+            e->rbuf = o->rbuf, p->rcap = v->rcap, o->rbuf = NULL, rgot = 1;
+        }
+        dmx_status st2 = dmx_plan_destroy(&v);
+        st = st == DMX_SUCCESS ? st2 : st;
+    }
+    if (os->nplan > 0) {
+        dmx_plan *m = os->plan[0];
+        swap_buffer(&e->sbuf, &p->scap, e->sbytes, &m->ex.sbuf, &m->scap, m->ex.sbytes);
+        swap_buffer(&e->rbuf, &p->rcap, e->rbytes, &m->ex.rbuf, &m->rcap, m->ex.rbytes);
+        m->ex.buffer_bytes = m->info.buffer_bytes = m->scap + m->rcap;
+    }
+    e->buffer_bytes = p->info.buffer_bytes = p->scap + p->rcap;
+    return st;
+}
+
+/* A one-shot call (nt = 1, settings and handler allowing the path) with the key of a plan kept
  * on its communicator, or of the last call there whose checks passed: those checks, the bound of
  * alone() and the plan depend only on what the key holds (the layouts' descriptions and windows,
  * dtype, op, trapezoid, the cut settings), except the arrays, checked again. So: no check, no
- * planning; the kept plan is taken back (*out), or *out = NULL on a rank with no block of A or
+ * planning; that kept plan is taken back (*out), or *out = NULL on a rank with no block of A or
  * B. *hit = 0 (nothing changed): anything else, the full path. Local, no MPI call; no allocation.
  */
 static void create_again(const dmx_transform *t, int64_t max_msg, int64_t chunk, int64_t limit,
@@ -261,17 +378,18 @@ static void create_again(const dmx_transform *t, int64_t max_msg, int64_t chunk,
         return;
     int64_t key[DMXI_ONCE_KEY];
     once_key(t, max_msg, chunk, limit, key);
-    dmx_plan *p = os->plan;
-    const int planned = p && key_equal(p->key, key);
-    if (!planned && !(os->checked && key_equal(os->key, key)))
+    const int i = kept_find(os, key);
+    if (i < 0 && !(os->checked && key_equal(os->key, key)))
         return;
     if (!has_memory(t->a) || !has_memory(t->b))
         return; /* the full path reports it */
     if (t->a->nlocal == 0 && t->b->nlocal == 0) {
         *out = NULL; /* nothing to send, receive or copy here */
         *hit = 1;
-    } else if (planned) {
-        os->plan = NULL; /* the same transform as the last call: only the scalars may differ */
+    } else if (i >= 0 && !os->busy) {     /* busy: the full path reports the overlap */
+        dmx_plan *p = kept_remove(os, i); /* the same transform: only the scalars may differ */
+        os->busy = 1;
+        os->hits++;
         p->xf[0].t = *t;
         *out = p;
         *hit = 1;
@@ -279,19 +397,17 @@ static void create_again(const dmx_transform *t, int64_t max_msg, int64_t chunk,
 }
 
 /* The one-shot path with no agreement: plan alone, on the one-shot duplicate (plan_comm.c), or
- * take back the plan the last one-shot call kept when it has this call's key; a rank with no
- * block of A or B makes no plan (*out = NULL). Records the key as checked (the caller checked the
+ * take back a plan an earlier one-shot call kept with this call's key; a rank with no block of A
+ * or B makes no plan (*out = NULL). Records the key as checked (the caller checked the
  * arguments). A failure on this rank calls the (default, aborting) error handler. Local, except
  * MPI_Comm_dup on comm0's first one-shot call. */
 static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t max_msg,
                                int64_t chunk, int64_t limit, dmx_plan **out)
 {
     dmx_status st = DMX_SUCCESS;
-    dmx_plan *p = NULL, **kept = NULL;
+    dmx_plan *p = NULL;
     dmxi_comm_pool *pool = NULL;
     dmxi_once_state *os = NULL;
-    char *sb = NULL, *rb = NULL; /* the buffers of the plan kept before, and their sizes */
-    int64_t sn = 0, rn = 0;
     int small = 0;
     int64_t key[DMXI_ONCE_KEY];
     *out = NULL;
@@ -301,47 +417,31 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
     if (st == DMX_SUCCESS) {
         memcpy(os->key, key, sizeof key);
         os->checked = 1;
-        kept = &os->plan;
     }
     if (st == DMX_SUCCESS && tv->a->nlocal == 0 && tv->b->nlocal == 0)
         return st; /* nothing to send, receive or copy here */
+    if (st == DMX_SUCCESS && os->busy)
+        st = dmxi_error(DMX_ERR_STATE, __FILE__, __LINE__,
+                        "a one-shot call on this communicator is already running (one-shot calls "
+                        "on one communicator must not overlap, as any collective)");
     if (st == DMX_SUCCESS) {
-        if (*kept && key_equal((*kept)->key, key)) {
-            p = *kept; /* the same transform as the last call: only the scalars may differ */
-            *kept = NULL;
+        const int i = kept_find(os, key);
+        if (i >= 0) {
+            p = kept_remove(os, i); /* the same transform: only the scalars may differ */
+            os->busy = 1;
+            os->hits++;
             p->xf[0].t = *tv;
             *out = p;
             return st;
         }
-        /* the kept plan of another key: its engine buffers serve this plan when large enough
-         * (a mid-size call then writes pages already mapped instead of faulting fresh ones in) */
-        if (*kept && (*kept)->ex.ops == &dmxi_exec_small) {
-            dmxi_exec *o = &(*kept)->ex;
-            sb = o->sbuf, rb = o->rbuf, sn = o->sbytes, rn = o->rbytes;
-            o->sbuf = o->rbuf = NULL;
-        }
-        st = dmx_plan_destroy(kept); /* gives the one-shot duplicate back */
-    }
-    if (st == DMX_SUCCESS)
         st = build(1, tv, comm0, max_msg, chunk, limit, &p, &small);
-    if (st == DMX_SUCCESS && small) {
-        dmxi_exec *e = &p->ex; /* sbytes/rbytes stay the sizes needed, at most the capacity */
-        if (sb && sn >= e->sbytes) {
-            free(e->sbuf);
-            e->sbuf = sb;
-            sb = NULL;
-        }
-        if (rb && rn >= e->rbytes) {
-            free(e->rbuf);
-            e->rbuf = rb;
-            rb = NULL;
-        }
+        os->made += st == DMX_SUCCESS;
     }
-    free(sb);
-    free(rb);
     if (st == DMX_SUCCESS && !small)
         st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
                         "a one-shot plan within the small bound is not small on this rank");
+    if (st == DMX_SUCCESS)
+        st = kept_make_room(os, p, limit);
     if (st == DMX_SUCCESS) {
         p->comm = MPI_COMM_NULL;
         st = dmxi_plan_comm_once_take(pool, &p->comm, &p->slot);
@@ -362,13 +462,29 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
 dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
 {
     dmx_plan *q = *p;
-    dmx_plan **kept = q && q->slot == DMXI_SLOT_ONCE ? dmxi_plan_comm_once_kept(q->pool) : NULL;
-    if (kept && *kept == NULL && st == DMX_SUCCESS && !q->ex.broken) {
-        *kept = q;
+    dmxi_once_state *os = q && q->slot == DMXI_SLOT_ONCE ? dmxi_plan_comm_once_kept(q->pool) : NULL;
+    if (!os)
+        return dmx_plan_destroy(p);
+    os->busy = 0;
+    const int n = keep_count();
+    if (st == DMX_SUCCESS && !q->ex.broken && n > 0) {
+        /* room for it (kept_make_room made it, unless the settings changed since); the newest
+         * plan always stays */
+        int64_t limit = 0, max_msg = 0, chunk = 0, cap = 0;
+        int check_local = 0;
+        read_settings(&limit, &max_msg, &chunk, &check_local, &cap);
+        dmx_status st2 = kept_trim(os, n - 1, kept_bytes(q), cap);
+        memmove(os->plan + 1, os->plan, (size_t)os->nplan * sizeof *os->plan);
+        os->plan[0] = q;
+        os->nplan++;
         *p = NULL;
-        return DMX_SUCCESS;
+        return st2;
     }
-    return dmx_plan_destroy(p);
+    /* A broken plan frees the duplicate the kept plans share: they go first; with DMX_ONCE_KEEP=0
+     * none stays either. */
+    dmx_status st2 = q->ex.broken || n == 0 ? kept_trim(os, 0, 0, 0) : DMX_SUCCESS;
+    dmx_status st3 = dmx_plan_destroy(p);
+    return st2 == DMX_SUCCESS ? st3 : st2;
 }
 
 dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx_plan **out,

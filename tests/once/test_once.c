@@ -15,22 +15,23 @@
  *          handler) take the agreement again (reductions counted > 0, results still right);
  *          so do DMX_PLAN_CHECK=agree and DMX_SMALL_BYTES=0 set between two calls of one
  *          transform (setenv, putenv, a putenv string written in place), the second of which
- *          would otherwise take the kept plan back.
- *  mid     one-shots above DMX_SMALL_BYTES within DMX_ONCE_BYTES (doubles, complex doubles,
- *          ops N/T/C, 200 .. 301 rows, the grids as above): no reduction, results right; with
- *          DMX_ONCE_BYTES one byte under 2 x A's bytes the call agrees (reductions > 0). First,
- *          block-cyclic layouts made with no reduction (ids of a reserved range) after layouts
- *          on halves of the ranks, accepted by an agreed plan (which compares ids), and agreed
- *          again under DMX_PLAN_CHECK=agree.
- *  handler a returning error handler: one rank's bad op, one rank's NULL B: every rank returns
- *          the same status (the agreement is kept), the handler is not called on the others.
- *  abort   dmx's default handler (np 2): the last rank passes an invalid op to a one-shot the
- *          others pass correctly; the handler prints the message and ends the job: ctest passes
- *          on that message and fails on a hang (timeout) or on "check FAIL" if the call returns.
- * Prints "N passed, N failed" from rank 0 (modes cases, handler).
+ *          would otherwise take the kept plan back. Several kept plans (DMX_ONCE_KEEP): 60
+ *          calls cycling over 6 transforms under 5 limits (4, 2, 0, 16, 1), the kept plans (read
+ * through plan/plan.h) against a model list after every call, and the byte limit. mid     one-shots
+ * above DMX_SMALL_BYTES within DMX_ONCE_BYTES (doubles, complex doubles, ops N/T/C, 200 .. 301
+ * rows, the grids as above): no reduction, results right; with DMX_ONCE_BYTES one byte under 2 x
+ * A's bytes the call agrees (reductions > 0). First, block-cyclic layouts made with no reduction
+ * (ids of a reserved range) after layouts on halves of the ranks, accepted by an agreed plan (which
+ * compares ids), and agreed again under DMX_PLAN_CHECK=agree. handler a returning error handler:
+ * one rank's bad op, one rank's NULL B: every rank returns the same status (the agreement is kept),
+ * the handler is not called on the others. abort   dmx's default handler (np 2): the last rank
+ * passes an invalid op to a one-shot the others pass correctly; the handler prints the message and
+ * ends the job: ctest passes on that message and fails on a hang (timeout) or on "check FAIL" if
+ * the call returns. Prints "N passed, N failed" from rank 0 (modes cases, handler).
  */
 #define _XOPEN_SOURCE 700 /* setenv, putenv */
 #include "dmxtest.h"
+#include "plan/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,6 +385,177 @@ static void run_kept(dmxt_ctx *ctx)
                   "a kept one-shot plan: other scalars, rebound arrays, new layouts");
 }
 
+/* ---- several kept plans (DMX_ONCE_KEEP) ------------------------------------------------- */
+static int64_t kept_mem(const dmx_plan *p)
+{
+    return p->ex.buffer_bytes + p->info.plan_bytes;
+}
+
+/* The kept plans of MPI_COMM_WORLD against a model: the transforms this rank takes part in, in
+ * call order, through a list of at most DMX_ONCE_KEEP, most recently used first (a kept
+ * transform is taken back and put first, a new one planned and put first, the last dropped
+ * beyond the limit). Plans made, plans taken back and the list itself (by A's layout) must
+ * match; together the kept plans hold at most the byte limit, unless there is one. *hits and
+ * *made count the model's. Returns the local number of problems. */
+typedef struct keep_model {
+    int list[DMXI_ONCE_KEEP_MAX + 1], n;
+    int64_t made, hits, made0, hits0;
+} keep_model;
+
+static int64_t keep_step(keep_model *km, mats *xs, int t, int keep, int64_t cap, char *msg,
+                         size_t len)
+{
+    mats *x = &xs[t];
+    int64_t na = 0, nb = 0, bad = 0;
+    dmx_layout_get_num_local_blocks(x->A.layout, &na);
+    dmx_layout_get_num_local_blocks(x->B.layout, &nb);
+    if (na + nb > 0) { /* no block of A or B: no plan on this rank */
+        int at = -1;
+        for (int i = 0; i < km->n; i++)
+            at = km->list[i] == t ? i : at;
+        if (at >= 0) {
+            km->hits++;
+            memmove(km->list + at, km->list + at + 1, (size_t)(km->n - 1 - at) * sizeof(int));
+            km->n--;
+        } else {
+            km->made++;
+        }
+        const int others = keep > 0 ? keep - 1 : 0; /* the plans kept beside this one */
+        km->n = km->n > others ? others : km->n;
+        if (keep > 0) {
+            memmove(km->list + 1, km->list, (size_t)km->n * sizeof(int));
+            km->list[0] = t;
+            km->n++;
+        }
+    }
+    char m1[600] = "";
+    bad += once(x, m1, sizeof m1);
+    if (bad && !*msg)
+        snprintf(msg, len, "%s", m1);
+    const dmxi_once_state *os = dmxi_plan_comm_once_peek(MPI_COMM_WORLD);
+    if (bad || !os)
+        return bad + !os;
+    int64_t sum = 0;
+    int order = os->nplan == km->n;
+    for (int i = 0; i < os->nplan; i++) {
+        sum += kept_mem(os->plan[i]);
+        const dmx_layout *a = os->plan[i]->xf[0].t.a;
+        if (i >= km->n)
+            order = 0;
+        else if (km->list[i] >= 0) /* one of this mode's transforms (not a plan left by the
+                                    * earlier modes, whose freed layouts' addresses may be
+                                    * this mode's) */
+            order &= a == xs[km->list[i]].A.layout;
+    }
+    if (!order || os->made - km->made0 != km->made || os->hits - km->hits0 != km->hits ||
+        (os->nplan > 1 && sum > cap)) {
+        if (!*msg)
+            snprintf(msg, len,
+                     "after transform %d (DMX_ONCE_KEEP %d): %d kept (want %d, order %s), %lld "
+                     "made, %lld taken back (want %lld, %lld), %lld bytes kept (limit %lld)",
+                     t, keep, os->nplan, km->n, order ? "right" : "wrong",
+                     (long long)(os->made - km->made0), (long long)(os->hits - km->hits0),
+                     (long long)km->made, (long long)km->hits, (long long)sum, (long long)cap);
+        bad++;
+    }
+    return bad;
+}
+
+/* Calls cycling among a few transforms take their plans back (up to DMX_ONCE_KEEP, default 4,
+ * most recently used first): a fixed pseudo-random sequence of 60 calls over 6 transforms
+ * (sizes, ops and dtypes differ) under DMX_ONCE_KEEP unset, 2, 0, 16 and 1, each result checked
+ * and the kept plans checked against keep_step's model after every call. Then, on 2 ranks or
+ * more, the byte limit: with DMX_SMALL_BYTES and DMX_ONCE_BYTES set to the least bound that keeps
+ * two transforms on the one-shot path, a second transform's plan must push the first out on a
+ * rank where the two together hold more (on at least one rank). */
+static void run_keep(dmxt_ctx *ctx)
+{
+    const int P = ctx->size;
+    char msg[600] = "";
+    int64_t bad = 0;
+    dmxt_set_current("several kept one-shot plans");
+    mats xs[6];
+    static const int shape[6][4] = {{9, 7, DMX_OP_N, 1},  {7, 9, DMX_OP_T, 1},
+                                    {12, 5, DMX_OP_C, 3}, {5, 5, DMX_OP_N, 0},
+                                    {16, 3, DMX_OP_T, 2}, {3, 16, DMX_OP_N, 1}};
+    int made = 0;
+    for (int t = 0; t < 6; t++, made++)
+        if (make(&xs[t], dtypes[shape[t][3]], (dmx_op)shape[t][2], shape[t][0], shape[t][1],
+                 t % 2 ? 4 : 3, t % 2 ? 3 : 4, P, 5 + t, 3) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "layouts %d: %s", t, dmx_last_error());
+            break;
+        }
+    keep_model km = {0};
+    const dmxi_once_state *os = dmxi_plan_comm_once_peek(MPI_COMM_WORLD);
+    if (os) { /* the earlier modes left plans: start from what is kept */
+        km.made0 = os->made, km.hits0 = os->hits;
+        for (int i = 0; i < os->nplan; i++)
+            km.list[km.n++] = -1 - i; /* none of this mode's transforms */
+    }
+    static const char *keeps[5] = {NULL, "2", "0", "16", "1"};
+    static const int keepn[5] = {4, 2, 0, 16, 1};
+    unsigned seed = 12345;
+    for (int k = 0; k < 5 && made == 6; k++) { /* every call made on every rank: no hang */
+        if (keeps[k])
+            setenv("DMX_ONCE_KEEP", keeps[k], 1);
+        for (int c = 0; c < 60; c++) {
+            seed = seed * 1103515245u + 12345u;
+            const int t = (int)((seed >> 16) % (c % 20 < 10 ? 3u : 6u)); /* spells of 3 and 6 */
+            bad += keep_step(&km, xs, t, keepn[k], (int64_t)16 << 20, msg, sizeof msg);
+        }
+    }
+    unsetenv("DMX_ONCE_KEEP");
+    if (P > 1 && made == 6) {
+        /* the least one-shot bound for transforms 0 and 1: 2 x A's bytes of the larger */
+        int64_t cap = 0;
+        for (int t = 0; t < 2; t++) {
+            const int64_t two_a =
+                2 * xs[t].e.am * xs[t].e.an * (int64_t)dmx_dtype_size(xs[t].e.dtype);
+            cap = two_a > cap ? two_a : cap;
+        }
+        char v[32];
+        snprintf(v, sizeof v, "%lld", (long long)cap);
+        setenv("DMX_SMALL_BYTES", v, 1);
+        setenv("DMX_ONCE_BYTES", v, 1);
+        int pushed = 0;
+        for (int c = 0; c < 4; c++) {
+            char m1[600] = "";
+            bad += once(&xs[c % 2], m1, sizeof m1);
+            if (bad && !*msg)
+                snprintf(msg, sizeof msg, "%s", m1);
+            int64_t na = 0, nb = 0, sum = 0;
+            dmx_layout_get_num_local_blocks(xs[c % 2].A.layout, &na);
+            dmx_layout_get_num_local_blocks(xs[c % 2].B.layout, &nb);
+            /* the limit holds when a plan is kept: on a rank with a part in this call */
+            const dmxi_once_state *o =
+                na + nb > 0 ? dmxi_plan_comm_once_peek(MPI_COMM_WORLD) : NULL;
+            for (int i = 0; o && i < o->nplan; i++)
+                sum += kept_mem(o->plan[i]);
+            if (o && o->nplan > 1 && sum > cap && !*msg) {
+                bad++;
+                snprintf(msg, sizeof msg, "%d plans kept with %lld bytes, over the limit %lld",
+                         o->nplan, (long long)sum, (long long)cap);
+            }
+            /* the two plans alternate: one kept means the limit pushed the other out */
+            pushed |= c > 0 && o && o->nplan == 1;
+        }
+        int any = 0;
+        if (MPI_Allreduce(&pushed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+            any = -1;
+        if (any != 1 && !*msg) {
+            bad++;
+            snprintf(msg, sizeof msg, "the byte limit %lld pushed no plan out on any rank",
+                     (long long)cap);
+        }
+        unsetenv("DMX_SMALL_BYTES");
+        unsetenv("DMX_ONCE_BYTES");
+    }
+    for (int t = 0; t < made; t++)
+        unmake(&xs[t]);
+    dmxt_case_end(ctx, bad, msg, "several kept one-shot plans");
+}
+
 /* Settings changed between two calls of one transform, the second taking the kept plan back
  * (src/core/settings.c keeps a snapshot of the environment for that path): by setenv, unsetenv,
  * putenv and by writing a string given to putenv in place, each change is seen by the next call
@@ -529,6 +701,7 @@ int main(int argc, char **argv)
         run_cases(&ctx);
         run_interleaved(&ctx);
         run_kept(&ctx);
+        run_keep(&ctx);
         run_env(&ctx);
         run_agreed(&ctx, 0);
         run_agreed(&ctx, 1);
