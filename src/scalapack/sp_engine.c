@@ -46,12 +46,14 @@ typedef struct sp_entry {
     int npieces;
     dmx_layout *src[SP_MAX_PIECES];
     dmx_layout *dst[SP_MAX_PIECES];
+    char uplo[SP_MAX_PIECES], diag[SP_MAX_PIECES]; /* each piece's trapezoid (p?trmr2d) */
     dmx_plan *plan;
     int src_in, dst_in; /* this process is in the source / target grid */
     /* a side is a custom layout (first-block sizes), which cannot be rebound: the key holds its
      * array's address, so a hit has the same array */
     int src_custom, dst_custom;
-    /* made alone (sp_small.c): unagreed layouts run by dmx_transform_once, no plan; ranks holds
+    /* made alone (sp_small.c): unagreed layouts run by one dmx_transform_once_ex per piece (the
+     * pieces' plans are kept by dmx on the layouts' communicator), no plan here; ranks holds
      * what else a hit must match (nranks integers): the context ranks of both grids (2 x size),
      * or for a gathered call (sp_small_eligible 2) the whole gathered key (size x KEY_LEN) */
     int alone;
@@ -367,8 +369,8 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c, int alone)
         tr[k].beta = c->beta;
         tr[k].b = e->src[k];
         tr[k].a = e->dst[k];
-        tr[k].uplo = p->uplo;
-        tr[k].diag = p->diag;
+        tr[k].uplo = e->uplo[k] = p->uplo;
+        tr[k].diag = e->diag[k] = p->diag;
     }
     SP_DMX(c->name, dmx_layout_destroy(&full_src));
     SP_DMX(c->name, dmx_layout_destroy(&full_dst));
@@ -403,9 +405,18 @@ static void entry_execute(sp_entry *e, const sp_call *c, int rebind)
         rebind_side(e->dst, e->npieces, e->dst_in, e->dst_custom, c->dst, c->name,
                     c->routine == SP_TRAN ? "C" : "B");
     }
-    if (e->alone) { /* one piece (p?gemr2d, p?tran*), no agreement (sp_small.c) */
-        SP_DMX(c->name, dmx_transform_once(dtype_of(e->key[K_TYPE]), (dmx_op)e->key[K_OP], c->alpha,
-                                           e->src[0], c->beta, e->dst[0]));
+    if (e->alone) { /* no agreement (sp_small.c): one one-shot call per piece */
+        for (int k = 0; k < e->npieces; k++) {
+            const dmx_transform t = {.dtype = dtype_of(e->key[K_TYPE]),
+                                     .op = (dmx_op)e->key[K_OP],
+                                     .alpha = c->alpha,
+                                     .beta = c->beta,
+                                     .b = e->src[k],
+                                     .a = e->dst[k],
+                                     .uplo = e->uplo[k],
+                                     .diag = e->diag[k]};
+            SP_DMX(c->name, dmx_transform_once_ex(&t));
+        }
         return;
     }
     for (int k = 0; k < e->npieces; k++)

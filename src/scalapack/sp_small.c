@@ -1,14 +1,17 @@
 /* Small calls with no collective: which calls take that path, and the gathered key each process
  * makes alone for them.
  *
- * Algorithm: a call of p?gemr2d or p?tran* takes the path when every process can tell alone that
- * every process takes it: dmx_transform_once_is_local(dtype, M, N) (DMX_PLAN_CHECK=local, dmx's
- * default error handler, 2 x M x N x element size <= DMX_ONCE_BYTES: global arguments and
- * settings equal everywhere), this process is in both grids, each grid has as many processes as
- * the context (a grid lies inside the context, so then every process of the context is in both,
- * and each one sees the same), and neither side has first-block sizes (IMB != MB: a custom layout,
- * made with an agreement). Those are facts every process of a correct call shares; LLD, the one
- * descriptor entry a process may choose alone, plays no part.
+ * Algorithm: a call of p?gemr2d, p?trmr2d or p?tran* takes the path when every process can tell
+ * alone that every process takes it: dmx_transform_once_is_local(dtype, M, N)
+ * (DMX_PLAN_CHECK=local, dmx's default error handler, 2 x M x N x element size <= DMX_ONCE_BYTES:
+ * global arguments and settings equal everywhere), this process is in both grids, each grid has as
+ * many processes as the context (a grid lies inside the context, so then every process of the
+ * context is in both, and each one sees the same), and neither side has first-block sizes (IMB !=
+ * MB: a custom layout, made with an agreement). Those are facts every process of a correct call
+ * shares; LLD, the one descriptor entry a process may choose alone, plays no part. A p?trmr2d call
+ * is one or two pieces (a band and a triangle), each run by its own one-shot call; dmx keeps the
+ * plans of the last few one-shot calls (DMX_ONCE_KEEP), so a repeated call plans neither piece
+ * again.
  *
  * The key the group would gather is then made locally: every process's row is this process's own
  * key with that process's grid coordinates, which follow from the grids' communicators
@@ -18,8 +21,8 @@
  * whatever LLD the others pass. The validation of that key (sp_decode_side) is then this
  * process's own check of the arguments, and a failure ends the job from here.
  *
- * A small p?gemr2d call whose grids do not both hold every process of the context (each
- * process sees that alone: it is outside a grid, or in one with fewer processes) cannot be
+ * A small p?gemr2d or p?trmr2d call whose grids do not both hold every process of the context
+ * (each process sees that alone: it is outside a grid, or in one with fewer processes) cannot be
  * decided alone: outside a grid a descriptor holds only CTXT = -1. It gets eligibility 2: the
  * engine allgathers the keys (one collective) and then runs it as above from the gathered key.
  *
@@ -62,7 +65,7 @@ static int grid_ranks(int gctxt, int ictxt, MPI_Group cgroup, int np, int *ranks
 
 int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int size)
 {
-    if (c->routine != SP_GEMR2D && c->routine != SP_TRAN)
+    if (c->routine != SP_GEMR2D && c->routine != SP_TRMR2D && c->routine != SP_TRAN)
         return 0;
     if (!dmx_transform_once_is_local(dtype, c->m, c->n))
         return 0;
@@ -70,7 +73,7 @@ int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int siz
     for (int side = 0; side < 2; side++) {
         const int *s = key + (side ? K_DST : K_SRC);
         if (!s[F_IN] || (int64_t)s[F_NPROW] * s[F_NPCOL] != size) /* every process sees it */
-            return c->routine == SP_GEMR2D ? 2 : 0;
+            return c->routine != SP_TRAN ? 2 : 0;
         custom |= s[F_IMB] != s[F_MB] || s[F_INB] != s[F_NB];
     }
     return custom ? 0 : 1;
