@@ -75,6 +75,17 @@ dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line);
         }                                                                                          \
     } while (0)
 
+/* Checked MPI call in a release path, which frees everything even after a failure: the first
+ * failure becomes st (recorded as DMXI_MPI does) and the path goes on. A release that runs
+ * because its caller already failed starts with st set to that failure, so nothing is recorded
+ * over the caller's message. */
+#define DMXI_MPI_ALL(call)                                                                         \
+    do {                                                                                           \
+        int dmxi_mpi_rc_ = (call);                                                                 \
+        if (dmxi_mpi_rc_ != MPI_SUCCESS && st == DMX_SUCCESS)                                      \
+            st = dmxi_mpi_error(dmxi_mpi_rc_, #call, __FILE__, __LINE__);                          \
+    } while (0)
+
 /* MPI_Testall / MPI_Waitall with MPI_STATUSES_IGNORE, returning MPI's code (wrap in DMXI_MPI).
  * One place holds the compiler exemption that MPICH's headers need (util.c). */
 int dmxi_testall(int n, MPI_Request *req, int *flag);

@@ -154,7 +154,7 @@ static dmx_status make_window(MPI_Comm comm, MPI_Win *win, int64_t **counter)
     DMXI_MPI(MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN));
 cleanup:
     if (info != MPI_INFO_NULL)
-        MPI_Info_free(&info);
+        DMXI_MPI_ALL(MPI_Info_free(&info));
     return st;
 }
 

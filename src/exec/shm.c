@@ -320,9 +320,11 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         MPI_Win win = MPI_WIN_NULL;
         char *base = NULL;
         DMXI_MPI(MPI_Info_create(&info));
-        DMXI_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+        /* a failure from here on is kept in st, not jumped over: every rank of the node must
+         * make the collective calls below */
+        DMXI_MPI_ALL(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
         int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, e->node, &base, &win);
-        MPI_Info_free(&info);
+        DMXI_MPI_ALL(MPI_Info_free(&info));
         if (rc == MPI_SUCCESS)
             rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
         want = rc == MPI_SUCCESS;
@@ -330,7 +332,7 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         DMXI_MPI(dmxi_p2p_wait(&ar));
         if (!all) { /* fall back to messages everywhere */
             if (win != MPI_WIN_NULL)
-                MPI_Win_free(&win);
+                DMXI_MPI_ALL(MPI_Win_free(&win));
             no_shm(e);
             goto cleanup;
         }

@@ -30,23 +30,22 @@ cleanup:
     return st;
 }
 
-static void free_comm(MPI_Comm *c)
+/* Keep the first failure: st unless it is DMX_SUCCESS, else s. */
+static dmx_status first(dmx_status st, dmx_status s)
 {
-    if (*c != MPI_COMM_NULL)
-        MPI_Comm_free(c);
+    return st != DMX_SUCCESS ? st : s;
 }
 
-dmx_status dmx_gemm_plan_destroy(dmx_gemm_plan **plan)
+dmx_status dmxi_gemm_release(dmx_gemm_plan *g, dmx_status st)
 {
-    if (plan == NULL || *plan == NULL)
-        return DMX_SUCCESS;
-    dmx_gemm_plan *g = *plan;
-    dmx_plan_destroy(&g->pa);
-    dmx_plan_destroy(&g->pb);
-    dmx_plan_destroy(&g->pcback);
-    dmx_layout_destroy(&g->la);
-    dmx_layout_destroy(&g->lb);
-    dmx_layout_destroy(&g->lc);
+    if (g == NULL)
+        return st;
+    st = first(st, dmx_plan_destroy(&g->pa));
+    st = first(st, dmx_plan_destroy(&g->pb));
+    st = first(st, dmx_plan_destroy(&g->pcback));
+    st = first(st, dmx_layout_destroy(&g->la));
+    st = first(st, dmx_layout_destroy(&g->lb));
+    st = first(st, dmx_layout_destroy(&g->lc));
     free(g->a_own);
     free(g->b_own);
     free(g->c_own);
@@ -56,16 +55,22 @@ dmx_status dmx_gemm_plan_destroy(dmx_gemm_plan **plan)
     free(g->cols);
     free(g->ka);
     free(g->kb);
-    free_comm(&g->row);
-    free_comm(&g->col);
-    free_comm(&g->row_cross);
-    free_comm(&g->row_group);
-    free_comm(&g->col_cross);
-    free_comm(&g->col_group);
-    free_comm(&g->comm);
+    MPI_Comm *comms[] = {&g->row,       &g->col,       &g->row_cross, &g->row_group,
+                         &g->col_cross, &g->col_group, &g->comm};
+    for (size_t i = 0; i < sizeof comms / sizeof comms[0]; i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            DMXI_MPI_ALL(MPI_Comm_free(comms[i]));
     free(g);
+    return st;
+}
+
+dmx_status dmx_gemm_plan_destroy(dmx_gemm_plan **plan)
+{
+    if (plan == NULL || *plan == NULL)
+        return DMX_SUCCESS;
+    dmx_gemm_plan *g = *plan;
     *plan = NULL;
-    return DMX_SUCCESS;
+    return dmxi_gemm_release(g, DMX_SUCCESS);
 }
 
 dmx_status dmx_gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb, dmx_scalar alpha,
@@ -77,6 +82,5 @@ dmx_status dmx_gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb
     DMXI_TRY(dmx_gemm_plan_create(comm, dtype, transa, transb, alpha, a, b, beta, c, options, &g));
     DMXI_TRY(dmx_gemm_plan_execute(g));
 cleanup:
-    dmx_gemm_plan_destroy(&g);
-    return st;
+    return dmxi_gemm_release(g, st);
 }

@@ -47,6 +47,11 @@ void dmxi_gemm_copy(size_t esz, int64_t m, int64_t n, const void *src, int64_t l
                     int64_t ldd);
 /* The MPI datatype of one element. */
 MPI_Datatype dmxi_gemm_mpi_type(dmx_dtype t);
+
+/* Free everything of g (NULL: nothing), even after a failure: st = DMX_SUCCESS returns the first
+ * failure of the frees (plans, layouts, communicators: DMXI_MPI_ALL's rule), any other st is the
+ * caller's own failure, returned unchanged. Collective on g's communicators. */
+dmx_status dmxi_gemm_release(dmx_gemm_plan *g, dmx_status st);
 /* 1 if s is exactly zero. */
 int dmxi_gemm_is_zero(dmx_scalar s);
 

@@ -484,8 +484,7 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     *out = g;
     g = NULL;
 cleanup:
-    dmx_gemm_plan_destroy(&g);
-    return st;
+    return dmxi_gemm_release(g, st);
 }
 
 dmx_status dmx_gemm_plan_execute(dmx_gemm_plan *g)

@@ -95,22 +95,24 @@ cleanup:
     return st;
 }
 
-static void patch_release(dmx_patch *w)
+/* Free everything of w, even after a failure. st: DMX_SUCCESS to report the first MPI failure
+ * (returned), or the caller's own failure (returned unchanged, nothing recorded over it). */
+static dmx_status patch_release(dmx_patch *w, dmx_status st)
 {
     if (!w)
-        return;
+        return st;
     if (w->win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(w->win);
+        DMXI_MPI_ALL(MPI_Win_unlock_all(w->win));
         for (int64_t k = 0; k < w->nreg; k++)
-            MPI_Win_detach(w->win, w->reg[2 * k]);
-        MPI_Win_free(&w->win);
+            DMXI_MPI_ALL(MPI_Win_detach(w->win, w->reg[2 * k]));
+        DMXI_MPI_ALL(MPI_Win_free(&w->win));
     }
     if (w->etype != MPI_DATATYPE_NULL)
-        MPI_Type_free(&w->etype);
+        DMXI_MPI_ALL(MPI_Type_free(&w->etype));
     if (w->node != MPI_COMM_NULL)
-        MPI_Comm_free(&w->node);
+        DMXI_MPI_ALL(MPI_Comm_free(&w->node));
     if (w->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&w->comm);
+        DMXI_MPI_ALL(MPI_Comm_free(&w->comm));
     dmxi_rma_touched_free(&w->call);
     dmxi_rma_touched_free(&w->pending);
     free(w->ent);
@@ -118,6 +120,7 @@ static void patch_release(dmx_patch *w)
     free(w->pid);
     free(w->reg);
     free(w);
+    return st;
 }
 
 /* Process ids of the node peers for the direct path (patch_cma.c). Collective on w->comm. */
@@ -286,7 +289,7 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
     st = dmxi_agree(w->comm, st);
 cleanup:
     if (st != DMX_SUCCESS)
-        patch_release(w);
+        patch_release(w, st);
     else
         *win = w;
     return st;
@@ -300,8 +303,9 @@ dmx_status dmx_patch_close(dmx_patch **win)
         if ((*win)->win != MPI_WIN_NULL)
             DMXI_TRY(dmxi_rma_flush_touched(&(*win)->pending, (*win)->win, 0));
         DMXI_MPI(MPI_Barrier((*win)->comm)); /* nobody may still access memory we detach */
-        patch_release(*win);
+        dmx_patch *w = *win;
         *win = NULL;
+        st = patch_release(w, DMX_SUCCESS);
     }
 cleanup:
     return st;

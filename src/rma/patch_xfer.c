@@ -79,9 +79,9 @@ static dmx_status remote_piece(dmx_patch *w, dmxi_rma_kind kind, int owner,
         DMXI_MPI(MPI_Accumulate(p->local, 1, lt, owner, p->rdisp, 1, rt, MPI_SUM, w->win));
 cleanup:
     if (lt != MPI_DATATYPE_NULL)
-        MPI_Type_free(&lt); /* pending operations keep what they need */
+        DMXI_MPI_ALL(MPI_Type_free(&lt)); /* pending operations keep what they need */
     if (rt != MPI_DATATYPE_NULL)
-        MPI_Type_free(&rt);
+        DMXI_MPI_ALL(MPI_Type_free(&rt));
     return st;
 }
 

@@ -65,9 +65,11 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
         MPI_Info info = MPI_INFO_NULL;
         void *p = NULL;
         DMXI_MPI(MPI_Info_create(&info));
-        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        /* a failure from here on is kept in st, not jumped over: every rank of the node must
+         * make the collective calls below */
+        DMXI_MPI_ALL(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
         int rc = MPI_Win_allocate_shared(sz, 1, info, h->node, &p, &h->shwin);
-        MPI_Info_free(&info);
+        DMXI_MPI_ALL(MPI_Info_free(&info));
         /* a one-sided component without shared windows (--mca osc rdma, ucx, pt2pt) fails
          * here on every rank: fall back to private memory */
         int unified = rc == MPI_SUCCESS;
@@ -129,41 +131,44 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
     }
 cleanup:
     if (g != MPI_GROUP_NULL)
-        MPI_Group_free(&g);
+        DMXI_MPI_ALL(MPI_Group_free(&g));
     if (ng != MPI_GROUP_NULL)
-        MPI_Group_free(&ng);
+        DMXI_MPI_ALL(MPI_Group_free(&ng));
     free(all);
     free(nodes);
     return st;
 }
 
-static void heap_release(dmx_rma_heap *h)
+/* Free everything of h, even after a failure. st: DMX_SUCCESS to report the first MPI failure
+ * (returned), or the caller's own failure (returned unchanged, nothing recorded over it). */
+static dmx_status heap_release(dmx_rma_heap *h, dmx_status st)
 {
     if (!h)
-        return;
+        return st;
     dmxi_rma_unregister(h);
     for (int i = 0; i < DMXI_RMA_TYPE_CACHE; i++)
         if (h->cache[i].type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&h->cache[i].type);
+            DMXI_MPI_ALL(MPI_Type_free(&h->cache[i].type));
     if (h->win != MPI_WIN_NULL && h->win != h->shwin) {
-        MPI_Win_unlock_all(h->win);
-        MPI_Win_free(&h->win);
+        DMXI_MPI_ALL(MPI_Win_unlock_all(h->win));
+        DMXI_MPI_ALL(MPI_Win_free(&h->win));
     }
     if (h->shwin != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(h->shwin);
-        MPI_Win_free(&h->shwin);
+        DMXI_MPI_ALL(MPI_Win_unlock_all(h->shwin));
+        DMXI_MPI_ALL(MPI_Win_free(&h->shwin));
     }
     if (h->kind == 1 && h->base)
-        MPI_Free_mem(h->base);
+        DMXI_MPI_ALL(MPI_Free_mem(h->base));
     dmxi_rma_posix_unmap(h);
     if (h->node != MPI_COMM_NULL)
-        MPI_Comm_free(&h->node);
+        DMXI_MPI_ALL(MPI_Comm_free(&h->node));
     if (h->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&h->comm);
+        DMXI_MPI_ALL(MPI_Comm_free(&h->comm));
     free(h->sizes);
     free(h->peer);
     dmxi_rma_touched_free(&h->pending);
     free(h);
+    return st;
 }
 
 static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int attach,
@@ -254,7 +259,7 @@ cleanup:
         }
     }
     if (st != DMX_SUCCESS) {
-        heap_release(h);
+        heap_release(h, st);
         h = NULL;
     }
     if (heap)
@@ -281,8 +286,8 @@ dmx_status dmx_rma_free(dmx_rma_heap **heap)
         if (h->win != MPI_WIN_NULL)
             DMXI_TRY(dmxi_rma_flush_touched(&h->pending, h->win, 0));
         DMXI_MPI(MPI_Barrier(h->comm));
-        heap_release(h);
         *heap = NULL;
+        st = heap_release(h, DMX_SUCCESS);
     }
 cleanup:
     return st;

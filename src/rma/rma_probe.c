@@ -211,11 +211,11 @@ dmx_status dmxi_rma_probe(dmx_rma_heap *h, int writable)
             t_pilot * 1e3);
 cleanup:
     if (vs != MPI_DATATYPE_NULL)
-        MPI_Type_free(&vs);
+        DMXI_MPI_ALL(MPI_Type_free(&vs));
     if (vl != MPI_DATATYPE_NULL)
-        MPI_Type_free(&vl);
+        DMXI_MPI_ALL(MPI_Type_free(&vl));
     if (vp != MPI_DATATYPE_NULL)
-        MPI_Type_free(&vp);
+        DMXI_MPI_ALL(MPI_Type_free(&vp));
     free(buf);
     free(pk);
     return st;
