@@ -64,11 +64,13 @@ dmx_status dmx_grid_destroy(dmx_grid **grid)
         goto cleanup;
     dmx_grid *g = *grid;
     *grid = NULL;
+    /* every free is made even after a failure (they are collective: skipping one on one rank
+     * would leave the others waiting); the first failure is returned */
     if (g->row != MPI_COMM_NULL)
-        DMXI_MPI(MPI_Comm_free(&g->row));
+        DMXI_MPI_ALL(MPI_Comm_free(&g->row));
     if (g->col != MPI_COMM_NULL)
-        DMXI_MPI(MPI_Comm_free(&g->col));
-    DMXI_MPI(MPI_Comm_free(&g->dup));
+        DMXI_MPI_ALL(MPI_Comm_free(&g->col));
+    DMXI_MPI_ALL(MPI_Comm_free(&g->dup));
     free(g);
 cleanup:
     return st;

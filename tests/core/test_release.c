@@ -1,17 +1,19 @@
 /* Failures while freeing objects are reported, not dropped.
  *
- * dmx_rma_free, dmx_patch_close and dmx_gemm_plan_destroy free windows, datatypes, communicators,
- * plans and layouts; every one of those
- * MPI calls is checked and the first failure is returned (DMX_ERR_MPI, the failing call named in
- * dmx_last_error), after everything is freed and the handle set to NULL. The failures are made
- * through MPI's profiling interface: this file defines MPI_Win_free and MPI_Comm_free, which free
- * through PMPI_* and, while told to, return an error class afterwards. Cases on every rank:
+ * dmx_rma_free, dmx_patch_close, dmx_gemm_plan_destroy and dmx_grid_destroy free windows,
+ * datatypes, communicators, plans and layouts; every one of those MPI calls is checked and the
+ * first failure is returned (DMX_ERR_MPI, the failing call named in dmx_last_error), after
+ * everything is freed and the handle set to NULL. The failures are made through MPI's profiling
+ * interface: this file defines MPI_Win_free and MPI_Comm_free, which free through PMPI_* and, while
+ * told to, return an error class afterwards. Cases on every rank:
  *  - a heap (dmx_rma_alloc) freed normally (DMX_SUCCESS), then one whose MPI_Win_free fails
  *    (where it has a window), then one whose MPI_Comm_free fails;
  *  - a patch window over a block-cyclic layout closed normally, then one whose MPI_Comm_free
  *    fails (dmx_patch_open always duplicates the layout's communicator);
  *  - a multiply's plan (dmx_gemm_plan_create) destroyed normally, then one whose MPI_Comm_free
- *    fails (the plan duplicates its communicator).
+ *    fails (the plan duplicates its communicator);
+ *  - a process grid (dmx_grid_create) destroyed normally, then with every MPI_Comm_free failing:
+ *    all three of its communicators must still be freed.
  * Prints "N passed, N failed" from rank 0.
  */
 #include "dmxtest.h"
@@ -178,6 +180,35 @@ static void gemm_case(dmxt_ctx *ctx, int inject)
     dmxt_case_end(ctx, bad, msg, desc);
 }
 
+/* A grid holds three communicators (its duplicate, its row and its column): all three are freed
+ * even when the first free fails (a free skipped on one rank would leave the others waiting). */
+static void grid_case(dmxt_ctx *ctx, int inject)
+{
+    char desc[100], msg[600] = "";
+    snprintf(desc, sizeof desc, "dmx_grid_destroy%s", inject ? " with MPI_Comm_free failing" : "");
+    dmxt_set_current(desc);
+    dmx_grid *g = NULL;
+    int64_t bad = 0;
+    dmx_status st = dmx_grid_create(ctx->comm, 1, ctx->size, 'R', &g);
+    if (st != DMX_SUCCESS) {
+        bad++;
+        snprintf(msg, sizeof msg, "dmx_grid_create: %s", dmx_last_error());
+    } else {
+        n_comm_free = 0;
+        fail_comm_free = inject;
+        st = dmx_grid_destroy(&g);
+        fail_comm_free = 0;
+        if (inject && n_comm_free != 3) {
+            bad++;
+            snprintf(msg, sizeof msg, "dmx_grid_destroy freed %ld communicators (want 3)",
+                     n_comm_free);
+        } else {
+            bad += check_free(ctx, st, inject, "MPI_Comm_free", g != NULL, msg, sizeof msg);
+        }
+    }
+    dmxt_case_end(ctx, bad, msg, desc);
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -187,6 +218,7 @@ int main(int argc, char **argv)
     for (int inject = 0; inject < 2; inject++) {
         patch_case(&ctx, inject);
         gemm_case(&ctx, inject);
+        grid_case(&ctx, inject);
     }
     return dmxt_finish(&ctx);
 }
