@@ -17,8 +17,10 @@
  * `test_pieces --bench M N [float|double|cfloat|cdouble] [N|T|C] [reps]` instead times
  * A (M x N) = op(B) between 1-D column-block layouts over all ranks (A's column blocks against
  * B's column blocks, so with P ranks (P-1)/P of the elements change rank) and prints one JSON
- * line from rank 0. Run it with 1 rank for the all-local time of the same transform. Memory:
- * A and B, 2 x M x N elements in total over the ranks, plus the plan's rings.
+ * line from rank 0, with "wrong": the elements of A (all of them, after the timed runs) that
+ * differ from op(B) computed from B's fill formula (exit code 1 if any). Run it with 1 rank for
+ * the all-local time of the same transform. Memory: A and B, 2 x M x N elements in total over
+ * the ranks, plus the plan's rings.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -246,6 +248,35 @@ static dmx_dtype parse_dtype(const char *s)
     return DMX_DOUBLE;
 }
 
+/* The benchmark's value of B(i, j): a small integer (exact in every dtype), the imaginary part
+ * of complex types another one. */
+static double bval(int64_t i, int64_t j, int imag)
+{
+    return (double)((i * 7 + j * 13 + imag * 5) % 8191) - (imag ? 4000.0 : 0.0);
+}
+
+/* Element k of a dtype array: set (re, im) or read them. Local. */
+static void elem_set(char *x, size_t k, dmx_dtype dt, double re, double im)
+{
+    switch (dt) {
+    case DMX_FLOAT: ((float *)x)[k] = (float)re; break;
+    case DMX_DOUBLE: ((double *)x)[k] = re; break;
+    case DMX_CFLOAT: ((float *)x)[2 * k] = (float)re, ((float *)x)[2 * k + 1] = (float)im; break;
+    default: ((double *)x)[2 * k] = re, ((double *)x)[2 * k + 1] = im; break;
+    }
+}
+
+static void elem_get(const char *x, size_t k, dmx_dtype dt, double *re, double *im)
+{
+    *im = 0;
+    switch (dt) {
+    case DMX_FLOAT: *re = ((const float *)x)[k]; break;
+    case DMX_DOUBLE: *re = ((const double *)x)[k]; break;
+    case DMX_CFLOAT: *re = ((const float *)x)[2 * k], *im = ((const float *)x)[2 * k + 1]; break;
+    default: *re = ((const double *)x)[2 * k], *im = ((const double *)x)[2 * k + 1]; break;
+    }
+}
+
 static int bench(int argc, char **argv)
 {
     int rank = 0, P = 1;
@@ -271,7 +302,11 @@ static int bench(int argc, char **argv)
         fprintf(stderr, "rank %d: out of memory\n", rank);
         goto done;
     }
-    memset(b, 1, (size_t)(bm * blc) * es);
+    const int cplx = dt == DMX_CFLOAT || dt == DMX_CDOUBLE;
+    for (int64_t jl = 0; jl < blc; jl++) /* B's local column jl is global column rank*bnb + jl */
+        for (int64_t i = 0; i < bm; i++)
+            elem_set(b, (size_t)(i + jl * bm), dt, bval(i, rank * bnb + jl, 0),
+                     cplx ? bval(i, rank * bnb + jl, 1) : 0.0);
     memset(a, 0, (size_t)(m * alc) * es);
     if (dmx_layout_create_block_cyclic(MPI_COMM_WORLD, m, n, m, anb, 1, P, 'R', 0, 0, a,
                                        m > 1 ? m : 1, &la) != DMX_SUCCESS ||
@@ -294,13 +329,25 @@ static int bench(int argc, char **argv)
         best = tmax < best ? tmax : best;
         sum += tmax;
     }
+    /* every element of A against op(B) computed from bval (alpha 1, beta 0: exact) */
+    long long wrong = 0, all = 0;
+    for (int64_t jl = 0; jl < alc; jl++)
+        for (int64_t i = 0; i < m; i++) {
+            const int64_t gj = rank * anb + jl, bi = op == DMX_OP_N ? i : gj,
+                          bj = op == DMX_OP_N ? gj : i;
+            double re, im;
+            elem_get(a, (size_t)(i + jl * m), dt, &re, &im);
+            const double wim = cplx ? (op == DMX_OP_C ? -1.0 : 1.0) * bval(bi, bj, 1) : 0.0;
+            wrong += re != bval(bi, bj, 0) || im != wim;
+        }
+    MPI_Allreduce(&wrong, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("{\"bench\":\"pieces\",\"ranks\":%d,\"m\":%lld,\"n\":%lld,\"dtype\":\"%s\","
                "\"op\":\"%s\",\"reps\":%d,\"t_plan\":%.4f,\"t_min\":%.4f,\"t_mean\":%.4f,"
-               "\"GBps\":%.3f}\n",
+               "\"GBps\":%.3f,\"wrong\":%lld}\n",
                P, (long long)m, (long long)n, dmxt_dtype_name(dt), dmxt_op_name(op), reps, tplan,
-               best, sum / reps, 2.0 * (double)m * (double)n * (double)es / best / 1e9);
-    rc = 0;
+               best, sum / reps, 2.0 * (double)m * (double)n * (double)es / best / 1e9, all);
+    rc = all != 0;
 done:
     if (rc)
         fprintf(stderr, "rank %d: %s\n", rank, dmx_last_error());
