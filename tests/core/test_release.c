@@ -5,7 +5,8 @@
  * first failure is returned (DMX_ERR_MPI, the failing call named in dmx_last_error), after
  * everything is freed and the handle set to NULL. The failures are made through MPI's profiling
  * interface: this file defines MPI_Win_free and MPI_Comm_free, which free through PMPI_* and, while
- * told to, return an error class afterwards. Cases on every rank:
+ * told to, return an error class afterwards (not for frees made inside another one). Cases on every
+ * rank:
  *  - a heap (dmx_rma_alloc) freed normally (DMX_SUCCESS), then one whose MPI_Win_free fails
  *    (where it has a window), then one whose MPI_Comm_free fails;
  *  - a patch window over a block-cyclic layout closed normally, then one whose MPI_Comm_free
@@ -24,11 +25,15 @@
 
 static int fail_win_free, fail_comm_free; /* return an error from these calls while set */
 static long n_win_free, n_comm_free;      /* failures returned */
+static int depth; /* frees made inside a free (attribute delete callbacks) are left alone: MPICH
+                   * treats a callback's failure as fatal to the outer free */
 
 int MPI_Win_free(MPI_Win *win)
 {
+    depth++;
     int rc = PMPI_Win_free(win);
-    if (rc == MPI_SUCCESS && fail_win_free) {
+    depth--;
+    if (rc == MPI_SUCCESS && fail_win_free && depth == 0) {
         n_win_free++;
         return MPI_ERR_WIN;
     }
@@ -37,8 +42,10 @@ int MPI_Win_free(MPI_Win *win)
 
 int MPI_Comm_free(MPI_Comm *comm)
 {
+    depth++;
     int rc = PMPI_Comm_free(comm);
-    if (rc == MPI_SUCCESS && fail_comm_free) {
+    depth--;
+    if (rc == MPI_SUCCESS && fail_comm_free && depth == 0) {
         n_comm_free++;
         return MPI_ERR_COMM;
     }
