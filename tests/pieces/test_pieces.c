@@ -255,25 +255,29 @@ static double bval(int64_t i, int64_t j, int imag)
     return (double)((i * 7 + j * 13 + imag * 5) % 8191) - (imag ? 4000.0 : 0.0);
 }
 
-/* Element k of a dtype array: set (re, im) or read them. Local. */
+/* Element k of a dtype array: set (re, im) or read them (through memcpy: the array is bytes).
+ * Local. */
 static void elem_set(char *x, size_t k, dmx_dtype dt, double re, double im)
 {
-    switch (dt) {
-    case DMX_FLOAT: ((float *)x)[k] = (float)re; break;
-    case DMX_DOUBLE: ((double *)x)[k] = re; break;
-    case DMX_CFLOAT: ((float *)x)[2 * k] = (float)re, ((float *)x)[2 * k + 1] = (float)im; break;
-    default: ((double *)x)[2 * k] = re, ((double *)x)[2 * k + 1] = im; break;
+    if (dt == DMX_FLOAT || dt == DMX_CFLOAT) {
+        const float v[2] = {(float)re, (float)im};
+        memcpy(x + k * (dt == DMX_FLOAT ? 4 : 8), v, dt == DMX_FLOAT ? 4 : 8);
+    } else {
+        const double v[2] = {re, im};
+        memcpy(x + k * (dt == DMX_DOUBLE ? 8 : 16), v, dt == DMX_DOUBLE ? 8 : 16);
     }
 }
 
 static void elem_get(const char *x, size_t k, dmx_dtype dt, double *re, double *im)
 {
-    *im = 0;
-    switch (dt) {
-    case DMX_FLOAT: *re = ((const float *)x)[k]; break;
-    case DMX_DOUBLE: *re = ((const double *)x)[k]; break;
-    case DMX_CFLOAT: *re = ((const float *)x)[2 * k], *im = ((const float *)x)[2 * k + 1]; break;
-    default: *re = ((const double *)x)[2 * k], *im = ((const double *)x)[2 * k + 1]; break;
+    if (dt == DMX_FLOAT || dt == DMX_CFLOAT) {
+        float v[2] = {0, 0};
+        memcpy(v, x + k * (dt == DMX_FLOAT ? 4 : 8), dt == DMX_FLOAT ? 4 : 8);
+        *re = v[0], *im = v[1];
+    } else {
+        double v[2] = {0, 0};
+        memcpy(v, x + k * (dt == DMX_DOUBLE ? 8 : 16), dt == DMX_DOUBLE ? 8 : 16);
+        *re = v[0], *im = v[1];
     }
 }
 
