@@ -72,6 +72,25 @@ static int64_t check_free(dmxt_ctx *ctx, dmx_status st, int want_fail, const cha
 
 /* inject: 0 nothing, 1 MPI_Win_free fails (a heap of one rank may have no window: then nothing
  * is injected), 2 MPI_Comm_free fails (the heap's duplicate of its communicator). */
+/* Arm MPI_Comm_free's failure (inject) before a free, then judge it: with inject, at least want
+ * MPI_Comm_free calls (each made and failed), and the status and handle as check_free wants. */
+static void comm_arm(int inject)
+{
+    n_comm_free = 0;
+    fail_comm_free = inject;
+}
+
+static int64_t comm_verdict(dmxt_ctx *ctx, dmx_status st, int inject, const char *name, long want,
+                            int handle_left, char *msg, size_t len)
+{
+    fail_comm_free = 0;
+    if (inject && n_comm_free < want) {
+        snprintf(msg, len, "%s made %ld MPI_Comm_free (want %ld)", name, n_comm_free, want);
+        return 1;
+    }
+    return check_free(ctx, st, inject, "MPI_Comm_free", handle_left, msg, len);
+}
+
 static void heap_case(dmxt_ctx *ctx, int inject)
 {
     static const char *what[3] = {"", " with MPI_Win_free failing", " with MPI_Comm_free failing"};
@@ -125,16 +144,9 @@ static void patch_case(dmxt_ctx *ctx, int inject)
         bad++;
         snprintf(msg, sizeof msg, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
     } else {
-        n_comm_free = 0;
-        fail_comm_free = inject;
+        comm_arm(inject);
         st = dmx_patch_close(&w);
-        fail_comm_free = 0;
-        if (inject && n_comm_free == 0) {
-            bad++;
-            snprintf(msg, sizeof msg, "dmx_patch_close called no MPI_Comm_free");
-        } else {
-            bad += check_free(ctx, st, inject, "MPI_Comm_free", w != NULL, msg, sizeof msg);
-        }
+        bad += comm_verdict(ctx, st, inject, "dmx_patch_close", 1, w != NULL, msg, sizeof msg);
     }
     dmx_layout_destroy(&L);
     free(a);
@@ -169,16 +181,10 @@ static void gemm_case(dmxt_ctx *ctx, int inject)
         bad++;
         snprintf(msg, sizeof msg, "setup: %s (%s)", dmx_status_string(st), dmx_last_error());
     } else {
-        n_comm_free = 0;
-        fail_comm_free = inject;
+        comm_arm(inject);
         st = dmx_gemm_plan_destroy(&g);
-        fail_comm_free = 0;
-        if (inject && n_comm_free == 0) {
-            bad++;
-            snprintf(msg, sizeof msg, "dmx_gemm_plan_destroy called no MPI_Comm_free");
-        } else {
-            bad += check_free(ctx, st, inject, "MPI_Comm_free", g != NULL, msg, sizeof msg);
-        }
+        bad +=
+            comm_verdict(ctx, st, inject, "dmx_gemm_plan_destroy", 1, g != NULL, msg, sizeof msg);
     }
     for (int k = 0; k < 3; k++) {
         dmx_layout_destroy(&L[k]);
@@ -201,17 +207,9 @@ static void grid_case(dmxt_ctx *ctx, int inject)
         bad++;
         snprintf(msg, sizeof msg, "dmx_grid_create: %s", dmx_last_error());
     } else {
-        n_comm_free = 0;
-        fail_comm_free = inject;
+        comm_arm(inject);
         st = dmx_grid_destroy(&g);
-        fail_comm_free = 0;
-        if (inject && n_comm_free != 3) {
-            bad++;
-            snprintf(msg, sizeof msg, "dmx_grid_destroy freed %ld communicators (want 3)",
-                     n_comm_free);
-        } else {
-            bad += check_free(ctx, st, inject, "MPI_Comm_free", g != NULL, msg, sizeof msg);
-        }
+        bad += comm_verdict(ctx, st, inject, "dmx_grid_destroy", 3, g != NULL, msg, sizeof msg);
     }
     dmxt_case_end(ctx, bad, msg, desc);
 }
