@@ -86,6 +86,13 @@ dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line);
             st = dmxi_mpi_error(dmxi_mpi_rc_, #call, __FILE__, __LINE__);                          \
     } while (0)
 
+/* An info object holding the n hints kv[2i] = kv[2i+1], for a collective call that makes a window
+ * or a communicator; the caller frees it unless it is MPI_INFO_NULL. When MPI cannot make it,
+ * MPI_INFO_NULL (the call then goes without the hints) and the failure is kept in *st unless *st
+ * already holds one: the caller still makes the collective call its peers make, and agrees on
+ * *st after it. Local. */
+MPI_Info dmxi_info_hints(dmx_status *st, const char *const *kv, int n);
+
 /* MPI_Testall / MPI_Waitall with MPI_STATUSES_IGNORE, returning MPI's code (wrap in DMXI_MPI).
  * One place holds the compiler exemption that MPICH's headers need (util.c). */
 int dmxi_testall(int n, MPI_Request *req, int *flag);

@@ -104,3 +104,21 @@ int dmxi_waitall(int n, MPI_Request *req)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+MPI_Info dmxi_info_hints(dmx_status *out, const char *const *kv, int n)
+{
+    dmx_status st = DMX_SUCCESS;
+    MPI_Info info = MPI_INFO_NULL;
+    int made = 0;
+    DMXI_MPI(MPI_Info_create(&info));
+    made = 1;
+    for (int i = 0; i < n; i++)
+        DMXI_MPI(MPI_Info_set(info, kv[2 * i], kv[2 * i + 1]));
+    return info;
+cleanup:
+    if (made)
+        DMXI_MPI_ALL(MPI_Info_free(&info));
+    if (*out == DMX_SUCCESS)
+        *out = st;
+    return MPI_INFO_NULL;
+}

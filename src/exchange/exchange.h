@@ -181,7 +181,9 @@ void dmxi_xchg_temp(dmx_exchange_request *r, int64_t bytes);
  * is read once. */
 int dmxi_xchg_rma_unsafe(void);
 
-/* The communicator cache's RSX window for r (created on first use, collective). */
+/* The communicator cache's RSX window for r (created on first use, collective). *win is the
+ * window whenever MPI made one, also with a failed status (its hints could not be made on this
+ * rank: the window then has none); MPI_WIN_NULL when MPI_Win_allocate failed. */
 dmx_status dmxi_xchg_cached_window(dmx_exchange_request *r, MPI_Win *win, int64_t **counter);
 
 #endif /* DMXI_EXCHANGE_H */

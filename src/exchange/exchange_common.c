@@ -145,17 +145,19 @@ cleanup:
  * same split-communicator bug there as MPI_Win_allocate: see dmxi_xchg_rma_unsafe.) */
 static dmx_status make_window(MPI_Comm comm, MPI_Win *win, int64_t **counter)
 {
+    static const char *const hints[] = {"no_locks", "true", "accumulate_ops", "same_op"};
     dmx_status st = DMX_SUCCESS;
-    MPI_Info info = MPI_INFO_NULL;
-    DMXI_MPI(MPI_Info_create(&info));
-    DMXI_MPI(MPI_Info_set(info, "no_locks", "true"));
-    DMXI_MPI(MPI_Info_set(info, "accumulate_ops", "same_op"));
+    /* A failure to make the hints is kept in st: the window is still made, as on the other
+     * ranks, and the caller reports the failure through the exchange (rsx_start). */
+    MPI_Info info = dmxi_info_hints(&st, hints, 2);
+    const dmx_status hint_st = st;
+    st = DMX_SUCCESS;
     DMXI_MPI(MPI_Win_allocate((MPI_Aint)4096, (int)sizeof(int64_t), info, comm, counter, win));
     DMXI_MPI(MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN));
 cleanup:
     if (info != MPI_INFO_NULL)
         DMXI_MPI_ALL(MPI_Info_free(&info));
-    return st;
+    return st != DMX_SUCCESS ? st : hint_st;
 }
 
 int dmxi_xchg_rma_unsafe(void)
@@ -179,14 +181,13 @@ dmx_status dmxi_xchg_cached_window(dmx_exchange_request *r, MPI_Win *win, int64_
     dmx_status st = DMX_SUCCESS;
     if (r->cache) {
         if (r->cache->win == MPI_WIN_NULL)
-            DMXI_TRY(make_window(r->comm, &r->cache->win, &r->cache->win_counter));
+            st = make_window(r->comm, &r->cache->win, &r->cache->win_counter);
         *win = r->cache->win;
         *counter = r->cache->win_counter;
     } else {
-        DMXI_TRY(make_window(r->comm, win, counter));
+        st = make_window(r->comm, win, counter);
         r->own_win = 1;
     }
-cleanup:
     return st;
 }
 

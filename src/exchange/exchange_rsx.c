@@ -47,7 +47,12 @@ static dmx_status rsx_start(dmx_exchange_request *r)
     if (dmxi_xchg_rma_unsafe())
         return dmxi_exchange_pcx.start(r);
     r->phase = RSX_EPOCH;
-    DMXI_TRY(dmxi_xchg_cached_window(r, &r->win, &r->win_counter));
+    const dmx_status made = dmxi_xchg_cached_window(r, &r->win, &r->win_counter);
+    if (r->win == MPI_WIN_NULL)
+        return made; /* MPI_Win_allocate failed: a collective failure */
+    if (made != DMX_SUCCESS && r->local == DMX_SUCCESS)
+        r->local = made; /* made without its hints here: the other ranks learn of the failure
+                          * through the poisoned counts and everyone returns an error */
     *r->win_counter = 0;
     DMXI_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, r->win));
     r->res->info.coll_messages += dmxi_xchg_log2(r->size);

@@ -316,24 +316,32 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         int64_t bytes = need;
         if (keep && bytes < 2 * c->bytes)
             bytes = 2 * c->bytes < cap ? 2 * c->bytes : cap;
-        MPI_Info info = MPI_INFO_NULL;
         MPI_Win win = MPI_WIN_NULL;
         char *base = NULL;
-        DMXI_MPI(MPI_Info_create(&info));
-        /* a failure from here on is kept in st, not jumped over: every rank of the node must
-         * make the collective calls below */
-        DMXI_MPI_ALL(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+        /* A failure from here on is kept in st, not jumped over: every rank of the node must
+         * make the collective calls below. Without an info object the window is made without
+         * the hint; the failure is still agreed and returned. */
+        static const char *const hint[] = {"alloc_shared_noncontig", "true"};
+        MPI_Info info = dmxi_info_hints(&st, hint, 1);
         int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, e->node, &base, &win);
-        DMXI_MPI_ALL(MPI_Info_free(&info));
-        if (rc == MPI_SUCCESS)
+        if (info != MPI_INFO_NULL)
+            DMXI_MPI_ALL(MPI_Info_free(&info));
+        int locked = 0;
+        if (rc == MPI_SUCCESS) {
             rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-        want = rc == MPI_SUCCESS;
-        DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
-        DMXI_MPI(dmxi_p2p_wait(&ar));
-        if (!all) { /* fall back to messages everywhere */
+            locked = rc == MPI_SUCCESS;
+        }
+        int64_t ok = rc == MPI_SUCCESS;
+        const dmx_status agreed = dmxi_agree_min(e->comm, st, &ok, 1);
+        if (agreed != DMX_SUCCESS || !ok) { /* a failure, or messages everywhere */
+            if (locked)
+                DMXI_MPI_ALL(MPI_Win_unlock_all(win));
             if (win != MPI_WIN_NULL)
                 DMXI_MPI_ALL(MPI_Win_free(&win));
-            no_shm(e);
+            if (st == DMX_SUCCESS)
+                st = agreed;
+            if (st == DMX_SUCCESS)
+                no_shm(e);
             goto cleanup;
         }
         e->win = win;

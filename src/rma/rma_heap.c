@@ -62,24 +62,29 @@ static dmx_status heap_memory(dmx_rma_heap *h, int64_t bytes)
     int shm_ok = h->set.shm && h->size > 1;
     DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, &shm_ok, 1, MPI_INT, MPI_MIN, h->comm));
     if (shm_ok) {
-        MPI_Info info = MPI_INFO_NULL;
+        static const char *const hint[] = {"alloc_shared_noncontig", "true"};
         void *p = NULL;
-        DMXI_MPI(MPI_Info_create(&info));
-        /* a failure from here on is kept in st, not jumped over: every rank of the node must
-         * make the collective calls below */
-        DMXI_MPI_ALL(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+        /* a failure from here on is kept in st, not jumped over, until the agreement below:
+         * every rank of the node must make the collective calls */
+        MPI_Info info = dmxi_info_hints(&st, hint, 1);
         int rc = MPI_Win_allocate_shared(sz, 1, info, h->node, &p, &h->shwin);
-        DMXI_MPI_ALL(MPI_Info_free(&info));
+        if (info != MPI_INFO_NULL)
+            DMXI_MPI_ALL(MPI_Info_free(&info));
         /* a one-sided component without shared windows (--mca osc rdma, ucx, pt2pt) fails
          * here on every rank: fall back to private memory */
-        int unified = rc == MPI_SUCCESS;
+        int64_t unified = rc == MPI_SUCCESS;
         if (!unified)
             h->shwin = MPI_WIN_NULL;
         else
-            DMXI_MPI(MPI_Win_set_errhandler(h->shwin, MPI_ERRORS_RETURN));
-        if (unified)
+            DMXI_MPI_ALL(MPI_Win_set_errhandler(h->shwin, MPI_ERRORS_RETURN));
+        if (unified && st == DMX_SUCCESS)
             unified = window_is_unified(h->shwin);
-        DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, &unified, 1, MPI_INT, MPI_MIN, h->comm));
+        st = dmxi_agree_min(h->comm, st, &unified, 1);
+        if (st != DMX_SUCCESS) { /* every rank: free the window here, it was never locked */
+            if (h->shwin != MPI_WIN_NULL)
+                DMXI_MPI_ALL(MPI_Win_free(&h->shwin));
+            goto cleanup;
+        }
         if (unified) {
             h->base = p;
             h->kind = 2;
