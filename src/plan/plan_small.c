@@ -257,12 +257,17 @@ static int kept_find(const dmxi_once_state *os, const int64_t *key)
     return -1;
 }
 
-/* Take kept plan i out of os (the others keep their order). Local. */
-static dmx_plan *kept_remove(dmxi_once_state *os, int i)
+/* Take kept plan i back for a call of transform t, which has its key: the same transform, only
+ * the scalars may differ. The others keep their order; os is busy until the call finishes.
+ * Local. */
+static dmx_plan *kept_take(dmxi_once_state *os, int i, const dmx_transform *t)
 {
     dmx_plan *p = os->plan[i];
     memmove(os->plan + i, os->plan + i + 1, (size_t)(os->nplan - 1 - i) * sizeof *os->plan);
     os->nplan--;
+    os->busy = 1;
+    os->hits++;
+    p->xf[0].t = *t;
     return p;
 }
 
@@ -280,16 +285,29 @@ static int keep_count(void)
 }
 
 /* Destroy the least recently used kept plans until os keeps at most n plans whose memory plus
- * extra is at most cap. Local (a kept plan's destruction gives the one-shot duplicate back). */
-static dmx_status kept_trim(dmxi_once_state *os, int n, int64_t extra, int64_t cap)
+ * extra is at most cap. With a taker (a new plan, its engine's buffers just allocated and not yet
+ * touched), the first destroyed plan whose send (receive) buffer is large enough gives it to the
+ * taker instead of freeing it. Local (a kept plan's destruction gives the one-shot duplicate
+ * back). */
+static dmx_status kept_trim(dmxi_once_state *os, int n, int64_t extra, int64_t cap, dmx_plan *taker)
 {
     dmx_status st = DMX_SUCCESS;
+    int sgot = 0, rgot = 0; /* a buffer was taken over */
     int64_t sum = extra;
     for (int i = 0; i < os->nplan; i++)
         sum += kept_bytes(os->plan[i]);
     while (os->nplan > 0 && (os->nplan > n || sum > cap)) {
         dmx_plan *v = os->plan[--os->nplan];
         sum -= kept_bytes(v);
+        dmxi_exec *e = taker ? &taker->ex : NULL, *o = &v->ex;
+        if (e && !sgot && e->sbytes > 0 && v->scap >= e->sbytes) {
+            free(e->sbuf);
+            e->sbuf = o->sbuf, taker->scap = v->scap, o->sbuf = NULL, sgot = 1;
+        }
+        if (e && !rgot && e->rbytes > 0 && v->rcap >= e->rbytes) {
+            free(e->rbuf);
+            e->rbuf = o->rbuf, taker->rcap = v->rcap, o->rbuf = NULL, rgot = 1;
+        }
         dmx_status st2 = dmx_plan_destroy(&v);
         st = st == DMX_SUCCESS ? st2 : st;
     }
@@ -327,29 +345,9 @@ static void swap_buffer(char **buf, int64_t *cap, int64_t need, char **mbuf, int
  * new buffers in only if it runs again. Local. */
 static dmx_status kept_make_room(dmxi_once_state *os, dmx_plan *p, int64_t cap)
 {
-    dmx_status st = DMX_SUCCESS;
     dmxi_exec *e = &p->ex;
-    int sgot = 0, rgot = 0; /* a buffer was taken over */
-    const int n = keep_count() - 1;
     p->scap = e->sbytes, p->rcap = e->rbytes;
-    int64_t sum = kept_bytes(p);
-    for (int i = 0; i < os->nplan; i++)
-        sum += kept_bytes(os->plan[i]);
-    while (os->nplan > 0 && (os->nplan > n || sum > cap)) {
-        dmx_plan *v = os->plan[--os->nplan];
-        dmxi_exec *o = &v->ex;
-        sum -= kept_bytes(v);
-        if (!sgot && e->sbytes > 0 && v->scap >= e->sbytes) {
-            free(e->sbuf);
-            e->sbuf = o->sbuf, p->scap = v->scap, o->sbuf = NULL, sgot = 1;
-        }
-        if (!rgot && e->rbytes > 0 && v->rcap >= e->rbytes) {
-            free(e->rbuf);
-            e->rbuf = o->rbuf, p->rcap = v->rcap, o->rbuf = NULL, rgot = 1;
-        }
-        dmx_status st2 = dmx_plan_destroy(&v);
-        st = st == DMX_SUCCESS ? st2 : st;
-    }
+    const dmx_status st = kept_trim(os, keep_count() - 1, kept_bytes(p), cap, p);
     if (os->nplan > 0) {
         dmx_plan *m = os->plan[0];
         swap_buffer(&e->sbuf, &p->scap, e->sbytes, &m->ex.sbuf, &m->scap, m->ex.sbytes);
@@ -386,12 +384,8 @@ static void create_again(const dmx_transform *t, int64_t max_msg, int64_t chunk,
     if (t->a->nlocal == 0 && t->b->nlocal == 0) {
         *out = NULL; /* nothing to send, receive or copy here */
         *hit = 1;
-    } else if (i >= 0 && !os->busy) {     /* busy: the full path reports the overlap */
-        dmx_plan *p = kept_remove(os, i); /* the same transform: only the scalars may differ */
-        os->busy = 1;
-        os->hits++;
-        p->xf[0].t = *t;
-        *out = p;
+    } else if (i >= 0 && !os->busy) { /* busy: the full path reports the overlap */
+        *out = kept_take(os, i, t);
         *hit = 1;
     }
 }
@@ -427,11 +421,7 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
     if (st == DMX_SUCCESS) {
         const int i = kept_find(os, key);
         if (i >= 0) {
-            p = kept_remove(os, i); /* the same transform: only the scalars may differ */
-            os->busy = 1;
-            os->hits++;
-            p->xf[0].t = *tv;
-            *out = p;
+            *out = kept_take(os, i, tv);
             return st;
         }
         st = build(1, tv, comm0, max_msg, chunk, limit, &p, &small);
@@ -473,7 +463,7 @@ dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
         int64_t limit = 0, max_msg = 0, chunk = 0, cap = 0;
         int check_local = 0;
         read_settings(&limit, &max_msg, &chunk, &check_local, &cap);
-        dmx_status st2 = kept_trim(os, n - 1, kept_bytes(q), cap);
+        dmx_status st2 = kept_trim(os, n - 1, kept_bytes(q), cap, NULL);
         memmove(os->plan + 1, os->plan, (size_t)os->nplan * sizeof *os->plan);
         os->plan[0] = q;
         os->nplan++;
@@ -482,7 +472,7 @@ dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
     }
     /* A broken plan frees the duplicate the kept plans share: they go first; with DMX_ONCE_KEEP=0
      * none stays either. */
-    dmx_status st2 = q->ex.broken || n == 0 ? kept_trim(os, 0, 0, 0) : DMX_SUCCESS;
+    dmx_status st2 = q->ex.broken || n == 0 ? kept_trim(os, 0, 0, 0, NULL) : DMX_SUCCESS;
     dmx_status st3 = dmx_plan_destroy(p);
     return st2 == DMX_SUCCESS ? st3 : st2;
 }
