@@ -9,7 +9,8 @@
  *    (MPI_INT, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX, ...); derived datatypes are rejected with
  *    DMX_ERR_UNSUPPORTED. Reductions take any predefined MPI_Op valid for the datatype (the
  *    arithmetic is MPI_Reduce_local). Counts are int64_t; messages over INT_MAX bytes are sent
- *    in several pieces.
+ *    in several pieces, and DMX_COLL_MPI runs a count above INT_MAX as several calls of the MPI
+ *    library's collective.
  *  - Arguments follow MPI's order for the matching MPI call, with the algorithm last. Where MPI
  *    allows MPI_IN_PLACE, so do these calls, with MPI's meaning.
  *  - Collective on comm: every rank calls with the same count, root and algorithm. Every call

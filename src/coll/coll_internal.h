@@ -142,6 +142,12 @@ static inline void dmxi_coll_model_init(void)
 /* Is AUTO's choice for kind forced by DMX_COLL_<NAME>? */
 int dmxi_coll_forced(dmx_coll_kind kind);
 
+/* ---- coll_api.c: the MPI library's own call ------------------------------------------- */
+/* The largest count one MPI call takes (INT_MAX), and the chunk in bytes (1 GiB) in which a call
+ * of more goes (run_mpi_large). Variables so that a test can lower both and cover the chunked
+ * calls with small buffers. */
+extern int64_t dmxi_coll_mpi_count_max, dmxi_coll_mpi_chunk_bytes;
+
 /* ---- coll_tune.c: AUTO's tuning by measurement ------------------------------------------ */
 enum { DMXI_COLL_TUNE_MAXR = 5 };
 /* DMX_COLL_TUNE: rounds over the candidates (0: off), read with the other settings. */

@@ -3,8 +3,14 @@
  * in {0, p/2, p-1}, several datatypes and ops (integer values, so sums are exact), in place
  * and not. A case passes when every significant output byte equals MPI's (and, for exscan on
  * rank 0 and non-root outputs, when dmx left the buffer untouched).
+ * A second sweep covers the MPI library's call with counts above what one MPI call takes
+ * (INT_MAX elements, chunked by dmx: coll_api.c, run_mpi_large) at small sizes: MPI_COLL_MPI
+ * only, with the test hooks dmxi_coll_mpi_count_max = 5 and dmxi_coll_mpi_chunk_bytes = 16 (so
+ * 1-4 elements per chunk, several chunks, the last one short), every collective, root and
+ * in-place variant.
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (tests/common). */
+#include "coll/coll_internal.h"
 #include "dmxtest.h"
 
 #include <stdio.h>
@@ -244,19 +250,25 @@ static int is_blocked(dmx_coll_kind k)
            k == DMX_COLL_REDUCE_SCATTER || k == DMX_COLL_ALLTOALL;
 }
 
-int main(int argc, char **argv)
+/* Every collective x algorithm x size x type x root x in place (chunked: the MPI library's call
+ * only, at sizes above the lowered count limit, each size in every type and in place too). */
+static void sweep(dmxt_ctx *ctx, int chunked)
 {
-    dmxt_ctx ctx;
-    dmxt_init(&ctx, &argc, &argv, "coll");
-    int p = ctx.size;
+    int p = ctx->size;
     int roots[3] = {0, p / 2, p - 1};
     int nroots = p == 1 ? 1 : (p == 2 ? 2 : 3);
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
         for (int alg = 0; alg < DMX_COLL_NALGS; alg++) {
-            if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)alg))
+            if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)alg) ||
+                (chunked && alg != DMX_COLL_MPI))
                 continue;
             int64_t per = is_blocked((dmx_coll_kind)kind) ? p : 1;
             int64_t sizes[5] = {0, 1, 7, p + 1, (1 << 20) / 4 / per};
+            if (chunked) {
+                const int64_t more[5] = {6, 7, p + 6, 2 * (int64_t)p + 9, 23};
+                memcpy(sizes, more, sizeof sizes);
+            }
+            const int large = chunked ? 5 : 4; /* the index of the large size (none: 5) */
             for (int si = 0; si < 5; si++) {
                 for (int ti = 0; ti < 3; ti++) {
                     MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX};
@@ -268,12 +280,12 @@ int main(int argc, char **argv)
                         types[2] = (si % 2) ? MPI_LONG_LONG : MPI_C_DOUBLE_COMPLEX;
                         ops[2] = (si % 2) ? MPI_BXOR : MPI_SUM;
                     }
-                    if (si == 4 && ti > 0)
+                    if (si == large && ti > 0)
                         continue; /* the large size once */
-                    int nr = is_rooted((dmx_coll_kind)kind) && si != 4 ? nroots : 1;
+                    int nr = is_rooted((dmx_coll_kind)kind) && si != large ? nroots : 1;
                     for (int ri = 0; ri < nr; ri++)
                         for (int ip = 0; ip < 2; ip++) {
-                            if (si == 4 && ip)
+                            if (si == large && ip)
                                 continue;
                             tcase c = {(dmx_coll_kind)kind,
                                        (dmx_coll_alg)alg,
@@ -288,15 +300,25 @@ int main(int argc, char **argv)
                                 int64_t ks[4] = {1, -1, p / 2 + 1, 3 * (int64_t)p + 2};
                                 for (int ki = 0; ki < 4; ki++) {
                                     c.k = ks[ki];
-                                    one_case(&ctx, &c);
+                                    one_case(ctx, &c);
                                 }
                             } else {
-                                one_case(&ctx, &c);
+                                one_case(ctx, &c);
                             }
                         }
                 }
             }
         }
     }
+}
+
+int main(int argc, char **argv)
+{
+    dmxt_ctx ctx;
+    dmxt_init(&ctx, &argc, &argv, "coll");
+    sweep(&ctx, 0);
+    dmxi_coll_mpi_count_max = 5;
+    dmxi_coll_mpi_chunk_bytes = 16;
+    sweep(&ctx, 1);
     return dmxt_finish(&ctx);
 }
