@@ -239,7 +239,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         else if (strcmp(a, "--retries") == 0 && v)
             bad = bench_parse_int(argv[++i], 0, &o.retries);
         else if (strcmp(a, "--budget") == 0 && v)
-            o.budget = atof(argv[++i]);
+            bad = bench_parse_double(argv[++i], 0.0, &o.budget);
         else if (strcmp(a, "--overhead") == 0 && v)
             bad = bench_parse_i64(argv[++i], 1, &o.overhead);
         else if (strcmp(a, "--sweep-segments") == 0 && v)

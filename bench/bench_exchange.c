@@ -78,16 +78,22 @@ static int parse_args(int argc, char **argv, opts *o)
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             return 1;
         } else if (v && strcmp(a, "--k") == 0) {
-            o->k = atoi(v);
+            if (bench_parse_int(v, 0, &o->k) != 0)
+                return 2;
             i++;
         } else if (v && strcmp(a, "--reps") == 0) {
-            o->reps = atoi(v);
+            if (bench_parse_int(v, 1, &o->reps) != 0)
+                return 2;
             i++;
         } else if (v && strcmp(a, "--warmup") == 0) {
-            o->warmup = atoi(v);
+            if (bench_parse_int(v, 0, &o->warmup) != 0)
+                return 2;
             i++;
         } else if (v && strcmp(a, "--seed") == 0) {
-            o->seed = strtoull(v, NULL, 10);
+            int64_t seed = 0;
+            if (bench_parse_i64(v, 0, &seed) != 0)
+                return 2;
+            o->seed = (uint64_t)seed;
             i++;
         } else if (v && strcmp(a, "--bytes") == 0) {
             o->nsizes = bench_parse_list(v, o->sizes, MAX_SIZES);

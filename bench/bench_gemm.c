@@ -14,6 +14,7 @@
  * online). Run with OPENBLAS_NUM_THREADS=1. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_util.h"
 #include "dmx.h"
 #ifdef DMX_HAVE_SCALAPACK
 #include "bench_scalapack.h"
@@ -280,34 +281,39 @@ static int run(int argc, char **argv)
     int reps = 3, json = 0, rank, np, pr = 1, pc, only = -1, groups = 0, nopeak = 0;
     int64_t panel = 0, outer = 0, nodes = 1;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
-            n = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)
-            m = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--k") == 0 && i + 1 < argc)
-            k = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
+        const int v = i + 1 < argc;
+        int bad = 0;
+        if (strcmp(argv[i], "--n") == 0 && v)
+            bad = bench_parse_size(argv[++i], 1, &n);
+        else if (strcmp(argv[i], "--m") == 0 && v)
+            bad = bench_parse_size(argv[++i], 0, &m);
+        else if (strcmp(argv[i], "--k") == 0 && v)
+            bad = bench_parse_size(argv[++i], 0, &k);
+        else if (strcmp(argv[i], "--reps") == 0 && v)
+            bad = bench_parse_int(argv[++i], 1, &reps);
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
-        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+        else if (strcmp(argv[i], "--only") == 0 && v) {
             const char *w = argv[++i];
             for (int a = DMX_GEMM_AUTO; a <= DMX_GEMM_CANNON; a++)
                 if (strcmp(w, dmx_gemm_alg_name((dmx_gemm_alg)a)) == 0)
                     only = a;
-        } else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc)
-            groups = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--panel") == 0 && i + 1 < argc)
-            panel = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--outer") == 0 && i + 1 < argc)
-            outer = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
-            nodes = atoll(argv[++i]);
+            bad = only < 0;
+        } else if (strcmp(argv[i], "--groups") == 0 && v)
+            bad = bench_parse_int(argv[++i], 0, &groups);
+        else if (strcmp(argv[i], "--panel") == 0 && v)
+            bad = bench_parse_size(argv[++i], 0, &panel);
+        else if (strcmp(argv[i], "--outer") == 0 && v)
+            bad = bench_parse_size(argv[++i], 0, &outer);
+        else if (strcmp(argv[i], "--nodes") == 0 && v)
+            bad = bench_parse_size(argv[++i], 1, &nodes);
         else if (strcmp(argv[i], "--no-peak") == 0)
             nopeak = 1;
         else if (strcmp(argv[i], "--no-warmup") == 0)
             warmup = 0;
-        else {
+        else
+            bad = 1;
+        if (bad) {
             fprintf(stderr, "usage: mpirun -n P dmx bench gemm [--n N] [--m M --k K] [--reps R] "
                             "[--json]\n       [--only ALG [--groups G] [--panel b] [--outer B]] "
                             "[--nodes N] [--no-peak] [--no-warmup]\n");

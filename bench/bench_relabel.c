@@ -150,9 +150,11 @@ int dmx_cmd_bench_relabel(int argc, char **argv)
         } else if (strcmp(argv[k], "--dense-overlap") == 0) {
             dense_all = 1;
         } else if (strcmp(argv[k], "--reps") == 0 && k + 1 < argc) {
-            reps = atoi(argv[++k]);
+            if (bench_parse_int(argv[++k], 1, &reps) != 0)
+                reps = 0; /* usage below */
         } else if (strcmp(argv[k], "--max-p") == 0 && k + 1 < argc) {
-            max_p = atoi(argv[++k]);
+            if (bench_parse_int(argv[++k], 1, &max_p) != 0)
+                max_p = 0; /* usage below */
         } else if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
             usage(stdout);
             return 0;

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, posix_memalign, nanosleep */
 #include "bench_util.h"
 
+#include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -45,11 +47,86 @@ int bench_parse_i64(const char *s, int64_t lo, int64_t *out)
     char *end = NULL;
     if (s == NULL || *s == '\0')
         return -1;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (*end != '\0' || v < lo)
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo)
         return -1;
     *out = (int64_t)v;
     return 0;
+}
+
+int bench_parse_double(const char *s, double lo, double *out)
+{
+    char *end = NULL;
+    if (s == NULL || *s == '\0')
+        return -1;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !(v >= lo) || v > DBL_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A size at s (see bench_parse_size) ending at *end. */
+static int size_at(const char *s, int64_t lo, int64_t *out, const char **end)
+{
+    char *e = NULL;
+    if (*s < '0' || *s > '9') /* no sign, no space: a count */
+        return -1;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (e == s || errno == ERANGE)
+        return -1;
+    int shift = 0;
+    switch (*e) {
+    case 'k':
+    case 'K': shift = 10; break;
+    case 'm':
+    case 'M': shift = 20; break;
+    case 'g':
+    case 'G': shift = 30; break;
+    default: break;
+    }
+    if (shift) {
+        if (v > (INT64_MAX >> shift))
+            return -1;
+        v <<= shift;
+        e++;
+    }
+    if (v < lo)
+        return -1;
+    *out = (int64_t)v;
+    *end = e;
+    return 0;
+}
+
+int bench_parse_size(const char *s, int64_t lo, int64_t *out)
+{
+    const char *end = NULL;
+    int64_t v = 0;
+    if (s == NULL || size_at(s, lo, &v, &end) != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int bench_parse_size_list(const char *s, int64_t lo, int64_t *out, int max)
+{
+    int n = 0;
+    if (s == NULL || *s == '\0')
+        return -1;
+    for (;;) {
+        const char *end = NULL;
+        if (n == max || size_at(s, lo, &out[n], &end) != 0)
+            return -1;
+        n++;
+        if (*end == '\0')
+            return n;
+        if (*end != ',')
+            return -1;
+        s = end + 1;
+    }
 }
 
 int bench_parse_int(const char *s, int lo, int *out)
@@ -78,20 +155,7 @@ int bench_parse_pair(const char *s, char sep, int64_t *a, int64_t *b)
 
 int bench_parse_list(const char *s, int64_t *out, int max)
 {
-    int n = 0;
-    while (*s) {
-        char *end = NULL;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 0 || n == max)
-            return -1;
-        out[n++] = v;
-        s = end;
-        if (*s == ',')
-            s++;
-        else if (*s)
-            return -1;
-    }
-    return n;
+    return bench_parse_size_list(s, 0, out, max);
 }
 
 int bench_first_process(void)

@@ -38,7 +38,18 @@ int bench_parse_int(const char *s, int lo, int *out);
 /* "A<sep>B" with both parts integers >= 1; sep 'x' also accepts 'X'. Returns 0 or -1. */
 int bench_parse_pair(const char *s, char sep, int64_t *a, int64_t *b);
 
-/* A comma-separated list of at most max integers >= 0. Returns the count, or -1. */
+/* A finite decimal number >= lo. Returns 0, or -1 if s is not one. */
+int bench_parse_double(const char *s, double lo, double *out);
+
+/* A size: a whole decimal count with an optional binary suffix k, M or G (either case: times
+ * 2^10, 2^20, 2^30), >= lo and within int64_t. Returns 0, or -1 if s is not one. */
+int bench_parse_size(const char *s, int64_t lo, int64_t *out);
+
+/* A comma-separated list of one to max sizes (bench_parse_size), each >= lo. Returns the count,
+ * or -1. */
+int bench_parse_size_list(const char *s, int64_t lo, int64_t *out, int max);
+
+/* bench_parse_size_list with lo = 0. */
 int bench_parse_list(const char *s, int64_t *out, int max);
 
 /* Before MPI_Init: is this the first process of the job (or a lone process)? Lets --help print

@@ -90,7 +90,11 @@ static int load_text(const char *txt, int rank)
     if (!f)
         return -1;
     fputs(txt, f);
-    fclose(f);
+    if (ferror(f) | fclose(f)) {
+        remove(path);
+        fprintf(stderr, "dmx calibrate: error writing %s\n", path);
+        return -1;
+    }
     dmx_status st = dmx_coll_model_load(path);
     remove(path);
     if (st != DMX_SUCCESS)
@@ -297,8 +301,12 @@ int dmx_cmd_calibrate(int argc, char **argv)
             rc = 1;
         } else {
             fputs(txt, f);
-            fclose(f);
-            printf("dmx calibrate: wrote %s (np %d, %d node(s))\n", out, p, nodes);
+            if (ferror(f) | fclose(f)) {
+                fprintf(stderr, "dmx calibrate: error writing %s\n", out);
+                rc = 1;
+            } else {
+                printf("dmx calibrate: wrote %s (np %d, %d node(s))\n", out, p, nodes);
+            }
         }
     }
     free(txt);

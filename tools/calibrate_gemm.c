@@ -11,6 +11,7 @@
  * "rate = b MFLOPS" lines, the model file format of DMX_GEMM_MODEL (written to FILE with -o),
  * and the widest panel's rate as DMX_GEMM_MFLOPS. Run with OPENBLAS_NUM_THREADS=1 (the model
  * assumes one core per rank). Memory per rank: ml*K + K*nl + ml*nl doubles plus two panels. */
+#include "bench_util.h"
 #include "dmx.h"
 #include "dmx_tool.h"
 
@@ -18,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* MFLOP/s of an m x n x k double multiply in panels of b, reps timed runs after one warm-up. */
+/* MFLOP/s of an m x n x k double multiply in panels of b, reps timed runs after one warm-up;
+ * -1 on every rank when some rank could not set it up (out of memory). Collective. */
 static double rate_of(int64_t m, int64_t n, int64_t k, int64_t b, int reps)
 {
     double *a = calloc((size_t)(m * k), sizeof(double)),
@@ -35,15 +37,19 @@ static double rate_of(int64_t m, int64_t n, int64_t k, int64_t b, int reps)
         a[i] = (double)(i % 7) - 3.0;
     for (int64_t i = 0; bm && i < k * n; i++)
         bm[i] = (double)(i % 5) - 2.0;
-    if (a && bm && c &&
-        dmx_layout_create_block_cyclic(MPI_COMM_SELF, m, k, m, k, 1, 1, 'R', 0, 0, a, m, &la) ==
-            DMX_SUCCESS &&
-        dmx_layout_create_block_cyclic(MPI_COMM_SELF, k, n, k, n, 1, 1, 'R', 0, 0, bm, k, &lb) ==
-            DMX_SUCCESS &&
-        dmx_layout_create_block_cyclic(MPI_COMM_SELF, m, n, m, n, 1, 1, 'R', 0, 0, c, m, &lc) ==
-            DMX_SUCCESS &&
-        dmx_gemm_plan_create(MPI_COMM_SELF, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, la, lb, zero, lc,
-                             &o, &g) == DMX_SUCCESS) {
+    int ok = a && bm && c &&
+             dmx_layout_create_block_cyclic(MPI_COMM_SELF, m, k, m, k, 1, 1, 'R', 0, 0, a, m,
+                                            &la) == DMX_SUCCESS &&
+             dmx_layout_create_block_cyclic(MPI_COMM_SELF, k, n, k, n, 1, 1, 'R', 0, 0, bm, k,
+                                            &lb) == DMX_SUCCESS &&
+             dmx_layout_create_block_cyclic(MPI_COMM_SELF, m, n, m, n, 1, 1, 'R', 0, 0, c, m,
+                                            &lc) == DMX_SUCCESS &&
+             dmx_gemm_plan_create(MPI_COMM_SELF, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, la, lb, zero,
+                                  lc, &o, &g) == DMX_SUCCESS;
+    /* every rank times, or none: the barriers below must match */
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    r = -1.0;
+    if (ok) {
         dmx_gemm_plan_execute(g); /* warm-up */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -69,17 +75,21 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
     const char *out = NULL;
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
-            n = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--grid-ranks") == 0 && i + 1 < argc)
-            q = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--k") == 0 && i + 1 < argc)
-            kk = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = v == NULL;
+        if (v && strcmp(argv[i], "--n") == 0)
+            bad = bench_parse_size(argv[++i], 1, &n) != 0 || n > (1 << 20);
+        else if (v && strcmp(argv[i], "--grid-ranks") == 0)
+            bad = bench_parse_size(argv[++i], 1, &q) != 0;
+        else if (v && strcmp(argv[i], "--k") == 0)
+            bad = bench_parse_size(argv[++i], 1, &kk) != 0 || kk > (1 << 20);
+        else if (v && strcmp(argv[i], "--reps") == 0)
+            bad = bench_parse_int(argv[++i], 1, &reps) != 0;
+        else if (v && strcmp(argv[i], "-o") == 0)
             out = argv[++i];
-        else {
+        else
+            bad = 1;
+        if (bad) {
             fprintf(stderr, "usage: mpirun -n P dmx calibrate gemm [--n N] [--grid-ranks Q] "
                             "[--k K] [--reps R] [-o FILE]\n");
             MPI_Finalize();
@@ -118,6 +128,15 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
     for (int64_t b = 32;; b *= 2) {
         int64_t w = b < cap ? b : cap, k = kk > 0 ? kk : (w > 1024 ? w : 1024);
         double r = rate_of(ml, nl, k, w, reps), sum = 0.0;
+        if (r < 0) { /* on every rank */
+            if (rank == 0)
+                fprintf(stderr,
+                        "dmx calibrate gemm: cannot set up a %lld x %lld x %lld multiply "
+                        "(out of memory?)\n",
+                        (long long)ml, (long long)nl, (long long)k);
+            rc = 1;
+            break;
+        }
         MPI_Reduce(&r, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         if (rank == 0) {
             printf("rate = %lld %.0f\n", (long long)w, sum / np);
@@ -129,12 +148,16 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
             break;
     }
     if (rank == 0) {
-        if (f) {
-            fclose(f);
-            printf("# written to %s: export DMX_GEMM_MODEL=%s\n", out, out);
+        if (f && (ferror(f) | fclose(f)) && rc == 0) {
+            fprintf(stderr, "calibrate gemm: error writing %s\n", out);
+            rc = 1;
         }
-        printf("export DMX_GEMM_MFLOPS=%.0f\n", best);
+        if (rc == 0 && f)
+            printf("# written to %s: export DMX_GEMM_MODEL=%s\n", out, out);
+        if (rc == 0)
+            printf("export DMX_GEMM_MFLOPS=%.0f\n", best);
     }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
-    return 0;
+    return rc;
 }

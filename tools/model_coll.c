@@ -15,34 +15,13 @@
 #include "dmx.h"
 #include "dmx_tool.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MAXL = 64 };
-
-static int parse_i64s(const char *s, int64_t *v, int max)
-{
-    int n = 0;
-    char *end = NULL;
-    while (*s && n < max) {
-        double x = strtod(s, &end);
-        if (end == s || x < 0)
-            return -1;
-        if (*end == 'k' || *end == 'K')
-            x *= 1024, end++;
-        else if (*end == 'm' || *end == 'M')
-            x *= 1048576, end++;
-        else if (*end == 'g' || *end == 'G')
-            x *= 1073741824.0, end++;
-        v[n++] = (int64_t)x;
-        s = *end == ',' ? end + 1 : end;
-        if (*end != ',' && *end != '\0')
-            return -1;
-    }
-    return n;
-}
 
 static dmx_coll_alg best_at(dmx_coll_kind k, int64_t p, int64_t b, int64_t nodes, double *t)
 {
@@ -63,12 +42,13 @@ static dmx_coll_alg best_at(dmx_coll_kind k, int64_t p, int64_t b, int64_t nodes
     return ba;
 }
 
-static void svg(const char *path, dmx_coll_kind k, int64_t p, int64_t nodes)
+/* Returns 0, or -1 (after a message) when the file cannot be written. */
+static int svg(const char *path, dmx_coll_kind k, int64_t p, int64_t nodes)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "cannot write %s\n", path);
-        return;
+        fprintf(stderr, "dmx model coll: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
     }
     const int W = 760, H = 480, L = 70, R = 150, T = 40, B = 50;
     double x0 = log10(8), x1 = log10(1073741824.0), y0 = INFINITY, y1 = -INFINITY;
@@ -130,7 +110,11 @@ static void svg(const char *path, dmx_coll_kind k, int64_t p, int64_t nodes)
 #undef PX
 #undef PY
     fprintf(f, "</svg>\n");
-    fclose(f);
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "dmx model coll: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
 }
 
 int dmx_cmd_model_coll(int argc, char **argv)
@@ -143,9 +127,9 @@ int dmx_cmd_model_coll(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--p") == 0 && v)
-            np = parse_i64s(argv[++i], ps, MAXL);
+            np = bench_parse_size_list(argv[++i], 1, ps, MAXL);
         else if (strcmp(a, "--bytes") == 0 && v)
-            nb = parse_i64s(argv[++i], bs, MAXL);
+            nb = bench_parse_size_list(argv[++i], 0, bs, MAXL);
         else if (strcmp(a, "--nodes") == 0 && v) {
             if (bench_parse_i64(argv[++i], 1, &nodes) != 0)
                 nodes = 0; /* not a count >= 1: usage below */
@@ -163,7 +147,8 @@ int dmx_cmd_model_coll(int argc, char **argv)
         fprintf(stderr,
                 "usage: dmx model coll --p P[,P...] --bytes B[,B...] [--coll LIST] [--nodes N]\n"
                 "                      [--model FILE] [--svg FILE]\n"
-                "  sizes accept k/M/G suffixes; bytes per block for scatter, gather, allgather,\n"
+                "  whole counts, with k/M/G suffixes (x 2^10, 2^20, 2^30); bytes per block for "
+                "scatter, gather, allgather,\n"
                 "  reduce_scatter, alltoall, the whole vector otherwise\n");
         return 2;
     }
@@ -240,7 +225,8 @@ int dmx_cmd_model_coll(int argc, char **argv)
         int k = 0;
         while (k < DMX_COLL_NKINDS && !kinds[k])
             k++;
-        svg(svgf, (dmx_coll_kind)(k < DMX_COLL_NKINDS ? k : 0), ps[0], nodes);
+        if (svg(svgf, (dmx_coll_kind)(k < DMX_COLL_NKINDS ? k : 0), ps[0], nodes) != 0)
+            return 1;
         printf("\nwrote %s\n", svgf);
     }
     return 0;

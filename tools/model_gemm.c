@@ -10,31 +10,17 @@
  * and the best HSUMMA's communication time against P (log-log). The parameters: built-in
  * defaults, DMX_MODEL's file or --model FILE; the local rate: DMX_GEMM_MODEL or the
  * built-in curve scaled to DMX_GEMM_MFLOPS (docs/gemm.md). */
+#include "bench_util.h"
 #include "dmx.h"
 #include "dmx_tool.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MAXP = 64 };
-
-static int parse_list(const char *s, int64_t *v, int max)
-{
-    int n = 0;
-    char *end = NULL;
-    while (*s && n < max) {
-        double x = strtod(s, &end);
-        if (end == s || x < 1)
-            return -1;
-        v[n++] = (int64_t)x;
-        if (*end != ',' && *end != '\0')
-            return -1;
-        s = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
 
 /* Communication time of a configuration: blocking time minus the local multiply. */
 static double comm_time(dmx_gemm_alg alg, dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p,
@@ -60,12 +46,13 @@ typedef struct row {
     int best_g;
 } row;
 
-static void svg(const char *path, const row *r, int nr, int64_t n)
+/* Returns 0, or -1 (after a message) when the file cannot be written. */
+static int svg(const char *path, const row *r, int nr, int64_t n)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "cannot write %s\n", path);
-        return;
+        fprintf(stderr, "dmx model gemm: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
     }
     const double W = 640, H = 420, L = 70, B = 50;
     double x0 = log10((double)r[0].p), x1 = log10((double)r[nr - 1].p), y0 = 1e300, y1 = -1e300;
@@ -101,7 +88,11 @@ static void svg(const char *path, const row *r, int nr, int64_t n)
     fprintf(f, "<text x='5' y='%g' font-size='10'>%.3g s</text>\n", H - B, pow(10, y0));
     fprintf(f, "<text x='5' y='40' font-size='10'>%.3g s</text>\n", pow(10, y1));
     fprintf(f, "<text x='%g' y='%g' font-size='12'>P (log)</text>\n</svg>\n", W / 2, H - 10);
-    fclose(f);
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "dmx model gemm: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
 }
 
 int dmx_cmd_model_gemm(int argc, char **argv)
@@ -110,19 +101,20 @@ int dmx_cmd_model_gemm(int argc, char **argv)
     int np = 0;
     const char *svgf = NULL;
     dmx_dtype t = DMX_DOUBLE;
-    for (int i = 1; i < argc; i++) {
+    int bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i];
         int v = i + 1 < argc;
         if (strcmp(a, "--p") == 0 && v)
-            np = parse_list(argv[++i], ps, MAXP);
+            bad = (np = bench_parse_size_list(argv[++i], 1, ps, MAXP)) < 0;
         else if (strcmp(a, "--n") == 0 && v)
-            n = atoll(argv[++i]);
+            bad = bench_parse_size(argv[++i], 1, &n) != 0;
         else if (strcmp(a, "--m") == 0 && v)
-            m = atoll(argv[++i]);
+            bad = bench_parse_size(argv[++i], 1, &m) != 0;
         else if (strcmp(a, "--k") == 0 && v)
-            k = atoll(argv[++i]);
+            bad = bench_parse_size(argv[++i], 1, &k) != 0;
         else if (strcmp(a, "--nodes") == 0 && v)
-            nodes = atoll(argv[++i]);
+            bad = bench_parse_size(argv[++i], 1, &nodes) != 0;
         else if (strcmp(a, "--svg") == 0 && v)
             svgf = argv[++i];
         else if (strcmp(a, "--model") == 0 && v) {
@@ -132,18 +124,20 @@ int dmx_cmd_model_gemm(int argc, char **argv)
             }
         } else if (strcmp(a, "--dtype") == 0 && v) {
             const char *d = argv[++i];
+            bad = strlen(d) != 1 || !strchr("dscz", d[0]);
             t = d[0] == 's'   ? DMX_FLOAT
                 : d[0] == 'c' ? DMX_CFLOAT
                 : d[0] == 'z' ? DMX_CDOUBLE
                               : DMX_DOUBLE;
         } else {
-            np = -1;
-            break;
+            bad = 1;
         }
     }
-    if (np <= 0 || n <= 0) {
-        fprintf(stderr, "usage: dmx model gemm --p P[,P...] --n N [--m M --k K] [--nodes N] "
-                        "[--dtype d|s|c|z] [--model FILE] [--svg FILE]\n");
+    if (bad || np <= 0 || n <= 0 || (svgf && np < 2)) {
+        fprintf(stderr,
+                "usage: dmx model gemm --p P[,P...] --n N [--m M --k K] [--nodes N] "
+                "[--dtype d|s|c|z] [--model FILE] [--svg FILE]\n"
+                "  counts >= 1, with k/M/G suffixes; --svg draws against P: two P or more\n");
         return 2;
     }
     if (m <= 0)
@@ -199,7 +193,7 @@ int dmx_cmd_model_gemm(int argc, char **argv)
                a.prow, a.pcol, a.groups, (long long)a.outer_panel, (long long)a.panel,
                a.predicted_seconds);
     }
-    if (svgf && np > 1)
-        svg(svgf, rows, np, n);
+    if (svgf && svg(svgf, rows, np, n) != 0)
+        return 1;
     return 0;
 }
