@@ -14,6 +14,7 @@
 #include "dmxi.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 extern char **environ; /* POSIX */
@@ -22,7 +23,7 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
     [DMXI_SET_EXCHANGE] = {"DMX_EXCHANGE", 0, "auto",
                            "sparse-exchange protocol: auto, nbx, pex, pcx or rsx; the same on "
                            "every rank",
-                           0},
+                           0, 1},
     [DMXI_SET_SHM] = {"DMX_SHM", 1, "1",
                       "0: packages to ranks of the same node go through MPI messages instead of "
                       "rings in a shared window",
@@ -54,11 +55,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
     [DMXI_SET_RMA] = {"DMX_RMA", 0, "auto",
                       "one-sided transfer path: auto, shm, vector, blocks, pack or span (forcing "
                       "one is for tests and measurements)",
-                      1},
+                      1, 1},
     [DMXI_SET_MODEL] = {"DMX_MODEL", 0, "unset",
                         "file of cost model parameters written by `dmx calibrate` (read at the "
                         "first collective); unset: built-in defaults",
-                        0},
+                        0, 1},
     [DMXI_SET_COLL_SEGMENTS] = {"DMX_COLL_SEGMENTS", 0, "0",
                                 "segments of the pipelined ring broadcast (0: the model's "
                                 "choice)",
@@ -68,11 +69,11 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "calls the error handler, which by default ends the job), agree "
                              "(or 1: one small allreduce per call, every rank returns the same "
                              "status) or off (or 0: the status returned on that rank only)",
-                             0},
+                             0, 1},
     [DMXI_SET_GEMM] = {"DMX_GEMM", 0, "auto",
                        "multiply algorithm for DMX_GEMM_AUTO plans: auto, summa, hsumma or "
                        "cannon",
-                       0},
+                       0, 1},
     [DMXI_SET_GEMM_MFLOPS] = {"DMX_GEMM_MFLOPS", 50000, "50000",
                               "one rank's wide-panel local multiply rate in MFLOP/s for the "
                               "multiply's model (the built-in curve falls below it for panels "
@@ -82,7 +83,7 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
                              "file of \"rate = width MFLOPS\" lines: the local multiply's rate "
                              "by panel width for the multiply's model (dmx calibrate gemm -o "
                              "writes it)",
-                             0},
+                             0, 1},
     [DMXI_SET_COMM_CACHE] = {"DMX_COMM_CACHE", 4, "4",
                              "private duplicates of a communicator kept for the plans made on "
                              "it, with their node communicator and shared window (0: every plan "
@@ -106,7 +107,7 @@ static const dmxi_setting_row table[DMXI_NSETTINGS] = {
          "block-cyclic layout takes a reserved id; a rank whose check fails "
          "calls the handler, which ends the job) or agree (one reduction, every "
          "rank returns the same status); the same on every rank",
-         0},
+         0, 1},
     [DMXI_SET_RUNS] = {"DMX_RUNS", -1, "unset",
                        "0/1: plan transforms between block-cyclic layouts as rectangles / as runs "
                        "whenever they can be; unset: as runs when the overlay rectangles average "
@@ -156,6 +157,9 @@ const char *dmxi_setting_str(dmxi_setting s)
 }
 
 /* The integer value of setting s whose raw value is v (NULL: unset). */
+/* The value last reported as malformed, per setting (a hash of it; 0: none yet). */
+static _Thread_local uint64_t reported[DMXI_NSETTINGS];
+
 static int64_t parse_int(dmxi_setting s, const char *v)
 {
     if (!v)
@@ -163,8 +167,17 @@ static int64_t parse_int(dmxi_setting s, const char *v)
     errno = 0;
     char *end = NULL;
     long long x = strtoll(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || x < 0)
+    if (errno != 0 || end == v || *end != '\0' || x < 0) {
+        /* Said once per value, so that a typo (DMX_TIMEOUT=10s) does not pass unnoticed; text
+         * settings are parsed here too (the snapshot reads every row) and never reported. */
+        const uint64_t h = dmxi_hash(DMXI_HASH_INIT, v, strlen(v)) | 1;
+        if (!table[s].text && reported[s] != h) {
+            reported[s] = h;
+            fprintf(stderr, "dmx: %s=\"%s\" is not a nonnegative integer: using the default, %s\n",
+                    table[s].name, v, table[s].dflt_s);
+        }
         return table[s].dflt;
+    }
     return (int64_t)x;
 }
 

@@ -41,6 +41,7 @@ typedef struct dmxi_setting_row {
     const char *dflt_s;  /* the default as documented */
     const char *meaning; /* one line */
     int test_only;       /* 1: exists to exercise code paths in tests, not for users */
+    int text;            /* 1: a word or a path (dmxi_setting_str), not an integer */
 } dmxi_setting_row;
 
 /* The table's row of setting s. Local. */
