@@ -169,9 +169,8 @@ done:
     return dmxt_case_end(ctx, ck.bad, ck.msg, desc);
 }
 
-static const int64_t sizes[][3] = {{7, 5, 9},  {13, 11, 3}, {3, 4, 37}, {1, 1, 1},
-                                   {9, 10, 1}, {6, 1, 17},  {11, 7, 8}, {5, 4, 0},
-                                   {0, 3, 4},  {3, 0, 2}};
+static const int64_t sizes[][3] = {{7, 5, 9},  {13, 11, 3}, {3, 4, 37}, {1, 1, 1}, {9, 10, 1},
+                                   {6, 1, 17}, {11, 7, 8},  {5, 4, 0},  {0, 3, 4}, {3, 0, 2}};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
 static void cross_product(dmxt_ctx *ctx, dmxt_rng *rng)
