@@ -156,10 +156,10 @@ const char *dmxi_setting_str(dmxi_setting s)
     return v && *v ? v : NULL;
 }
 
-/* The integer value of setting s whose raw value is v (NULL: unset). */
 /* The value last reported as malformed, per setting (a hash of it; 0: none yet). */
 static _Thread_local uint64_t reported[DMXI_NSETTINGS];
 
+/* The integer value of setting s whose raw value is v (NULL: unset). */
 static int64_t parse_int(dmxi_setting s, const char *v)
 {
     if (!v)
