@@ -52,8 +52,8 @@ cleanup:
     if (rq && st != DMX_SUCCESS) /* do not leave requests behind on an error path */
         for (int64_t i = 0; i < 2 * r; i++)
             if (rq[i] != MPI_REQUEST_NULL) {
-                MPI_Cancel(&rq[i]);
-                MPI_Request_free(&rq[i]);
+                DMXI_MPI_ALL(MPI_Cancel(&rq[i]));
+                DMXI_MPI_ALL(MPI_Request_free(&rq[i]));
             }
     free(rq);
     return st;

@@ -110,7 +110,7 @@ dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
     c = NULL;
 cleanup:
     if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
+        DMXI_MPI_ALL(MPI_Comm_free(&node));
     if (c) {
         free_comm(&c->dup);
         free(c);

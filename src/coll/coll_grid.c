@@ -47,11 +47,11 @@ dmx_status dmx_grid_create(MPI_Comm comm, int prow, int pcol, char order, dmx_gr
 cleanup:
     if (g) {
         if (g->row != MPI_COMM_NULL)
-            MPI_Comm_free(&g->row);
+            DMXI_MPI_ALL(MPI_Comm_free(&g->row));
         if (g->col != MPI_COMM_NULL)
-            MPI_Comm_free(&g->col);
+            DMXI_MPI_ALL(MPI_Comm_free(&g->col));
         if (g->dup != MPI_COMM_NULL)
-            MPI_Comm_free(&g->dup);
+            DMXI_MPI_ALL(MPI_Comm_free(&g->dup));
         free(g);
     }
     return st;

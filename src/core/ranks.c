@@ -18,9 +18,9 @@ dmx_status dmxi_translate_ranks(MPI_Comm from, MPI_Comm to, int n, int *out)
     DMXI_MPI(MPI_Group_translate_ranks(gf, n, idx, gt, out));
 cleanup:
     if (gf != MPI_GROUP_NULL)
-        MPI_Group_free(&gf);
+        DMXI_MPI_ALL(MPI_Group_free(&gf));
     if (gt != MPI_GROUP_NULL)
-        MPI_Group_free(&gt);
+        DMXI_MPI_ALL(MPI_Group_free(&gt));
     free(idx);
     return st;
 }

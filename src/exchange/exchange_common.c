@@ -131,7 +131,7 @@ static dmx_status xcomm_get(MPI_Comm comm, dmxi_xcomm **out)
 cleanup:
     if (c) {
         if (c->dup != MPI_COMM_NULL)
-            MPI_Comm_free(&c->dup);
+            DMXI_MPI_ALL(MPI_Comm_free(&c->dup));
         free(c);
     }
     return st;

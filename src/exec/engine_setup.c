@@ -172,9 +172,9 @@ dmx_status dmxi_exec_free_requests(dmxi_exec *e, int cancel_recv)
     int rc = MPI_SUCCESS;
     for (int i = 0; e->rreq && i < e->nrreq; i++)
         if (e->rreq[i] != MPI_REQUEST_NULL) {
-            if (cancel_recv)
-                MPI_Cancel(&e->rreq[i]);
-            int r = MPI_Request_free(&e->rreq[i]);
+            int r = cancel_recv ? MPI_Cancel(&e->rreq[i]) : MPI_SUCCESS;
+            rc = rc == MPI_SUCCESS ? r : rc;
+            r = MPI_Request_free(&e->rreq[i]);
             rc = rc == MPI_SUCCESS ? r : rc;
         }
     for (int i = 0; e->sreq && i < e->nsreq; i++)

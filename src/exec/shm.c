@@ -240,7 +240,7 @@ static dmx_status cache_get(MPI_Comm comm, shm_cache **out)
 cleanup:
     if (c) {
         if (c->node != MPI_COMM_NULL)
-            MPI_Comm_free(&c->node);
+            DMXI_MPI_ALL(MPI_Comm_free(&c->node));
         free(c);
     }
     return st;

@@ -243,7 +243,7 @@ dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice,
     *slot = (int)choice;
 cleanup:
     if (st != DMX_SUCCESS && *dup != MPI_COMM_NULL && *slot < 0)
-        MPI_Comm_free(dup);
+        DMXI_MPI_ALL(MPI_Comm_free(dup));
     return st;
 }
 

@@ -187,7 +187,7 @@ static dmx_status node_ids(MPI_Comm comm, int rank, int size, int **out)
     DMXI_MPI(MPI_Gather(&leader, 1, MPI_INT, *out, 1, MPI_INT, 0, comm));
 cleanup:
     if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
+        DMXI_MPI_ALL(MPI_Comm_free(&node));
     return st;
 }
 
@@ -404,7 +404,7 @@ cleanup:
         for (int i = 0; i < k && i < ntransforms; i++)
             dmx_layout_destroy(&relabeled[i]);
     if (nc != MPI_COMM_NULL)
-        MPI_Comm_free(&nc);
+        DMXI_MPI_ALL(MPI_Comm_free(&nc));
     free(t);
     return st;
 }

@@ -55,7 +55,7 @@ static dmx_status make_type(const dmx_patch *w, int n_in, int64_t s_in, int n_ou
     DMXI_MPI(MPI_Type_commit(out));
 cleanup:
     if (inner != MPI_DATATYPE_NULL)
-        MPI_Type_free(&inner);
+        DMXI_MPI_ALL(MPI_Type_free(&inner));
     return st;
 }
 

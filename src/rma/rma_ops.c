@@ -277,7 +277,7 @@ dmx_status dmxi_rma_vector_type(dmx_rma_heap *h, MPI_Datatype base, int count, i
     *out = e->type;
 cleanup:
     if (t != MPI_DATATYPE_NULL)
-        MPI_Type_free(&t);
+        DMXI_MPI_ALL(MPI_Type_free(&t));
     return st;
 }
 

@@ -68,7 +68,7 @@ dmx_status dmxi_rma_span(dmx_rma_heap *h, const dmxi_rma_xfer *x)
 cleanup:
     for (int k = 0; k < 2; k++)
         if (req[k] != MPI_REQUEST_NULL)
-            MPI_Wait(&req[k], MPI_STATUS_IGNORE);
+            DMXI_MPI_ALL(MPI_Wait(&req[k], MPI_STATUS_IGNORE));
     free(buf[0]);
     free(buf[1]);
     return st;

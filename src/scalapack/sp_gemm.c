@@ -56,13 +56,14 @@ static void gemm(const char *name, dmx_dtype t, char ta, char tb, int m, int n, 
     MPI_Comm comm = Cblacs2sys_handle(handle);
     if (comm == MPI_COMM_NULL)
         die(MPI_COMM_WORLD, name, "the BLACS context has no communicator");
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        die(comm, name, "MPI_Comm_size or MPI_Comm_rank failed on the grid's communicator");
     int me[2] = {myrow, mycol}, *all = malloc(sizeof(int) * 2 * (size_t)size);
     int *ranks = malloc(sizeof(int) * (size_t)nprow * (size_t)npcol);
     if (!all || !ranks)
         die(comm, name, "out of memory");
-    MPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm);
+    if (MPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm) != MPI_SUCCESS)
+        die(comm, name, "MPI_Allgather of the grid coordinates failed");
     for (int r = 0; r < size; r++)
         if (all[2 * r] >= 0 && all[2 * r] < nprow && all[2 * r + 1] >= 0 && all[2 * r + 1] < npcol)
             ranks[all[2 * r] * npcol + all[2 * r + 1]] = r;

@@ -59,8 +59,8 @@ static int grid_ranks(int gctxt, int ictxt, MPI_Group cgroup, int np, int *ranks
     for (int k = 0; k < np && rc == MPI_SUCCESS; k++)
         if (ranks[k] == MPI_UNDEFINED)
             rc = MPI_ERR_GROUP;
-    MPI_Group_free(&g);
-    return rc != MPI_SUCCESS;
+    const int frc = MPI_Group_free(&g);
+    return rc != MPI_SUCCESS || frc != MPI_SUCCESS;
 }
 
 int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int size)
