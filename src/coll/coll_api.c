@@ -25,6 +25,7 @@
  *  elements when in place; shift: count elements when in place. */
 #include "coll_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* How a failed check is recorded: dmxi_error, or dmxi_fatal (which also calls the error
@@ -62,6 +63,7 @@ static int root_ok(dmx_coll_kind k, int root, int p)
 static MPI_Datatype ok_type = MPI_DATATYPE_NULL, ok_op_type = MPI_DATATYPE_NULL;
 static int64_t ok_esize = 0;
 static MPI_Op ok_op = MPI_OP_NULL;
+static int ok_unsigned_minmax = 0; /* dmxi_c_unsigned_minmax(ok_op_type, ok_op) */
 
 static dmx_status check_type(MPI_Datatype type, int64_t *esize)
 {
@@ -97,6 +99,7 @@ static dmx_status check_op(MPI_Datatype type, MPI_Op op, int64_t esize)
     CCHECK(rc == MPI_SUCCESS, DMX_ERR_ARG, "MPI_Op not valid for this datatype");
     ok_op = op;
     ok_op_type = type;
+    ok_unsigned_minmax = dmxi_c_unsigned_minmax(type, op);
 cleanup:
     return st;
 }
@@ -402,7 +405,8 @@ static dmx_status run(const call *c)
         (is_reduction(c->kind) && (c->op != ok_op || c->type != ok_op_type)))
         return run_full(c);
     if (c->alg != DMX_COLL_MPI &&
-        (c->alg != DMX_COLL_AUTO || memo_get(cc, c->kind, c->count * ok_esize) != DMX_COLL_MPI))
+        (c->alg != DMX_COLL_AUTO || memo_get(cc, c->kind, c->count * ok_esize) != DMX_COLL_MPI ||
+         (is_reduction(c->kind) && ok_unsigned_minmax)))
         return run_full(c);
     return run_mpi(c, cc, cc->size);
 }
@@ -484,6 +488,27 @@ cleanup:
     return st;
 }
 
+/* The model's fastest dmx algorithm for kind (the MPI library's call left out). Every reduction
+ * has some. */
+static dmx_coll_alg best_own(dmx_coll_kind kind, int p, int64_t bytes, int nodes)
+{
+    dmx_coll_alg best = DMX_COLL_NALGS;
+    double bt = INFINITY;
+    for (int a = DMX_COLL_FLAT; a < DMX_COLL_NALGS; a++) {
+        double t = INFINITY;
+        if (!dmx_coll_alg_valid(kind, (dmx_coll_alg)a))
+            continue;
+        if (best == DMX_COLL_NALGS)
+            best = (dmx_coll_alg)a; /* the first valid one, should no prediction succeed */
+        if (dmx_coll_predict(kind, (dmx_coll_alg)a, p, bytes, nodes, &t, NULL) == DMX_SUCCESS &&
+            t < bt) {
+            bt = t;
+            best = (dmx_coll_alg)a;
+        }
+    }
+    return best;
+}
+
 static dmx_status run_full(const call *c)
 {
     dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
@@ -507,7 +532,10 @@ static dmx_status run_full(const call *c)
      * settled choice for the last size of this collective on this communicator is remembered;
      * while its size class is being tuned (coll_tune.c) the call is a timed trial. */
     dmx_coll_alg alg = c->alg;
-    if (alg == DMX_COLL_AUTO) {
+    if (alg == DMX_COLL_AUTO && is_reduction(c->kind) && dmxi_c_unsigned_minmax(c->type, c->op) &&
+        !dmxi_coll_forced(c->kind)) {
+        alg = best_own(c->kind, p, bytes, cc->nodes); /* not the MPI library's (coll_internal.h) */
+    } else if (alg == DMX_COLL_AUTO) {
         int known = memo_get(cc, c->kind, bytes);
         if (known >= 0) {
             alg = (dmx_coll_alg)known;

@@ -213,11 +213,47 @@ cleanup:
     return st;
 }
 
+int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op)
+{
+    if (op != MPI_MAX && op != MPI_MIN)
+        return 0;
+    const MPI_Datatype u[] = {MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT,     MPI_UNSIGNED,
+                              MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T,
+                              MPI_UINT16_T,      MPI_UINT32_T,           MPI_UINT64_T};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (type == u[k])
+            return 1;
+    return 0;
+}
+
+/* inout[i] = max or min (in[i], inout[i]) for n unsigned elements of T. */
+#define MINMAX(T)                                                                                  \
+    do {                                                                                           \
+        const T *x = in;                                                                           \
+        T *y = inout;                                                                              \
+        if (op == MPI_MAX) {                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = x[i] > y[i] ? x[i] : y[i];                                                  \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = x[i] < y[i] ? x[i] : y[i];                                                  \
+        }                                                                                          \
+    } while (0)
+
 dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type, MPI_Op op)
 {
     dmx_status st = DMX_SUCCESS;
     int es = 0;
     DMXI_MPI(MPI_Type_size(type, &es));
+    if (dmxi_c_unsigned_minmax(type, op)) {
+        switch (es) {
+        case 1: MINMAX(uint8_t); goto cleanup;
+        case 2: MINMAX(uint16_t); goto cleanup;
+        case 4: MINMAX(uint32_t); goto cleanup;
+        case 8: MINMAX(uint64_t); goto cleanup;
+        default: break; /* no such unsigned type: MPI's */
+        }
+    }
     for (int64_t o = 0; o < n; o += INT_MAX) {
         int64_t m = n - o < INT_MAX ? n - o : INT_MAX;
         DMXI_MPI(

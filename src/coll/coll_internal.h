@@ -111,9 +111,16 @@ dmx_status dmxi_c_send(const void *buf, int64_t bytes, int dest, int tag, MPI_Co
 dmx_status dmxi_c_recv(void *buf, int64_t bytes, int src, int tag, MPI_Comm comm);
 dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbuf, int64_t rbytes,
                            int src, int tag, MPI_Comm comm);
-/* inout = in op inout on n elements (pieces of at most INT_MAX elements). */
+/* inout = in op inout on n elements (pieces of at most INT_MAX elements). MPI_MAX and MPI_MIN
+ * on unsigned integer types are computed here, not by MPI_Reduce_local (see the next). */
 dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type,
                                MPI_Op op);
+/* Whether (type, op) is MPI_MAX or MPI_MIN on an unsigned integer type: MPI libraries compare
+ * those as signed in places (MPICH 4.0.2 every unsigned type, pmodels/mpich#6083; Open MPI
+ * 4.1.4 MPI_UNSIGNED_LONG, open-mpi/ompi#10525; both are Debian 12's), in MPI_Reduce_local as in
+ * their collectives. dmx does that arithmetic itself, and AUTO keeps such reductions off the MPI
+ * library's call. Local. */
+int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op);
 
 /* ---- coll_select.c: settings, AUTO ------------------------------------------------------ */
 /* The algorithm to run: alg itself, or for AUTO the DMX_COLL_<NAME> override or the model's
