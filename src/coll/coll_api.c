@@ -532,8 +532,14 @@ static dmx_status run_full(const call *c)
      * settled choice for the last size of this collective on this communicator is remembered;
      * while its size class is being tuned (coll_tune.c) the call is a timed trial. */
     dmx_coll_alg alg = c->alg;
-    if (alg == DMX_COLL_AUTO && is_reduction(c->kind) && dmxi_c_unsigned_minmax(c->type, c->op) &&
-        !dmxi_coll_forced(c->kind)) {
+    const int blocks = c->kind == DMX_COLL_SCATTER || c->kind == DMX_COLL_GATHER ||
+                       c->kind == DMX_COLL_ALLGATHER || c->kind == DMX_COLL_ALLTOALL;
+    if (alg == DMX_COLL_AUTO && !dmxi_coll_forced(c->kind) &&
+        ((is_reduction(c->kind) && dmxi_c_unsigned_minmax(c->type, c->op)) ||
+         (blocks && c->count > dmxi_coll_mpi_count_max))) {
+        /* AUTO stays off the library's call where that call is wrong (unsigned max and min) or
+         * would need blocks of more than 2^31 elements: MPICH 4.0.2 misplaces data at
+         * displacements beyond 4 GiB (a 2^31 + 5 byte allgather on 2 ranks lost a byte) */
         alg = best_own(c->kind, p, bytes, cc->nodes); /* not the MPI library's (coll_internal.h) */
     } else if (alg == DMX_COLL_AUTO) {
         int known = memo_get(cc, c->kind, bytes);

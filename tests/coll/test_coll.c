@@ -4,10 +4,10 @@
  * and not. A case passes when every significant output byte equals MPI's (and, for exscan on
  * rank 0 and non-root outputs, when dmx left the buffer untouched).
  * A second sweep covers the MPI library's call with counts above what one MPI call takes
- * (INT_MAX elements, chunked by dmx: coll_api.c, run_mpi_large) at small sizes: MPI_COLL_MPI
- * only, with the test hooks dmxi_coll_mpi_count_max = 5 and dmxi_coll_mpi_chunk_bytes = 16 (so
- * 1-4 elements per chunk, several chunks, the last one short), every collective, root and
- * in-place variant.
+ * (INT_MAX elements, chunked by dmx: coll_api.c, run_mpi_large) at small sizes: DMX_COLL_MPI
+ * and AUTO (which then runs a dmx algorithm for the blocked collectives), with the test hooks
+ * dmxi_coll_mpi_count_max = 5 and dmxi_coll_mpi_chunk_bytes = 16 (so 1-4 elements per chunk,
+ * several chunks, the last one short), every collective, root and in-place variant.
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (tests/common). */
 #include "coll/coll_internal.h"
@@ -260,7 +260,7 @@ static void sweep(dmxt_ctx *ctx, int chunked)
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
         for (int alg = 0; alg < DMX_COLL_NALGS; alg++) {
             if (!dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)alg) ||
-                (chunked && alg != DMX_COLL_MPI))
+                (chunked && alg != DMX_COLL_MPI && alg != DMX_COLL_AUTO))
                 continue;
             int64_t per = is_blocked((dmx_coll_kind)kind) ? p : 1;
             int64_t sizes[5] = {0, 1, 7, p + 1, (1 << 20) / 4 / per};
