@@ -39,7 +39,10 @@ typedef struct dmx_plan dmx_plan;
  * communicators of the same processes: the same or congruent ones, or ones that order the
  * processes differently (such as a relabeled communicator); the plan duplicates the first
  * layout's. op(B) must have A's size. The layouts are borrowed: they must outlive the plan. The
- * transforms array is copied. Any error is returned on every rank (and nothing is created),
+ * transforms array is copied. A B sharing memory with an A of the batch where an element would
+ * be read after another position wrote it (an in-place transpose, overlapping windows of one
+ * matrix) is DMX_ERR_ARG; disjoint windows of one array and A = alpha A + beta A on one window
+ * are fine (docs/errors.md). Any error is returned on every rank (and nothing is created),
  * except where a rank has no communicator to agree on: ntransforms <= 0, NULL transforms, or
  * only NULL layouts go to the error handler (dmx_set_error_handler; the default prints the
  * message and aborts the job), as does an agreement that does not complete within DMX_TIMEOUT

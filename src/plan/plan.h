@@ -125,6 +125,14 @@ dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_me
 dmx_status dmxi_transforms_check(int n, const dmx_transform *t, int need_a_memory, MPI_Comm *comm0,
                                  uint64_t *hash, dmx_status *local);
 
+/* ---- overlap.c ---------------------------------------------------------------------------- */
+
+/* DMX_ERR_ARG when some transform's B shares memory on this rank with a target A that the batch
+ * writes for other elements (an in-place transpose, views that overlap, one transform's A read
+ * as another's B); identical positions (A = alpha A + beta A, a transpose's diagonal onto
+ * itself) and disjoint parts of one array pass. Local. */
+dmx_status dmxi_transforms_overlap(int n, const dmx_transform *t);
+
 /* If comm orders the plan's processes differently, *map[r] = plan rank of comm's rank r (else
  * *map = NULL). Local (group translation). */
 dmx_status dmxi_plan_rank_map(const dmx_plan *p, MPI_Comm comm, int **map);

@@ -125,6 +125,8 @@ dmx_status dmxi_transforms_check(int ntransforms, const dmx_transform *transform
         if (*local == DMX_SUCCESS && hash)
             h = hash_transform(h, &transforms[k]);
     }
+    if (*local == DMX_SUCCESS) /* B read where the batch writes other elements (overlap.c) */
+        *local = dmxi_transforms_overlap(ntransforms, transforms);
     if (hash)
         *hash = h;
     return DMX_SUCCESS;

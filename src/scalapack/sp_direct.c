@@ -235,6 +235,29 @@ int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
     const int conj = tran && c->op == DMX_OP_C;
     char *ap = c->dst;
     const char *bp = c->src;
+    /* The two arrays' spans meet (one array given twice, an in-place p?tran): left to the
+     * general path, whose check refuses an element read after another position wrote it and
+     * lets disjoint parts of one array through (plan/overlap.c). */
+    {
+        int64_t r0 = ri[0], r1 = ri[0], c0 = ci[0], c1 = ci[0];
+        int64_t s0 = rb[0], s1 = rb[0], t0 = cb[0], t1 = cb[0];
+        for (int p = 1; p < nr; p++) {
+            r0 = ri[p] < r0 ? ri[p] : r0, r1 = ri[p] > r1 ? ri[p] : r1;
+            s0 = rb[p] < s0 ? rb[p] : s0, s1 = rb[p] > s1 ? rb[p] : s1;
+        }
+        for (int q = 1; q < nc; q++) {
+            c0 = ci[q] < c0 ? ci[q] : c0, c1 = ci[q] > c1 ? ci[q] : c1;
+            t0 = cb[q] < t0 ? cb[q] : t0, t1 = cb[q] > t1 ? cb[q] : t1;
+        }
+        /* B's element (p, q) sits at rb + cb lld (op N) or cb + rb lld (op T/C) */
+        uintptr_t alo = (uintptr_t)ap + (uintptr_t)(r0 + c0 * a.lld) * es;
+        uintptr_t ahi = (uintptr_t)ap + (uintptr_t)(r1 + c1 * a.lld + 1) * es;
+        uintptr_t blo = (uintptr_t)bp + (uintptr_t)(tran ? t0 + s0 * b.lld : s0 + t0 * b.lld) * es;
+        uintptr_t bhi =
+            (uintptr_t)bp + (uintptr_t)((tran ? t1 + s1 * b.lld : s1 + t1 * b.lld) + 1) * es;
+        if (alo < bhi && blo < ahi)
+            return 0;
+    }
     for (int q = 0; q < nc; q++) {
         for (int p = 0; p < nr; p++) {
             /* op N: B(rb[p], cb[q]); op T/C: B(cb[q], rb[p]), B's row from A's column */

@@ -1,0 +1,320 @@
+/* Whether a batch of transforms reads, through some B, memory that an A writes for another
+ * element: then the result would depend on the order in which the engine reads and writes (an
+ * in-place transpose came back with a third of its elements wrong), so planning refuses it.
+ *
+ * Two cases:
+ *  1. B and A store the same global matrix the same way on every rank: one description, or two
+ *     block-cyclic descriptions with the same blocking, grid, sources, lld and local array
+ *     (views of one matrix, the drop-in's two descriptors of one array). Element (r, c) of both
+ *     is the same memory, so the check is exact in global coordinates: the elements B's
+ *     transform reads and the elements A's transform writes are each a "diagonal box" (a row
+ *     range, a column range and a range of c - r, which a trapezoid adds), and two boxes meet
+ *     when their three ranges do. Within one transform an element that is read and written for
+ *     the same position of A is harmless (A = 2A, or the diagonal of a transpose onto itself):
+ *     those are exactly the elements of one c - r value, left out. O(ntransforms^2).
+ *  2. Otherwise the local memory itself is compared, rank by rank: every local block within the
+ *     window is a run list (base, stride, run length, count); the lists of the Bs and of the As
+ *     are sorted by address, and any two whose spans meet are compared run by run. Separate
+ *     allocations, or blocks of one arena interleaved, pass. O(b log b) for b blocks, plus the
+ *     runs of blocks whose spans meet.
+ * A transform with alpha = 0 reads no B. Temporary memory: one region per local block. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- case 1: the same storage, in global coordinates ------------------------------------- */
+
+typedef struct dbox {
+    int64_t r0, r1, c0, c1; /* inclusive */
+    int64_t d0, d1;         /* c - r, inclusive */
+} dbox;
+
+#define DMXI_DINF (INT64_MAX / 4)
+
+static int same_storage(const dmx_layout *x, const dmx_layout *y)
+{
+    const dmxi_desc *a = x->d, *b = y->d;
+    if (a == b)
+        return !a->cyclic || x->base == y->base;
+    if (!a->cyclic || !b->cyclic || x->base != y->base || x->base == NULL)
+        return 0;
+    if (a->mb != b->mb || a->nb != b->nb || a->prow != b->prow || a->pcol != b->pcol ||
+        a->rsrc != b->rsrc || a->csrc != b->csrc || a->lld != b->lld)
+        return 0;
+    return memcmp(a->grid_ranks, b->grid_ranks, (size_t)a->prow * (size_t)a->pcol * sizeof(int)) ==
+           0;
+}
+
+/* Trapezoid of a transform as a range of j - i in A's coordinates. */
+static void trapezoid(const dmx_transform *t, int64_t *lo, int64_t *hi)
+{
+    int64_t u = (t->diag == 'U' || t->diag == 'u') ? 1 : 0;
+    *lo = -DMXI_DINF, *hi = DMXI_DINF;
+    if (t->uplo == 'U' || t->uplo == 'u')
+        *lo = u;
+    else if (t->uplo == 'L' || t->uplo == 'l')
+        *hi = -u;
+}
+
+/* The elements of A's description that transform t writes. */
+static dbox write_box(const dmx_transform *t)
+{
+    const dmx_layout *A = t->a;
+    int64_t lo, hi, s = A->j0 - A->i0;
+    trapezoid(t, &lo, &hi);
+    return (dbox){A->i0,
+                  A->i0 + A->m - 1,
+                  A->j0,
+                  A->j0 + A->n - 1,
+                  lo == -DMXI_DINF ? lo : s + lo,
+                  hi == DMXI_DINF ? hi : s + hi};
+}
+
+/* The elements of B's description that transform t reads: position (i, j) of A reads B's
+ * (i, j), or (j, i) under a transpose, so j - i = d becomes c - r = s - d there. */
+static dbox read_box(const dmx_transform *t)
+{
+    const dmx_layout *B = t->b;
+    int64_t lo, hi, s = B->j0 - B->i0;
+    trapezoid(t, &lo, &hi);
+    dbox x = {B->i0, B->i0 + B->m - 1, B->j0, B->j0 + B->n - 1, -DMXI_DINF, DMXI_DINF};
+    if (!dmxi_op_swaps(t->op)) {
+        x.d0 = lo == -DMXI_DINF ? lo : s + lo;
+        x.d1 = hi == DMXI_DINF ? hi : s + hi;
+    } else {
+        x.d0 = hi == DMXI_DINF ? -DMXI_DINF : s - hi;
+        x.d1 = lo == -DMXI_DINF ? DMXI_DINF : s - lo;
+    }
+    return x;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The values of c - r that the two boxes share ([*d0, *d1], empty when *d0 > *d1). */
+static void meet(const dbox *x, const dbox *y, int64_t *d0, int64_t *d1)
+{
+    int64_t r0 = max64(x->r0, y->r0), r1 = min64(x->r1, y->r1);
+    int64_t c0 = max64(x->c0, y->c0), c1 = min64(x->c1, y->c1);
+    *d0 = 1, *d1 = 0;
+    if (r0 > r1 || c0 > c1)
+        return;
+    *d0 = max64(max64(x->d0, y->d0), c0 - r1);
+    *d1 = min64(min64(x->d1, y->d1), c1 - r0);
+}
+
+/* Whether transform k's reads meet transform j's writes of other positions (same storage). */
+static int global_conflict(const dmx_transform *tk, const dmx_transform *tj, int self)
+{
+    dbox r = read_box(tk), w = write_box(tj);
+    int64_t d0, d1;
+    meet(&r, &w, &d0, &d1);
+    if (d0 > d1)
+        return 0;
+    if (!self)
+        return 1;
+    const dmx_layout *A = tj->a, *B = tk->b;
+    if (!dmxi_op_swaps(tk->op)) /* every shared element is its own position, or none is */
+        return !(A->i0 == B->i0 && A->j0 == B->j0);
+    /* A transpose reads position (i, j) of A at its own memory only on the line
+     * j - i = A.i0 - B.i0 = B.j0 - A.j0, which is c - r = A.j0 - B.i0 in the description. */
+    if (A->i0 - B->i0 != B->j0 - A->j0)
+        return 1;
+    int64_t fix = A->j0 - B->i0;
+    return !(d0 == fix && d1 == fix);
+}
+
+/* ---- case 2: local memory, run by run ----------------------------------------------------- */
+
+typedef struct region {
+    uintptr_t lo, hi; /* [lo, hi): first byte to one past the last */
+    uintptr_t base;   /* first run */
+    uint64_t stride;  /* bytes from run to run */
+    uint64_t len;     /* bytes per run */
+    uint64_t nruns;
+    int k; /* transform */
+} region;
+
+static int by_lo(const void *x, const void *y)
+{
+    const region *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static dmx_status push(region **v, int64_t *n, int64_t *cap, uintptr_t base, int64_t ld,
+                       int64_t len, int64_t nruns, size_t esize, int k)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (*n == *cap) {
+        int64_t c2 = *cap ? 2 * *cap : 64;
+        region *w = realloc(*v, (size_t)c2 * sizeof **v);
+        DMXI_CHECK(w, DMX_ERR_ALLOC, "out of memory");
+        *v = w, *cap = c2;
+    }
+    region *g = &(*v)[(*n)++];
+    g->base = base;
+    g->stride = (uint64_t)ld * esize;
+    g->len = (uint64_t)len * esize;
+    g->nruns = (uint64_t)nruns;
+    g->lo = base;
+    g->hi = base + (g->nruns - 1) * g->stride + g->len;
+    g->k = k;
+cleanup:
+    return st;
+}
+
+/* L's local memory within its window as regions of esize-byte elements (appended at *n): a
+ * block-cyclic layout's window is one rectangle of its local array; other layouts give one
+ * region per local block. Blocks without memory are left out. */
+static dmx_status add_regions(const dmx_layout *L, size_t esize, int k, region **v, int64_t *n,
+                              int64_t *cap)
+{
+    dmx_status st = DMX_SUCCESS;
+    if (L->m == 0 || L->n == 0 || L->nlocal == 0)
+        return st;
+    if (L->d->cyclic) {
+        if (L->base == NULL)
+            return st;
+        int64_t r0, c0, rows, cols, ld = L->d->lld;
+        dmxi_mem first, last;
+        dmxi_layout_local_rect(L, 0, &r0, &c0, &rows, &cols);
+        DMXI_TRY(dmxi_layout_mem(L, r0, c0, &first));
+        dmxi_layout_local_rect(L, L->nlocal - 1, &r0, &c0, &rows, &cols);
+        DMXI_TRY(dmxi_layout_mem(L, r0 + rows - 1, c0 + cols - 1, &last));
+        int64_t lr0 = first.off % ld, lc0 = first.off / ld;
+        int64_t lr1 = last.off % ld, lc1 = last.off / ld;
+        return push(v, n, cap, (uintptr_t)L->base + (uintptr_t)first.off * esize, ld, lr1 - lr0 + 1,
+                    lc1 - lc0 + 1, esize, k);
+    }
+    for (int64_t b = 0; b < L->nlocal; b++) {
+        int64_t r0, c0, rows, cols;
+        dmxi_layout_local_rect(L, b, &r0, &c0, &rows, &cols);
+        if (rows <= 0 || cols <= 0)
+            continue;
+        dmxi_mem mem;
+        DMXI_TRY(dmxi_layout_mem_in_block(L, b, r0, c0, &mem));
+        if (L->d->blocks[mem.lbk].data == NULL)
+            continue;
+        int col = mem.order == DMX_COL_MAJOR;
+        DMXI_TRY(push(v, n, cap, (uintptr_t)dmxi_layout_addr(L, &mem, esize), mem.ld,
+                      col ? rows : cols, col ? cols : rows, esize, k));
+    }
+cleanup:
+    return st;
+}
+
+/* Whether some run of x meets some run of y. */
+static int runs_meet(const region *x, const region *y)
+{
+    if (x->nruns > y->nruns) {
+        const region *t = x;
+        x = y, y = t;
+    }
+    int64_t s = (int64_t)y->stride, n = (int64_t)y->nruns, len = (int64_t)y->len;
+    for (uint64_t i = 0; i < x->nruns; i++) {
+        /* x's run [a, a + x.len) against y's runs [yb + j s, yb + j s + len), 0 <= j < n: they
+         * meet when j s < e and j s > f, with e = a + x.len - yb and f = a - yb - len */
+        int64_t a = (int64_t)(x->base + i * x->stride - y->base);
+        int64_t e = a + (int64_t)x->len, f = a - len;
+        if (e <= 0)
+            continue;
+        if (s == 0 || n == 1) {
+            if (f < 0)
+                return 1;
+            continue;
+        }
+        int64_t jlo = f < 0 ? 0 : f / s + 1, jhi = (e - 1) / s;
+        if (jhi > n - 1)
+            jhi = n - 1;
+        if (jlo <= jhi)
+            return 1;
+    }
+    return 0;
+}
+
+/* Pairs (B of k, A of j) that case 2 compares: the others are case 1. */
+static int memory_pair(const dmx_transform *tv, int k, int j)
+{
+    return !same_storage(tv[k].b, tv[j].a);
+}
+
+static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int *jj)
+{
+    dmx_status st = DMX_SUCCESS;
+    region *rb = NULL, *ra = NULL;
+    int64_t nb = 0, na = 0, capb = 0, capa = 0;
+    uintptr_t *pmax = NULL;
+    for (int k = 0; k < nt; k++) {
+        size_t es = dmx_dtype_size(tv[k].dtype);
+        int useb = 0, usea = 0;
+        for (int j = 0; j < nt; j++) {
+            useb |= memory_pair(tv, k, j);
+            usea |= memory_pair(tv, j, k);
+        }
+        if (useb)
+            DMXI_TRY(add_regions(tv[k].b, es, k, &rb, &nb, &capb));
+        if (usea)
+            DMXI_TRY(add_regions(tv[k].a, es, k, &ra, &na, &capa));
+    }
+    if (nb == 0 || na == 0)
+        goto cleanup;
+    qsort(ra, (size_t)na, sizeof *ra, by_lo);
+    pmax = malloc((size_t)na * sizeof *pmax); /* largest hi among ra[0..i] */
+    DMXI_CHECK(pmax, DMX_ERR_ALLOC, "out of memory");
+    for (int64_t i = 0; i < na; i++)
+        pmax[i] = i && pmax[i - 1] > ra[i].hi ? pmax[i - 1] : ra[i].hi;
+    for (int64_t i = 0; i < nb && *kk < 0; i++) {
+        const region *x = &rb[i];
+        int64_t lo = 0, hi = na; /* lo: the first A region starting at or after x's end */
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (ra[mid].lo < x->hi)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int64_t j = lo - 1; j >= 0 && pmax[j] > x->lo; j--)
+            if (ra[j].hi > x->lo && memory_pair(tv, x->k, ra[j].k) && runs_meet(x, &ra[j])) {
+                *kk = x->k, *jj = ra[j].k;
+                break;
+            }
+    }
+cleanup:
+    free(rb);
+    free(ra);
+    free(pmax);
+    return st;
+}
+
+dmx_status dmxi_transforms_overlap(int nt, const dmx_transform *tv)
+{
+    dmx_status st = DMX_SUCCESS;
+    int kk = -1, jj = -1;
+    for (int k = 0; k < nt && kk < 0; k++)
+        for (int j = 0; j < nt && kk < 0; j++)
+            if (same_storage(tv[k].b, tv[j].a) && global_conflict(&tv[k], &tv[j], k == j))
+                kk = k, jj = j;
+    if (kk < 0)
+        DMXI_TRY(memory_conflict(nt, tv, &kk, &jj));
+    if (kk >= 0) {
+        if (kk == jj)
+            DMXI_FAIL(DMX_ERR_ARG,
+                      "transform %d: B and A share memory on this rank that the transform both "
+                      "reads and writes for different elements (in-place transforms are not "
+                      "supported: copy B first, or pass disjoint parts)",
+                      kk);
+        DMXI_FAIL(DMX_ERR_ARG,
+                  "transform %d's B shares memory on this rank with transform %d's A (a batch "
+                  "must not write what another of its transforms reads)",
+                  kk, jj);
+    }
+cleanup:
+    return st;
+}
