@@ -56,12 +56,18 @@ static void default_curve(curve *cv)
         cv->w[i] = w[i], cv->rate[i] = eff[i] * peak;
 }
 
+/* Nothing but white space left on a line. */
+static int blank(const char *s)
+{
+    return strspn(s, " \t\r\n") == strlen(s);
+}
+
 /* "rate = w mflops" lines (w ascending) and optionally "ibcast = ALG": the dmx broadcast
  * algorithm whose formula the MPI library's MPI_Ibcast follows (default mpi, the collectives
  * model's prediction of the library's broadcast), or "concurrent": the root posts its q-1 sends
  * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); and "backbone = B":
  * the network's total capacity in bytes/s (a switch all messages share; unset: unlimited);
- * '#' comments. 0 on success. */
+ * '#' comments. Anything else on a line, trailing words included, is an error. 0 on success. */
 static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
 {
     FILE *f = fopen(path, "r");
@@ -77,20 +83,27 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
     }
     while (fgets(buf, sizeof buf, f)) {
         double w, r;
+        int end = 0; /* characters read by a format; the rest of the line must be blank */
         char *h = strchr(buf, '#');
         line++;
         if (h)
             *h = '\0';
         if (strspn(buf, " \t\r\n") == strlen(buf))
             continue;
-        if (sscanf(buf, " backbone = %lf", &w) == 1) {
-            if (!(w > 0) || !isfinite(w)) {
+        if (sscanf(buf, " backbone = %lf%n", &w, &end) == 1) {
+            if (!(w > 0) || !isfinite(w) || !blank(buf + end)) {
                 snprintf(why, nwhy, "%s:%d: backbone must be positive bytes/s", path, line);
                 fclose(f);
                 return 1;
             }
             cv->backbone = w;
             continue;
+        }
+        if (sscanf(buf, " ibcast = %63s%n", name, &end) == 1 && !blank(buf + end)) {
+            snprintf(why, nwhy, "%s:%d: one broadcast algorithm expected after ibcast =", path,
+                     line);
+            fclose(f);
+            return 1;
         }
         if (sscanf(buf, " ibcast = %63s", name) == 1 && strcmp(name, "concurrent") == 0) {
             cv->concurrent = 1;
@@ -108,8 +121,10 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
             cv->ibcast = (dmx_coll_alg)a;
             continue;
         }
-        if (sscanf(buf, " rate = %lf %lf", &w, &r) != 2 || !(w >= 1) || !(r > 0) || !isfinite(r) ||
-            cv->n >= MAXPTS || (cv->n > 0 && w <= cv->w[cv->n - 1])) {
+        end = 0;
+        if (sscanf(buf, " rate = %lf %lf%n", &w, &r, &end) != 2 || !blank(buf + end) || !(w >= 1) ||
+            !isfinite(w) || !(r > 0) || !isfinite(r) || cv->n >= MAXPTS ||
+            (cv->n > 0 && w <= cv->w[cv->n - 1])) {
             snprintf(why, nwhy,
                      "%s:%d: expected \"rate = width MFLOPS\", widths ascending, "
                      "at most %d lines",
