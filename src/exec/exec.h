@@ -30,6 +30,11 @@ typedef struct dmxi_xform {
     /* The planner describes this transform's pieces and local rectangles as runs (dmxi_seg
      * below) instead of one rectangle per pair of blocks. */
     int runs;
+    /* The block-cyclic local arrays of A and B (their base) when the plan last checked that B
+     * does not share memory with an A of the batch (plan/overlap.c), and whether it has:
+     * dmx_layout_rebind may move them between executions. Plan only. */
+    const void *seen_a, *seen_b;
+    int seen;
 } dmxi_xform;
 
 /* One run of a run-compressed transform: the A rows (or columns) [a, a + len), which lie inside

@@ -55,7 +55,7 @@ static dmx_status my_row(int nt, const dmx_transform *t, vol_ctx *c)
 {
     dmx_status st = DMX_SUCCESS;
     for (int k = 0; k < nt; k++) {
-        dmxi_xform x = {t[k], dmx_dtype_size(t[k].dtype), NULL, NULL, 0};
+        dmxi_xform x = {t[k], dmx_dtype_size(t[k].dtype), NULL, NULL, 0, NULL, NULL, 0};
         c->esize = (int64_t)x.esize;
         c->transformed = t[k].op != DMX_OP_N || !is_one(t[k].alpha) || t[k].beta.re != 0.0 ||
                          t[k].beta.im != 0.0;

@@ -13,7 +13,10 @@
  *     the arena: a conflict when some element of B's blocks is an element of A's blocks on some
  *     rank (padding does not count). Conflict: DMX_ERR_ARG everywhere, A unchanged; else a
  *     right result.
- * Both through dmx_transform_once_ex (agreed path: the test's handler returns) and
+ *  3. A plan made over two arrays, then B's layout rebound onto A's array (an in-place
+ *     transpose), executed: the execution's own check calls the error handler (here one that
+ *     returns) and returns DMX_ERR_ARG with A unchanged; rebound back, the plan runs right.
+ * Parts 1 and 2 go through dmx_transform_once_ex (agreed path: the test's handler returns) and
  * dmx_plan_create. Prints "N passed, N failed"; exit 1 on a failure. */
 #include "dmxtest.h"
 
@@ -22,10 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int handled; /* calls of the error handler */
+
 static void handler(dmx_status st, const char *msg)
 {
     (void)st;
     (void)msg;
+    handled++;
 }
 
 static double val(int64_t i, int64_t j)
@@ -371,6 +377,65 @@ static void part2(dmxt_ctx *ctx, dmxt_rng *g, int cases)
     free(used);
 }
 
+static void part3(dmxt_ctx *ctx)
+{
+    bcm a;
+    a.N = 11, a.nb = 2;
+    a.prow = ctx->size >= 4 ? 2 : 1;
+    a.pcol = ctx->size / a.prow;
+    a.myr = ctx->rank < a.prow * a.pcol ? ctx->rank / a.pcol : -1;
+    a.myc = ctx->rank < a.prow * a.pcol ? ctx->rank % a.pcol : -1;
+    a.lr = a.myr < 0 ? 0 : dmxt_numroc(a.N, a.nb, a.myr, 0, a.prow);
+    a.lc = a.myc < 0 ? 0 : dmxt_numroc(a.N, a.nb, a.myc, 0, a.pcol);
+    a.lld = a.lr > 0 ? a.lr : 1;
+    size_t bytes = sizeof(double) * (size_t)(a.lld * (a.lc > 0 ? a.lc : 1));
+    double *x = malloc(bytes), *y = malloc(bytes);
+    dmx_layout *A = NULL, *B = NULL;
+    dmx_layout_create_block_cyclic(ctx->comm, a.N, a.N, a.nb, a.nb, a.prow, a.pcol, 'R', 0, 0, x,
+                                   a.lld, &A);
+    dmx_layout_create_block_cyclic(ctx->comm, a.N, a.N, a.nb, a.nb, a.prow, a.pcol, 'R', 0, 0, y,
+                                   a.lld, &B);
+    dmx_transform t = {DMX_DOUBLE, DMX_OP_T, {1, 0}, {0, 0}, B, A, 0, 0};
+    dmx_plan *p = NULL;
+    char msg[512] = "";
+    int64_t bad =
+        dmxt_expect_status(ctx, dmx_plan_create(1, &t, &p), DMX_SUCCESS, "create", msg, sizeof msg);
+    for (int round = 0; round < 3 && !bad; round++) {
+        /* round 1: B on A's array; rounds 0 and 2: B on its own */
+        a.x = y;
+        fill(&a); /* B = the formula */
+        a.x = x;
+        fill(&a); /* A = the formula too (unchanged if refused) */
+        dmx_layout_rebind(B, round == 1 ? x : y);
+        int before = handled;
+        dmx_status st = dmx_plan_execute(p);
+        bad += dmxt_expect_status(ctx, st, round == 1 ? DMX_ERR_ARG : DMX_SUCCESS, "execute", msg,
+                                  sizeof msg);
+        if (!bad && round == 1 && (handled != before + 1 || !strstr(dmx_last_error(), "rebound"))) {
+            snprintf(msg, sizeof msg, "handler calls %d, message %s", handled - before,
+                     dmx_last_error());
+            bad++;
+        }
+        int64_t wrong = 0;
+        for (int64_t li = 0; li < a.lr; li++)
+            for (int64_t lj = 0; lj < a.lc; lj++) {
+                int64_t gi = dmxt_indxl2g(li, a.nb, a.myr, 0, a.prow);
+                int64_t gj = dmxt_indxl2g(lj, a.nb, a.myc, 0, a.pcol);
+                wrong += x[li + lj * a.lld] != (round == 1 ? val(gi, gj) : val(gj, gi));
+            }
+        if (wrong && !bad)
+            snprintf(msg, sizeof msg, "round %d: %lld elements of A wrong", round,
+                     (long long)wrong);
+        bad += wrong;
+    }
+    dmxt_case_end(ctx, bad, msg, "part 3: a plan whose B is rebound onto A's array");
+    dmx_plan_destroy(&p);
+    dmx_layout_destroy(&A);
+    dmx_layout_destroy(&B);
+    free(x);
+    free(y);
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -380,5 +445,6 @@ int main(int argc, char **argv)
     dmxt_rng_seed(&g, ctx.seed, 7);
     part1(&ctx, &g, (int)dmxt_env_int("DMX_OVERLAP_CASES", 160));
     part2(&ctx, &g, 60);
+    part3(&ctx);
     return dmxt_finish(&ctx);
 }

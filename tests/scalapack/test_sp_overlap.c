@@ -9,7 +9,9 @@
  *  - "inplace": pdtran_ of the whole matrix onto itself (C and A one array). Neither ScaLAPACK
  *    nor dmx can do that in place; the job must end with dmx's message (the test's
  *    PASS_REGULAR_EXPRESSION), never return with a wrong matrix.
- * Usage: test_sp_overlap disjoint|inplace */
+ *  - "cached": the same, after the same call with two arrays (the second call hits the
+ *    drop-in's cache, which rebinds the kept layouts instead of checking them anew).
+ * Usage: test_sp_overlap disjoint|inplace|cached */
 #include "dmx/scalapack.h"
 #include "sp_test.h"
 
@@ -103,6 +105,21 @@ int main(int argc, char **argv)
     int pr = np >= 4 ? 2 : 1;
     Cblacs_gridinit(&ctxt, "Row", pr, np / pr);
     int bad = 0, one = 1;
+    if (argc > 1 && strcmp(argv[1], "cached") == 0) {
+        /* the same call twice (the second hits the drop-in's cache, which rebinds its layouts
+         * to the new arrays): first C and A apart, then one array for both */
+        mat a, c;
+        setup(&a, ctxt, 40, 4);
+        setup(&c, ctxt, 40, 4);
+        fill(&a);
+        double alpha = 1, beta = 0;
+        pdtran_(&a.n, &a.n, &alpha, a.x, &one, &one, a.desc, &beta, c.x, &one, &one, c.desc);
+        pdtran_(&a.n, &a.n, &alpha, a.x, &one, &one, a.desc, &beta, a.x, &one, &one, a.desc);
+        printf("overlap FAIL: the in-place pdtran_ after a cached one returned on process %d\n",
+               me);
+        MPI_Finalize();
+        return 1;
+    }
     if (argc > 1 && strcmp(argv[1], "inplace") == 0) {
         mat a;
         setup(&a, ctxt, 9, 2);
