@@ -13,10 +13,13 @@
  *     call, measured at a few sizes; corr.<coll>.<alg> = measured / predicted and mpi.<coll> =
  *     MPI's time / the best algorithm's, per size range (boundaries at geometric midpoints).
  * Timings on a shared machine are noisy: run it on a quiet one. */
+#define _XOPEN_SOURCE 700 /* mkstemp, fdopen */
+
 #include "bench_coll.h"
 #include "bench_util.h"
 #include "dmx_tool.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,25 +84,45 @@ static void fit(const double *x, const double *y, int n, double *a, double *b)
     }
 }
 
-/* Every rank loads the text rank 0 wrote (via a private temporary file). */
-static int load_text(const char *txt, int rank)
+/* Whether ok holds on every rank (a failure on one rank must not leave the others waiting in
+ * the next collective of the measurement). */
+static int all_ok(int ok)
 {
-    char path[96];
-    snprintf(path, sizeof path, "/tmp/dmx_calibrate_%d_%d.txt", (int)getpid(), rank);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(txt, f);
-    if (ferror(f) | fclose(f)) {
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* Every rank loads the text rank 0 wrote, through a private temporary file in $TMPDIR (or
+ * /tmp); 1 when every rank loaded it. */
+static int load_text(const char *txt)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    int ok = 0;
+    snprintf(path, sizeof path, "%s/dmx_calibrate_XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "dmx calibrate: cannot make a temporary file %s: %s\n", path,
+                strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(path);
+        }
+    } else {
+        fputs(txt, f);
+        if (ferror(f) | fclose(f)) {
+            fprintf(stderr, "dmx calibrate: error writing %s\n", path);
+        } else {
+            dmx_status st = dmx_coll_model_load(path);
+            if (st != DMX_SUCCESS)
+                fprintf(stderr, "dmx calibrate: %s\n", dmx_last_error());
+            ok = st == DMX_SUCCESS;
+        }
         remove(path);
-        fprintf(stderr, "dmx calibrate: error writing %s\n", path);
-        return -1;
     }
-    dmx_status st = dmx_coll_model_load(path);
-    remove(path);
-    if (st != DMX_SUCCESS)
-        fprintf(stderr, "dmx calibrate: %s\n", dmx_last_error());
-    return st == DMX_SUCCESS ? 0 : -1;
+    return all_ok(ok);
 }
 
 static void append(char *txt, const char *fmt, double a, double b, double c)
@@ -180,6 +203,16 @@ static void corrections(char *txt, int p, int quick)
     }
 }
 
+/* End the calibration on every rank (all of them reach it together) with exit status 1. */
+static int fail(char *txt, int rank, const char *why)
+{
+    if (rank == 0)
+        fprintf(stderr, "dmx calibrate: %s: nothing written\n", why);
+    free(txt);
+    MPI_Finalize();
+    return 1;
+}
+
 int dmx_cmd_calibrate(int argc, char **argv)
 {
     (void)bcoll_steady_malloc(argc, argv); /* as dmx bench coll measures */
@@ -206,6 +239,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
         }
     }
     char *txt = calloc(TXT, 1);
+    if (!all_ok(txt != NULL))
+        return fail(txt, rank, "out of memory");
     int nodes = bcoll_nodes();
     snprintf(
         txt, TXT,
@@ -227,6 +262,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
                             {524288, 2097152, 8388608, 0, 0}};
         double maxb[3] = {4096, 262144, 1e30};
         char *buf = calloc(8388608, 1);
+        if (!all_ok(buf != NULL))
+            return fail(txt, rank, "out of memory for the ping-pong buffer");
         for (int r = 0; r < 3; r++) {
             double x[5], y[5], a = 0, b = 0;
             int n = 0;
@@ -243,6 +280,11 @@ int dmx_cmd_calibrate(int argc, char **argv)
     {
         int64_t n = 2 << 20;
         int *a = calloc((size_t)n, sizeof(int)), *b = calloc((size_t)n, sizeof(int));
+        if (!all_ok(a && b)) {
+            free(a);
+            free(b);
+            return fail(txt, rank, "out of memory for the reduction");
+        }
         double t[5];
         for (int k = 0; k < 5; k++) {
             double t0 = MPI_Wtime();
@@ -256,7 +298,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
         free(b);
     }
     MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
-    load_text(txt, rank);
+    if (!load_text(txt))
+        return fail(txt, rank, "a rank could not load the parameters measured so far");
     if (p >= 3) { /* segment overhead from a sweep of the pipelined broadcast */
         bcoll_case c;
         if (bcoll_setup(&c, DMX_COLL_BCAST, 8 << 20) == 0) {
@@ -286,7 +329,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
             append(txt, "segment_overhead = %.6g\n", o, 0, 0);
             bcoll_free(&c);
             MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
-            load_text(txt, rank);
+            if (!load_text(txt))
+                return fail(txt, rank, "a rank could not load the parameters measured so far");
         }
     }
     if (corr && p >= 2) {
