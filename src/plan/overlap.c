@@ -17,7 +17,9 @@
  *     are sorted by address, and any two whose spans meet are compared run by run. Separate
  *     allocations, or blocks of one arena interleaved, pass. O(b log b) for b blocks, plus the
  *     runs of blocks whose spans meet.
- * A transform with alpha = 0 reads no B. Temporary memory: one region per local block. */
+ * Case 1 needs the two transforms' element sizes equal too. Every transform is checked, alpha = 0
+ * included (dmx_plan_set_scalars may change it later). Temporary memory: one region per local
+ * block (one per layout for block-cyclic ones). */
 #include "plan.h"
 
 #include <stdlib.h>
@@ -30,13 +32,15 @@ typedef struct dbox {
     int64_t d0, d1;         /* c - r, inclusive */
 } dbox;
 
-#define DMXI_DINF (INT64_MAX / 4)
+/* No bound on c - r: beyond any |c - r| of a matrix that fits int64_t bytes (elements of 4 or
+ * more bytes keep every index below 2^61). */
+#define DMXI_DINF (INT64_MAX / 2)
 
 static int same_storage(const dmx_layout *x, const dmx_layout *y)
 {
     const dmxi_desc *a = x->d, *b = y->d;
     if (a == b)
-        return !a->cyclic || x->base == y->base;
+        return !a->cyclic || (x->base == y->base && x->base != NULL);
     if (!a->cyclic || !b->cyclic || x->base != y->base || x->base == NULL)
         return 0;
     if (a->mb != b->mb || a->nb != b->nb || a->prow != b->prow || a->pcol != b->pcol ||
@@ -239,10 +243,16 @@ static int runs_meet(const region *x, const region *y)
     return 0;
 }
 
-/* Pairs (B of k, A of j) that case 2 compares: the others are case 1. */
+/* Pairs (B of k, A of j) that case 1 compares; case 2 takes the others. */
+static int global_pair(const dmx_transform *tv, int k, int j)
+{
+    return dmx_dtype_size(tv[k].dtype) == dmx_dtype_size(tv[j].dtype) &&
+           same_storage(tv[k].b, tv[j].a);
+}
+
 static int memory_pair(const dmx_transform *tv, int k, int j)
 {
-    return !same_storage(tv[k].b, tv[j].a);
+    return !global_pair(tv, k, j);
 }
 
 static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int *jj)
@@ -299,7 +309,7 @@ dmx_status dmxi_transforms_overlap(int nt, const dmx_transform *tv)
     int kk = -1, jj = -1;
     for (int k = 0; k < nt && kk < 0; k++)
         for (int j = 0; j < nt && kk < 0; j++)
-            if (same_storage(tv[k].b, tv[j].a) && global_conflict(&tv[k], &tv[j], k == j))
+            if (global_pair(tv, k, j) && global_conflict(&tv[k], &tv[j], k == j))
                 kk = k, jj = j;
     if (kk < 0)
         DMXI_TRY(memory_conflict(nt, tv, &kk, &jj));

@@ -16,6 +16,10 @@
  *  3. A plan made over two arrays, then B's layout rebound onto A's array (an in-place
  *     transpose), executed: the execution's own check calls the error handler (here one that
  *     returns) and returns DMX_ERR_ARG with A unchanged; rebound back, the plan runs right.
+ *  4. A batch over one 8 x 8 array on rank 0 that reads it as floats in one transform and writes
+ *     it as doubles in the other: the windows are disjoint in matrix coordinates, but float
+ *     (4, 4) is the first half of double (2, 2), which the other transform writes: DMX_ERR_ARG.
+ *     The same batch with both transforms of doubles is disjoint and runs.
  * Parts 1 and 2 go through dmx_transform_once_ex (agreed path: the test's handler returns) and
  * dmx_plan_create. Prints "N passed, N failed"; exit 1 on a failure. */
 #include "dmxtest.h"
@@ -436,6 +440,52 @@ static void part3(dmxt_ctx *ctx)
     free(y);
 }
 
+static void part4(dmxt_ctx *ctx)
+{
+    double x[64];
+    dmx_layout *P = NULL, *a0 = NULL, *b0 = NULL, *a1 = NULL, *b1 = NULL;
+    double *mem = ctx->rank == 0 ? x : NULL;
+    dmx_layout_create_block_cyclic(ctx->comm, 8, 8, 8, 8, 1, 1, 'R', 0, 0, mem, 8, &P);
+    dmx_layout_create_view(P, 0, 2, 4, 2, &a0); /* doubles: bytes [128, 224) */
+    dmx_layout_create_view(P, 4, 0, 4, 2, &b0);
+    dmx_layout_create_view(P, 4, 4, 4, 4, &b1); /* as floats: bytes [144, 256) */
+    dmx_layout_create_view(P, 4, 4, 4, 4, &a1);
+    char msg[512] = "";
+    int64_t bad = 0;
+    for (int same = 0; same < 2; same++) {
+        for (int k = 0; k < 64; k++)
+            x[k] = k;
+        /* transform 1 copies its window onto itself (A = B, one position each) */
+        dmx_transform t[2] = {
+            {DMX_DOUBLE, DMX_OP_N, {1, 0}, {0, 0}, b0, a0, 0, 0},
+            {same ? DMX_DOUBLE : DMX_FLOAT, DMX_OP_N, {1, 0}, {0, 0}, b1, a1, 0, 0}};
+        dmx_plan *p = NULL;
+        dmx_status st = dmx_plan_create(2, t, &p);
+        if (st == DMX_SUCCESS)
+            st = dmx_plan_execute(p);
+        dmx_plan_destroy(&p);
+        bad += dmxt_expect_status(ctx, st, same ? DMX_SUCCESS : DMX_ERR_ARG,
+                                  same ? "doubles" : "floats over doubles", msg, sizeof msg);
+        int64_t wrong = 0; /* doubles: A0 (rows 0..3, columns 2..3) = B0 (rows 4..7, 0..1) */
+        for (int k = 0; k < 64 && ctx->rank == 0; k++) {
+            int r = k % 8, c = k / 8;
+            double want = k;
+            if (same && r < 4 && c >= 2 && c < 4)
+                want = (r + 4) + (c - 2) * 8;
+            wrong += x[k] != want;
+        }
+        if (wrong && !bad)
+            snprintf(msg, sizeof msg, "%lld elements wrong (same %d)", (long long)wrong, same);
+        bad += wrong;
+    }
+    dmxt_case_end(ctx, bad, msg, "part 4: floats and doubles over one array");
+    dmx_layout_destroy(&a0);
+    dmx_layout_destroy(&b0);
+    dmx_layout_destroy(&a1);
+    dmx_layout_destroy(&b1);
+    dmx_layout_destroy(&P);
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -446,5 +496,6 @@ int main(int argc, char **argv)
     part1(&ctx, &g, (int)dmxt_env_int("DMX_OVERLAP_CASES", 160));
     part2(&ctx, &g, 60);
     part3(&ctx);
+    part4(&ctx);
     return dmxt_finish(&ctx);
 }
