@@ -12,7 +12,9 @@
  *    in several pieces, and DMX_COLL_MPI runs a count above INT_MAX as several calls of the MPI
  *    library's collective.
  *  - Arguments follow MPI's order for the matching MPI call, with the algorithm last. Where MPI
- *    allows MPI_IN_PLACE, so do these calls, with MPI's meaning.
+ *    allows MPI_IN_PLACE, so do these calls, with MPI's meaning. A send and a receive buffer
+ *    that share any byte where both count are DMX_ERR_ARG, as MPI forbids them (pass
+ *    MPI_IN_PLACE instead).
  *  - Collective on comm: every rank calls with the same count, root and algorithm. Every call
  *    checks its arguments on each rank before anything is sent (negative count, root out of
  *    range, unknown algorithm, NULL buffer, ...). DMX_COLL_CHECK says what a failed check does:

@@ -130,6 +130,22 @@ static inline int mul_ok(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
+/* Whether the send and receive buffers share a byte (neither MPI_IN_PLACE, both significant
+ * here; bytes per block and per p blocks). MPI forbids aliased buffers, and dmx's ring exscan
+ * and shift returned wrong data for them. */
+static inline int overlap(const call *c, uint64_t bytes, uint64_t total)
+{
+    if (c->kind == DMX_COLL_BCAST || c->sbuf == MPI_IN_PLACE || c->rbuf == MPI_IN_PLACE)
+        return 0;
+    int sp = c->kind == DMX_COLL_SCATTER || c->kind == DMX_COLL_REDUCE_SCATTER ||
+             c->kind == DMX_COLL_ALLTOALL;
+    int rp =
+        c->kind == DMX_COLL_GATHER || c->kind == DMX_COLL_ALLGATHER || c->kind == DMX_COLL_ALLTOALL;
+    uintptr_t s0 = (uintptr_t)c->sbuf, r0 = (uintptr_t)c->rbuf;
+    uint64_t sn = sp ? total : bytes, rn = rp ? total : bytes; /* [s0, s0 + sn) and [r0, ..) */
+    return bytes > 0 && (s0 < r0 ? r0 - s0 < sn : s0 - r0 < rn);
+}
+
 static dmx_status local_checks(const call *c, int rank, int p, int64_t *esize, int64_t *bytes)
 {
     dmx_status st = DMX_SUCCESS;
@@ -152,6 +168,10 @@ static dmx_status local_checks(const call *c, int rank, int p, int64_t *esize, i
                      ((c->kind != DMX_COLL_GATHER && c->kind != DMX_COLL_REDUCE) || root_here);
         CCHECK(!need_s || c->sbuf != NULL, DMX_ERR_NULL, "send buffer is NULL");
         CCHECK(!need_r || c->rbuf != NULL, DMX_ERR_NULL, "receive buffer is NULL");
+        CCHECK(!(need_s && need_r && overlap(c, (uint64_t)*bytes, (uint64_t)total)), DMX_ERR_ARG,
+               "the send and receive buffers overlap (MPI forbids aliased buffers; pass "
+               "MPI_IN_PLACE as the send buffer for an in-place %s)",
+               dmx_coll_kind_name(c->kind));
     }
 cleanup:
     return st;
@@ -407,6 +427,11 @@ static dmx_status run(const call *c)
     if (c->alg != DMX_COLL_MPI &&
         (c->alg != DMX_COLL_AUTO || memo_get(cc, c->kind, c->count * ok_esize) != DMX_COLL_MPI ||
          (is_reduction(c->kind) && ok_unsigned_minmax)))
+        return run_full(c);
+    /* buffers that may overlap (on a rank where one of them does not count, too): the checks
+     * decide; the product saturates */
+    uint64_t b = (uint64_t)c->count * (uint64_t)ok_esize, ps = (uint64_t)cc->size;
+    if (overlap(c, b, b > UINT64_MAX / ps ? UINT64_MAX : b * ps))
         return run_full(c);
     return run_mpi(c, cc, cc->size);
 }

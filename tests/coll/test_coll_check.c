@@ -11,6 +11,16 @@
  *          (named, or AUTO's remembered choice: the built-in model picks MPI's bcast for 16
  *          bytes at np 1-4): the bad call that follows must not take the front end's
  *          shortcut for repeats (coll_api.c, run) past its checks.
+ *          Then (mode local only) aliased buffers: every collective with a send and a receive
+ *          buffer, with AUTO and with each of its dmx algorithms, given the same pointer for
+ *          both, or a receive buffer overlapping the send buffer's last element: the ranks on
+ *          which both buffers count (the root of scatter, gather and reduce; every rank of the
+ *          others) call the handler once with "buffers overlap" and DMX_ERR_ARG, the others go
+ *          on; the failing ranks redo the call with separate buffers and every significant
+ *          result equals the MPI library's own call on separate buffers (computed first). A
+ *          receive buffer right after the send buffer (touching, no overlap) is valid and must
+ *          give that result directly. (The ring exscan and shift returned wrong data for an
+ *          aliased pair before the check.)
  *  off     DMX_COLL_CHECK=off: the same calls return the status, the handler is not called.
  *  agree   DMX_COLL_CHECK=agree: every rank returns the status, no handler, nothing to redo.
  *  abort   DMX_COLL_CHECK unset, dmx's own handler (np 2): the last rank passes a negative
@@ -152,6 +162,95 @@ static void run_mode(dmxt_ctx *ctx, const char *mode)
     }
 }
 
+/* ---- aliased buffers (mode local) ------------------------------------------------------- */
+
+enum { AC = 3 }; /* elements per block */
+
+static const dmx_coll_kind alias_kinds[] = {
+    DMX_COLL_SCATTER,   DMX_COLL_GATHER,         DMX_COLL_ALLGATHER, DMX_COLL_REDUCE,
+    DMX_COLL_ALLREDUCE, DMX_COLL_REDUCE_SCATTER, DMX_COLL_ALLTOALL,  DMX_COLL_SCAN,
+    DMX_COLL_EXSCAN,    DMX_COLL_SHIFT};
+
+static dmx_status call_kind(dmx_coll_kind k, const void *s, void *r, dmx_coll_alg alg)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (k) {
+    case DMX_COLL_SCATTER: return dmx_coll_scatter(s, r, AC, MPI_INT, 0, w, alg);
+    case DMX_COLL_GATHER: return dmx_coll_gather(s, r, AC, MPI_INT, 0, w, alg);
+    case DMX_COLL_ALLGATHER: return dmx_coll_allgather(s, r, AC, MPI_INT, w, alg);
+    case DMX_COLL_REDUCE: return dmx_coll_reduce(s, r, AC, MPI_INT, MPI_SUM, 0, w, alg);
+    case DMX_COLL_ALLREDUCE: return dmx_coll_allreduce(s, r, AC, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_REDUCE_SCATTER:
+        return dmx_coll_reduce_scatter(s, r, AC, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_ALLTOALL: return dmx_coll_alltoall(s, r, AC, MPI_INT, w, alg);
+    case DMX_COLL_SCAN: return dmx_coll_scan(s, r, AC, MPI_INT, MPI_SUM, w, alg);
+    case DMX_COLL_EXSCAN: return dmx_coll_exscan(s, r, AC, MPI_INT, MPI_SUM, w, alg);
+    default: return dmx_coll_shift(s, r, AC, MPI_INT, 1, w, alg);
+    }
+}
+
+static void run_alias(dmxt_ctx *ctx)
+{
+    int p = ctx->size, r = ctx->rank;
+    int *arena = calloc((size_t)(4 * p * AC + 8), sizeof(int));
+    int *sv = malloc(sizeof(int) * (size_t)(p * AC)), *rv = malloc(sizeof(int) * (size_t)(p * AC));
+    int *ref = malloc(sizeof(int) * (size_t)(p * AC));
+    for (size_t ki = 0; ki < sizeof alias_kinds / sizeof *alias_kinds; ki++) {
+        dmx_coll_kind k = alias_kinds[ki];
+        int rooted = k == DMX_COLL_SCATTER || k == DMX_COLL_GATHER || k == DMX_COLL_REDUCE;
+        int both = !rooted || r == 0; /* both buffers count on this rank */
+        int sn = (k == DMX_COLL_SCATTER || k == DMX_COLL_REDUCE_SCATTER || k == DMX_COLL_ALLTOALL)
+                     ? p * AC
+                     : AC; /* send elements */
+        int rn = (k == DMX_COLL_GATHER || k == DMX_COLL_ALLGATHER || k == DMX_COLL_ALLTOALL)
+                     ? p * AC
+                     : AC; /* receive elements */
+        int check = !(k == DMX_COLL_EXSCAN && r == 0) && (both || !rooted || k == DMX_COLL_SCATTER);
+        for (int j = 0; j < p * AC; j++)
+            sv[j] = 100 * r + j + 1;
+        memset(ref, 0, sizeof(int) * (size_t)(p * AC));
+        call_kind(k, sv, ref, DMX_COLL_MPI); /* the library's own call, separate buffers */
+        for (int a = DMX_COLL_FLAT; a <= DMX_COLL_NALGS; a++) {
+            dmx_coll_alg alg = a == DMX_COLL_NALGS ? DMX_COLL_AUTO : (dmx_coll_alg)a;
+            if (alg != DMX_COLL_AUTO && !dmx_coll_alg_valid(k, alg))
+                continue;
+            for (int variant = 0; variant < 3; variant++) { /* same, overlap by one, touching */
+                dmxt_checker C = {ctx, 0, ""};
+                int *s = arena + 2;
+                int *rb = variant == 0 ? s : variant == 1 ? s + sn - 1 : s + sn;
+                memcpy(s, sv, sizeof(int) * (size_t)sn);
+                int fail = variant < 2 && both, before = calls;
+                dmx_status st = call_kind(k, s, rb, alg);
+                if (st != (fail ? DMX_ERR_ARG : DMX_SUCCESS))
+                    dmxt_fail(&C, "status %s (%s)", dmx_status_string(st), dmx_last_error());
+                if (calls - before != fail || (fail && !strstr(seen_msg, "buffers overlap")))
+                    dmxt_fail(&C, "handler called %d times, last message \"%s\"", calls - before,
+                              seen_msg);
+                const int *out = rb;
+                if (st != DMX_SUCCESS) { /* nothing was sent: the valid call completes it */
+                    memset(rv, 0, sizeof(int) * (size_t)(p * AC));
+                    if (call_kind(k, sv, rv, alg) != DMX_SUCCESS)
+                        dmxt_fail(&C, "the valid call after the bad one: %s", dmx_last_error());
+                    out = rv;
+                }
+                if (check && memcmp(out, ref, sizeof(int) * (size_t)rn) != 0)
+                    dmxt_fail(&C, "result differs from MPI's (first %d, want %d)", out[0], ref[0]);
+                char desc[160];
+                snprintf(desc, sizeof desc, "aliased buffers: %s %s, %s", dmx_coll_kind_name(k),
+                         dmx_coll_alg_name(alg),
+                         variant == 0   ? "same pointer"
+                         : variant == 1 ? "overlap by one"
+                                        : "touching");
+                dmxt_case_end(ctx, C.bad, C.msg, desc);
+            }
+        }
+    }
+    free(arena);
+    free(sv);
+    free(rv);
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[argc - 1] : "local";
@@ -177,6 +276,8 @@ int main(int argc, char **argv)
     dmxt_init(&ctx, &argc, &argv, "coll_check");
     dmx_set_error_handler(record);
     run_mode(&ctx, mode);
+    if (strcmp(mode, "local") == 0)
+        run_alias(&ctx);
     dmx_set_error_handler(NULL);
     return dmxt_finish(&ctx);
 }
