@@ -78,7 +78,9 @@ typedef struct dmx_gemm_plan dmx_gemm_plan;
  * Plan C = alpha*op(A)*op(B) + beta*C with op(A) m x k, op(B) k x n, C m x n. Collective on
  * @p comm, which must hold the same processes as the layouts' communicators (it is
  * duplicated; the layouts are borrowed and must outlive the plan; their memory is read or
- * written only inside dmx_gemm_plan_execute). @p options may be NULL (all defaults). Errors,
+ * written only inside dmx_gemm_plan_execute, which follows a dmx_layout_rebind made between
+ * executions and then checks C against A and B again: an overlap found there goes to the error
+ * handler). @p options may be NULL (all defaults). Errors,
  * on every rank alike: DMX_ERR_NULL (a NULL layout or output), DMX_ERR_ARG (bad dtype, op or
  * option; C the same layout as A or B, or its memory overlapping theirs on any rank),
  * DMX_ERR_LAYOUT (dimensions that do not match), DMX_ERR_UNSUPPORTED (a forced grid or G that

@@ -33,6 +33,10 @@ struct dmx_gemm_plan {
     MPI_Comm row_cross, row_group; /* HSUMMA: same place in other groups / my group */
     MPI_Comm col_cross, col_group;
     void *work[4]; /* panel buffers (two A, two B) */
+    /* The first local block of A, B and C at the last execution (seen_set): a move means a
+     * dmx_layout_rebind, which in-place operands follow and which C is checked against. */
+    void *seen[3];
+    int seen_set;
 };
 
 /* Typed helpers on column-major arrays (gemm_local.c). Local. */

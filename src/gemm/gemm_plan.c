@@ -487,11 +487,55 @@ cleanup:
     return dmxi_gemm_release(g, st);
 }
 
+/* The address of this rank's first local block of u (NULL when it holds none): where an
+ * in-place operand's one block is now, and for any block-cyclic layout a mark that moves with
+ * dmx_layout_rebind. */
+static void *first_block(const dmx_layout *u, dmx_dtype t)
+{
+    int64_t nloc = 0, rows, cols, ld;
+    dmx_order ord;
+    void *d = NULL;
+    if (dmx_layout_get_num_local_blocks(u, &nloc) != DMX_SUCCESS || nloc < 1 ||
+        dmx_layout_get_local_block(u, 0, t, NULL, NULL, &rows, &cols, &d, &ld, &ord) != DMX_SUCCESS)
+        return NULL;
+    return d;
+}
+
+/* Follow dmx_layout_rebind: in-place operands take their block's current address (the
+ * redistribution plans follow by themselves); when a layout moved since the last execution,
+ * C is checked against A and B again, as planning did. A finding is local, so it goes to the
+ * error handler (other ranks may already be multiplying). */
+static dmx_status follow_rebind(dmx_gemm_plan *g)
+{
+    const dmx_layout *lay[3] = {g->ua, g->ub, g->uc};
+    void **ptr[3] = {&g->a, &g->b, &g->c};
+    const int inplace[3] = {g->info.a_in_place, g->info.b_in_place, g->info.c_in_place};
+    int moved = 0;
+    for (int i = 0; i < 3; i++) {
+        void *d = first_block(lay[i], g->dtype);
+        moved |= g->seen_set && d != g->seen[i];
+        g->seen[i] = d;
+        if (inplace[i])
+            *ptr[i] = d;
+    }
+    g->seen_set = 1;
+    if (moved) {
+        int oa = overlaps(g->uc, g->ua, g->dtype), ob = overlaps(g->uc, g->ub, g->dtype);
+        if (oa < 0 || ob < 0)
+            return dmxi_fatal(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory checking overlap");
+        if (oa || ob)
+            return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                              "C overlaps A or B (the same memory) after dmx_layout_rebind");
+    }
+    return DMX_SUCCESS;
+}
+
 dmx_status dmx_gemm_plan_execute(dmx_gemm_plan *g)
 {
     dmx_status st = DMX_SUCCESS;
     int updated = 0;
     DMXI_CHECK(g != NULL, DMX_ERR_NULL, "plan is NULL");
+    DMXI_TRY(follow_rebind(g));
     g->info.bcasts = g->info.bcast_bytes = g->info.shifts = g->info.shift_bytes = 0;
     g->info.local_gemms = 0;
     if (g->pa)
