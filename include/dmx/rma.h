@@ -150,7 +150,10 @@ typedef struct dmx_patch dmx_patch;
  * Open the local blocks of @p layout (borrowed, with its memory: both must outlive the patch
  * window) holding elements of @p dtype for one-sided access by every rank of the layout's
  * communicator. Every rank learns where every block lives (a table of all blocks, 64 bytes per
- * block, on each rank). Collective on the layout's communicator (duplicated).
+ * block, on each rank). Collective on the layout's communicator (duplicated). The window exposes
+ * the memory the layout has at open: after a dmx_layout_rebind of the layout, this rank's
+ * patch calls return DMX_ERR_STATE (close and reopen the window); a rebind on another rank is
+ * not seen here, so rebind only between a close and an open.
  */
 DMX_API dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch **win);
 

@@ -280,6 +280,7 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
     w->win = MPI_WIN_NULL;
     w->etype = MPI_DATATYPE_NULL;
     w->L = layout;
+    w->base = layout->base;
     w->esize = dmx_dtype_size(dtype);
     DMXI_MPI(MPI_Comm_dup(layout->d->comm, &w->comm));
     DMXI_MPI(MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN));

@@ -21,7 +21,8 @@ typedef struct pentry {
 
 struct dmx_patch {
     const dmx_layout *L;
-    MPI_Comm comm; /* duplicate of the layout's */
+    const void *base; /* L's block-cyclic local array at open: the window exposes that memory */
+    MPI_Comm comm;    /* duplicate of the layout's */
     MPI_Comm node;
     int rank, size;
     MPI_Win win; /* dynamic; MPI_WIN_NULL on a single rank */

@@ -138,6 +138,9 @@ dmx_status dmxi_patch_xfer(dmx_patch *w, dmxi_rma_kind kind, int64_t i0, int64_t
     dmx_status st = DMX_SUCCESS;
     int remote = 0;
     DMXI_CHECK(w != NULL, DMX_ERR_NULL, "patch window is NULL");
+    DMXI_CHECK(w->L->base == w->base, DMX_ERR_STATE,
+               "the layout was rebound (dmx_layout_rebind) on this rank after dmx_patch_open: the "
+               "window still exposes the memory it had then; close and reopen it");
     DMXI_CHECK(op == DMX_OP_N || op == DMX_OP_T || op == DMX_OP_C, DMX_ERR_ARG, "invalid op %d",
                (int)op);
     DMXI_CHECK(m >= 0 && n >= 0 && i0 >= 0 && j0 >= 0, DMX_ERR_ARG,

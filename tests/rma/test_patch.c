@@ -233,7 +233,8 @@ static void put_acc_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_rng 
     free(lds);
 }
 
-/* Invalid patches: a named error on the calling rank and nothing moved. */
+/* Invalid patches: a named error on the calling rank and nothing moved; the same for patch calls
+ * made after this rank's layout was rebound. */
 static void invalid_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_checker *C)
 {
     double buf[64];
@@ -253,6 +254,22 @@ static void invalid_cases(dmxt_ctx *ctx, dmxt_matrix *A, dmx_patch *w, dmxt_chec
         if (st != DMX_ERR_ARG || st2 != DMX_ERR_ARG)
             dmxt_fail(C, "invalid patch %zu: get %s, put %s, want DMX_ERR_ARG", i,
                       dmx_status_string(st), dmx_status_string(st2));
+    }
+    /* this rank's layout rebound after the open: its window still exposes the old array, so
+     * its patch calls must refuse (DMX_ERR_STATE) until the layout is bound back */
+    if ((A->kind == DMXT_BC || A->kind == DMXT_MAPPED) && A->nalloc > 0 &&
+        ctx->rank == ctx->size - 1) {
+        size_t bytes = (size_t)A->alloc_elems[0] * dmx_dtype_size(A->dtype);
+        void *other = calloc(bytes ? bytes : 1, 1);
+        if (dmx_layout_rebind(A->layout, other) == DMX_SUCCESS) {
+            dmx_status st = dmx_patch_get(w, 0, 0, 1, 1, buf, 1, DMX_OP_N);
+            dmx_status st2 = dmx_patch_put(w, 0, 0, 1, 1, buf, 1, DMX_OP_N);
+            if (st != DMX_ERR_STATE || st2 != DMX_ERR_STATE || !strstr(dmx_last_error(), "rebound"))
+                dmxt_fail(C, "patch calls after a rebind: get %s, put %s, want DMX_ERR_STATE",
+                          dmx_status_string(st), dmx_status_string(st2));
+            dmx_layout_rebind(A->layout, A->allocs[0]);
+        }
+        free(other);
     }
     for (int k = 0; k < 64; k++)
         if (buf[k] != -3.0)
