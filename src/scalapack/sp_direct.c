@@ -235,9 +235,11 @@ int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
     const int conj = tran && c->op == DMX_OP_C;
     char *ap = c->dst;
     const char *bp = c->src;
-    /* The two arrays' spans meet (one array given twice, an in-place p?tran): left to the
-     * general path, whose check refuses an element read after another position wrote it and
-     * lets disjoint parts of one array through (plan/overlap.c). */
+    /* The two arrays' spans meet (one array given twice: an in-place p?tran, or parts of one
+     * array): every element of B this process reads is copied aside first (at most
+     * SP_DIRECT_MAX elements, 16 KiB on the stack), so no element is read after this call wrote
+     * it. The decision is this process's own, and it changes nothing the others see. */
+    int snap = 0;
     {
         int64_t r0 = ri[0], r1 = ri[0], c0 = ci[0], c1 = ci[0];
         int64_t s0 = rb[0], s1 = rb[0], t0 = cb[0], t1 = cb[0];
@@ -255,19 +257,29 @@ int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
         uintptr_t blo = (uintptr_t)bp + (uintptr_t)(tran ? t0 + s0 * b.lld : s0 + t0 * b.lld) * es;
         uintptr_t bhi =
             (uintptr_t)bp + (uintptr_t)((tran ? t1 + s1 * b.lld : s1 + t1 * b.lld) + 1) * es;
-        if (alo < bhi && blo < ahi)
-            return 0;
+        snap = alo < bhi && blo < ahi;
     }
-    for (int q = 0; q < nc; q++) {
-        for (int p = 0; p < nr; p++) {
-            /* op N: B(rb[p], cb[q]); op T/C: B(cb[q], rb[p]), B's row from A's column */
-            const int64_t boff =
-                tran ? cb[q] + (int64_t)rb[p] * b.lld : rb[p] + (int64_t)cb[q] * b.lld;
-            char *dst = ap + (size_t)(ri[p] + (int64_t)ci[q] * a.lld) * es;
-            if (tran)
-                apply(c->type, conj, c->alpha, c->beta, bp + (size_t)boff * es, dst);
-            else /* p?gemr2d copies bits (integers travel as floats elsewhere in dmx, too) */
-                memcpy(dst, bp + (size_t)boff * es, es);
+    _Alignas(16) char saved[SP_DIRECT_MAX * 16];
+    for (int pass = snap ? 0 : 1; pass < 2; pass++) {
+        for (int q = 0; q < nc; q++) {
+            for (int p = 0; p < nr; p++) {
+                /* op N: B(rb[p], cb[q]); op T/C: B(cb[q], rb[p]), B's row from A's column */
+                const int64_t boff =
+                    tran ? cb[q] + (int64_t)rb[p] * b.lld : rb[p] + (int64_t)cb[q] * b.lld;
+                const char *src = bp + (size_t)boff * es;
+                char *keep = saved + ((size_t)q * (size_t)nr + (size_t)p) * es;
+                if (pass == 0) { /* B's elements aside */
+                    memcpy(keep, src, es);
+                    continue;
+                }
+                if (snap)
+                    src = keep;
+                char *dst = ap + (size_t)(ri[p] + (int64_t)ci[q] * a.lld) * es;
+                if (tran)
+                    apply(c->type, conj, c->alpha, c->beta, src, dst);
+                else /* p?gemr2d copies bits (integers travel as floats elsewhere in dmx, too) */
+                    memcpy(dst, src, es);
+            }
         }
     }
     return 1;

@@ -6,9 +6,11 @@
  *    top-left window onto the bottom-left one of the same array (on one process the two spans
  *    meet: the tiny call leaves the all-local path for the general one, which lets it through).
  *    Every element is checked against the serial result; prints "overlap OK" on success.
- *  - "inplace": pdtran_ of the whole matrix onto itself (C and A one array). Neither ScaLAPACK
- *    nor dmx can do that in place; the job must end with dmx's message (the test's
- *    PASS_REGULAR_EXPRESSION), never return with a wrong matrix.
+ *    On one process also a tiny in-place pdtran_ and a pdgemr2d_ onto an overlapping window:
+ *    the all-local path reads the source's elements first and gets them right.
+ *  - "inplace": pdtran_ of a 40 x 40 matrix onto itself (C and A one array). ScaLAPACK cannot
+ *    do that in place and dmx refuses it beyond the tiny path; the job must end with dmx's
+ *    message (the test's PASS_REGULAR_EXPRESSION), never return with a wrong matrix.
  *  - "cached": the same, after the same call with two arrays (the second call hits the
  *    drop-in's cache, which rebinds the kept layouts instead of checking them anew).
  * Usage: test_sp_overlap disjoint|inplace|cached */
@@ -96,6 +98,22 @@ static double want_tran(int i, int j, const int *arg)
     return val(i, j);
 }
 
+/* arg = {N}: the whole matrix transposed (times 1) */
+static double want_tran1(int i, int j, const int *arg)
+{
+    (void)arg;
+    return val(j, i);
+}
+
+/* arg = {K, d}: rows and columns [d, d + K) hold the original [0, K) */
+static double want_shift(int i, int j, const int *arg)
+{
+    int k = arg[0], d = arg[1];
+    if (i >= d && i < d + k && j >= d && j < d + k)
+        return val(i - d, j - d);
+    return val(i, j);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -122,7 +140,7 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "inplace") == 0) {
         mat a;
-        setup(&a, ctxt, 9, 2);
+        setup(&a, ctxt, 40, 2); /* beyond the tiny all-local path, which does it right */
         fill(&a);
         double alpha = 1, beta = 0;
         pdtran_(&a.n, &a.n, &alpha, a.x, &one, &one, a.desc, &beta, a.x, &one, &one, a.desc);
@@ -147,6 +165,25 @@ int main(int argc, char **argv)
         if (b1 || b2)
             printf("overlap FAIL: N %d process %d: %d wrong after pdgemr2d_, %d after pdtran_\n",
                    a.n, me, b1, b2);
+        bad += b1 + b2;
+        free(a.x);
+    }
+    if (np == 1) { /* tiny and all local: done in place, B's elements read first */
+        mat a;
+        setup(&a, ctxt, 9, 2);
+        fill(&a);
+        double alpha = 1, beta = 0;
+        int t[3] = {9, 0, 0};
+        pdtran_(&a.n, &a.n, &alpha, a.x, &one, &one, a.desc, &beta, a.x, &one, &one, a.desc);
+        int b1 = check(&a, want_tran1, t);
+        fill(&a); /* the top-left 5 x 5 onto itself shifted by one row and column */
+        int k = 5, two = 2, arg[2] = {k, 1};
+        pdgemr2d_(&k, &k, a.x, &one, &one, a.desc, a.x, &two, &two, a.desc, &ctxt);
+        int b2 = check(&a, want_shift, arg);
+        if (b1 || b2)
+            printf("overlap FAIL: in place on one process: %d wrong after pdtran_, %d after "
+                   "pdgemr2d_\n",
+                   b1, b2);
         bad += b1 + b2;
         free(a.x);
     }
