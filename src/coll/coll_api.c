@@ -104,18 +104,7 @@ cleanup:
     return st;
 }
 
-typedef struct call {
-    dmx_coll_kind kind;
-    const void *sbuf;
-    void *rbuf;
-    int64_t count;
-    MPI_Datatype type;
-    MPI_Op op;
-    int root;
-    int64_t k;
-    MPI_Comm comm;
-    dmx_coll_alg alg;
-} call;
+typedef dmxi_ccall call;
 
 /* *out = a * b for a, b >= 0; 0 if that overflows int64_t. */
 static inline int mul_ok(int64_t a, int64_t b, int64_t *out)
@@ -197,136 +186,6 @@ static dmx_status agree(MPI_Comm comm, dmx_status local, const call *c)
     DMXI_CHECK(m[1] == -m[2] && m[3] == -m[4] && m[5] == -m[6] && m[7] == -m[8], DMX_ERR_ARG,
                "ranks passed different count, root, algorithm or shift to %s",
                dmx_coll_kind_name(c->kind));
-cleanup:
-    return st;
-}
-
-int64_t dmxi_coll_mpi_count_max = INT_MAX, dmxi_coll_mpi_chunk_bytes = (int64_t)1 << 30;
-
-static dmx_status run_mpi(const call *c, const dmxi_ccomm *cc, int p);
-
-/* ptr advanced by off bytes, unless it is MPI_IN_PLACE (or NULL: a root's buffer elsewhere). */
-static const void *at(const void *ptr, int64_t off)
-{
-    return ptr == MPI_IN_PLACE || ptr == NULL ? ptr : (const char *)ptr + off;
-}
-
-/* The MPI library's own call for count > INT_MAX elements (dmxi_coll_mpi_count_max), which MPI's
- * int counts cannot take in one call. In chunks of at most 1 GiB (dmxi_coll_mpi_chunk_bytes) per
- * rank and block:
- *  - bcast, reduce, allreduce, scan, exscan, shift act element by element: the same call on
- *    each chunk, at the same offset in every buffer;
- *  - scatter, gather, allgather, alltoall move one block of count elements per rank: chunk j
- *    of every block at once, through a datatype of the chunk's elements whose extent is a whole
- *    block (so the blocks stay count elements apart);
- *  - reduce-scatter: p reduces, block r to rank r in turn (in ascending r, so that in place,
- *    rank r's result overwrites its first block only after that block went into rank 0's).
- * No temporary memory; MPI_IN_PLACE keeps its meaning in every chunk. */
-static dmx_status run_mpi_large(const call *c, const dmxi_ccomm *cc, int p)
-{
-    dmx_status st = DMX_SUCCESS;
-    int isz = 0;
-    MPI_Datatype chunk_type = MPI_DATATYPE_NULL, block_type = MPI_DATATYPE_NULL;
-    DMXI_MPI(MPI_Type_size(c->type, &isz));
-    const int64_t esize = isz;
-    int64_t per = dmxi_coll_mpi_chunk_bytes / esize; /* elements per chunk: 1 to the count limit */
-    per = per < 1 ? 1 : per > dmxi_coll_mpi_count_max ? dmxi_coll_mpi_count_max : per;
-    if (c->kind == DMX_COLL_REDUCE_SCATTER) {
-        const int in_place = c->sbuf == MPI_IN_PLACE;
-        const void *in = in_place ? c->rbuf : c->sbuf;
-        for (int r = 0; r < p; r++) {
-            call red = *c;
-            red.kind = DMX_COLL_REDUCE;
-            red.root = r;
-            red.sbuf = at(in, (int64_t)r * c->count * esize);
-            red.rbuf = cc->rank == r ? c->rbuf : NULL;
-            if (in_place && r == 0 && cc->rank == 0)
-                red.sbuf = MPI_IN_PLACE; /* block 0 is reduced where it is */
-            DMXI_TRY(run_mpi(&red, cc, p));
-        }
-        goto cleanup;
-    }
-    const int blocks = c->kind == DMX_COLL_SCATTER || c->kind == DMX_COLL_GATHER ||
-                       c->kind == DMX_COLL_ALLGATHER || c->kind == DMX_COLL_ALLTOALL;
-    for (int64_t o = 0; o < c->count; o += per) {
-        const int64_t len = c->count - o < per ? c->count - o : per;
-        call part = *c;
-        part.count = len;
-        part.sbuf = at(c->sbuf, o * esize);
-        part.rbuf = (void *)at(c->rbuf, o * esize);
-        if (!blocks) {
-            DMXI_TRY(run_mpi(&part, cc, p));
-            continue;
-        }
-        /* len elements, extent one block: element o of every block, for count 1 per rank */
-        DMXI_MPI(MPI_Type_contiguous((int)len, c->type, &chunk_type));
-        DMXI_MPI(MPI_Type_create_resized(chunk_type, 0, (MPI_Aint)(c->count * esize), &block_type));
-        DMXI_MPI(MPI_Type_commit(&block_type));
-        void *r = part.rbuf;
-        const void *sb = part.sbuf;
-        MPI_Comm comm = cc->dup;
-        switch (c->kind) {
-        case DMX_COLL_SCATTER:
-            DMXI_MPI(MPI_Scatter(sb, 1, block_type, r, (int)len, c->type, c->root, comm));
-            break;
-        case DMX_COLL_GATHER:
-            DMXI_MPI(MPI_Gather(sb, (int)len, c->type, r, 1, block_type, c->root, comm));
-            break;
-        case DMX_COLL_ALLGATHER:
-            DMXI_MPI(MPI_Allgather(sb, (int)len, c->type, r, 1, block_type, comm));
-            break;
-        default: DMXI_MPI(MPI_Alltoall(sb, 1, block_type, r, 1, block_type, comm)); break;
-        }
-        DMXI_MPI(MPI_Type_free(&block_type));
-        DMXI_MPI(MPI_Type_free(&chunk_type));
-    }
-cleanup:
-    if (block_type != MPI_DATATYPE_NULL)
-        DMXI_MPI_ALL(MPI_Type_free(&block_type));
-    if (chunk_type != MPI_DATATYPE_NULL)
-        DMXI_MPI_ALL(MPI_Type_free(&chunk_type));
-    return st;
-}
-
-/* The MPI library's own call on the duplicate. */
-static dmx_status run_mpi(const call *c, const dmxi_ccomm *cc, int p)
-{
-    dmx_status st = DMX_SUCCESS;
-    MPI_Comm comm = cc->dup;
-    if (c->count > dmxi_coll_mpi_count_max)
-        return run_mpi_large(c, cc, p);
-    const int n = (int)c->count;
-    const void *s = c->sbuf;
-    void *r = c->rbuf;
-    switch (c->kind) {
-    case DMX_COLL_BCAST: DMXI_MPI(MPI_Bcast(r, n, c->type, c->root, comm)); break;
-    case DMX_COLL_SCATTER:
-        DMXI_MPI(MPI_Scatter(s, n, c->type, r, n, c->type, c->root, comm));
-        break;
-    case DMX_COLL_GATHER: DMXI_MPI(MPI_Gather(s, n, c->type, r, n, c->type, c->root, comm)); break;
-    case DMX_COLL_ALLGATHER: DMXI_MPI(MPI_Allgather(s, n, c->type, r, n, c->type, comm)); break;
-    case DMX_COLL_REDUCE: DMXI_MPI(MPI_Reduce(s, r, n, c->type, c->op, c->root, comm)); break;
-    case DMX_COLL_ALLREDUCE: DMXI_MPI(MPI_Allreduce(s, r, n, c->type, c->op, comm)); break;
-    case DMX_COLL_REDUCE_SCATTER:
-        DMXI_MPI(MPI_Reduce_scatter_block(s, r, n, c->type, c->op, comm));
-        break;
-    case DMX_COLL_ALLTOALL: DMXI_MPI(MPI_Alltoall(s, n, c->type, r, n, c->type, comm)); break;
-    case DMX_COLL_SCAN: DMXI_MPI(MPI_Scan(s, r, n, c->type, c->op, comm)); break;
-    case DMX_COLL_EXSCAN: DMXI_MPI(MPI_Exscan(s, r, n, c->type, c->op, comm)); break;
-    case DMX_COLL_SHIFT: {
-        int rank = cc->rank;
-        int kk = dmxi_mod(c->k, p);
-        int to = (rank + kk) % p, from = dmxi_mod((int64_t)rank - kk, p);
-        if (s == MPI_IN_PLACE)
-            DMXI_MPI(MPI_Sendrecv_replace(r, n, c->type, to, DMXI_COLL_TAG, from, DMXI_COLL_TAG,
-                                          comm, MPI_STATUS_IGNORE));
-        else
-            DMXI_MPI(MPI_Sendrecv(s, n, c->type, to, DMXI_COLL_TAG, r, n, c->type, from,
-                                  DMXI_COLL_TAG, comm, MPI_STATUS_IGNORE));
-        break;
-    }
-    default: DMXI_FAIL(DMX_ERR_INTERNAL, "unknown collective %d", (int)c->kind);
-    }
 cleanup:
     return st;
 }
@@ -433,7 +292,7 @@ static dmx_status run(const call *c)
     uint64_t b = (uint64_t)c->count * (uint64_t)ok_esize, ps = (uint64_t)cc->size;
     if (overlap(c, b, b > UINT64_MAX / ps ? UINT64_MAX : b * ps))
         return run_full(c);
-    return run_mpi(c, cc, cc->size);
+    return dmxi_coll_run_mpi(c, cc, cc->size);
 }
 
 /* Normalize the buffers (the table in coll_internal.h) and run dmx algorithm alg. */
@@ -580,7 +439,7 @@ static dmx_status run_full(const call *c)
     if ((int)alg == dmxi_coll_test_slow_alg && cc->rank == 0)
         dmxi_coll_test_slow_wait();
     if (alg == DMX_COLL_MPI)
-        DMXI_TRY(run_mpi(c, cc, p));
+        DMXI_TRY(dmxi_coll_run_mpi(c, cc, p));
     else
         DMXI_TRY(run_alg(c, cc, alg, esize, bytes));
     if (trial != NULL)

@@ -149,11 +149,29 @@ static inline void dmxi_coll_model_init(void)
 /* Is AUTO's choice for kind forced by DMX_COLL_<NAME>? */
 int dmxi_coll_forced(dmx_coll_kind kind);
 
-/* ---- coll_api.c: the MPI library's own call ------------------------------------------- */
+/* ---- coll_mpi.c: the MPI library's own call ------------------------------------------- */
 /* The largest count one MPI call takes (INT_MAX), and the chunk in bytes (1 GiB) in which a call
  * of more goes (run_mpi_large). Variables so that a test can lower both and cover the chunked
  * calls with small buffers. */
 extern int64_t dmxi_coll_mpi_count_max, dmxi_coll_mpi_chunk_bytes;
+
+/* One collective call as the front end holds it (coll_api.c). */
+typedef struct dmxi_ccall {
+    dmx_coll_kind kind;
+    const void *sbuf;
+    void *rbuf;
+    int64_t count;
+    MPI_Datatype type;
+    MPI_Op op;
+    int root;
+    int64_t k; /* shift */
+    MPI_Comm comm;
+    dmx_coll_alg alg;
+} dmxi_ccall;
+
+/* The MPI library's own call for c on cc's duplicate (p ranks), counts above
+ * dmxi_coll_mpi_count_max in chunks (coll_mpi.c). */
+dmx_status dmxi_coll_run_mpi(const dmxi_ccall *c, const dmxi_ccomm *cc, int p);
 
 /* ---- coll_tune.c: AUTO's tuning by measurement ------------------------------------------ */
 enum { DMXI_COLL_TUNE_MAXR = 5 };

@@ -37,6 +37,12 @@ typedef struct dmxi_xform {
     int seen;
 } dmxi_xform;
 
+/* Record that x's transform passed the overlap check with its layouts' current arrays. */
+static inline void dmxi_xform_checked(dmxi_xform *x)
+{
+    x->seen_a = x->t.a->base, x->seen_b = x->t.b->base, x->seen = 1;
+}
+
 /* One run of a run-compressed transform: the A rows (or columns) [a, a + len), which lie inside
  * one block of A and one block of op(B), so that they are consecutive in both memories; am is
  * the local index of row (column) a in A's block-cyclic array, bm that of its element in B's

@@ -118,6 +118,7 @@ static dmx_status create(int ntransforms, const dmx_transform *transforms, int o
     DMXI_CHECK(p->xf, DMX_ERR_ALLOC, "out of memory");
     for (int k = 0; k < ntransforms; k++) {
         p->xf[k].t = transforms[k];
+        dmxi_xform_checked(&p->xf[k]); /* validated above */
         p->xf[k].esize = dmx_dtype_size(transforms[k].dtype);
         DMXI_TRY(
             dmxi_agree(p->comm, dmxi_plan_rank_map(p, transforms[k].a->d->comm, &p->xf[k].amap)));
@@ -206,7 +207,7 @@ dmx_status dmx_plan_create(int ntransforms, const dmx_transform *transforms, dmx
 }
 
 /* The overlap check again when a block-cyclic layout of the plan was rebound since the last one
- * (or none was made for this plan object): a user may point B's layout at A's array between
+ * (planning records the arrays it checked): a user may point B's layout at A's array between
  * executions, and a one-shot call taking back a kept plan skips the creation's checks. Local:
  * a failure goes to the error handler (the default ends the job), as the other ranks may already
  * be exchanging. Cost when nothing moved: two pointer compares per transform. */
@@ -214,31 +215,26 @@ static dmx_status check_rebound(dmx_plan *p)
 {
     dmx_status st = DMX_SUCCESS;
     dmx_transform *tv = NULL;
-    int moved = 0, cyclic = 0;
+    int moved = 0; /* only block-cyclic layouts have a base that can move */
     for (int k = 0; k < p->nt; k++) {
         const dmxi_xform *x = &p->xf[k];
-        cyclic |= x->t.a->d->cyclic || x->t.b->d->cyclic;
         moved |= !x->seen || x->t.a->base != x->seen_a || x->t.b->base != x->seen_b;
     }
     if (!moved)
         return st;
-    if (cyclic) { /* other layouts cannot move: planning checked them */
-        tv = malloc((size_t)p->nt * sizeof *tv);
-        DMXI_CHECK(tv, DMX_ERR_ALLOC, "out of memory");
-        for (int k = 0; k < p->nt; k++)
-            tv[k] = p->xf[k].t;
-        st = dmxi_transforms_overlap(p->nt, tv);
-        if (st != DMX_SUCCESS) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", dmx_last_error());
-            st = dmxi_fatal(st, __FILE__, __LINE__, "%s (a layout rebound after planning)", msg);
-            goto cleanup;
-        }
+    tv = malloc((size_t)p->nt * sizeof *tv);
+    DMXI_CHECK(tv, DMX_ERR_ALLOC, "out of memory");
+    for (int k = 0; k < p->nt; k++)
+        tv[k] = p->xf[k].t;
+    st = dmxi_transforms_overlap(p->nt, tv);
+    if (st != DMX_SUCCESS) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", dmx_last_error());
+        st = dmxi_fatal(st, __FILE__, __LINE__, "%s (a layout rebound after planning)", msg);
+        goto cleanup;
     }
-    for (int k = 0; k < p->nt; k++) {
-        dmxi_xform *x = &p->xf[k];
-        x->seen_a = x->t.a->base, x->seen_b = x->t.b->base, x->seen = 1;
-    }
+    for (int k = 0; k < p->nt; k++)
+        dmxi_xform_checked(&p->xf[k]);
 cleanup:
     free(tv);
     return st;

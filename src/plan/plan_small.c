@@ -107,6 +107,7 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
     DMXI_CHECK(p->xf, DMX_ERR_ALLOC, "out of memory");
     for (int k = 0; k < nt; k++) {
         p->xf[k].t = tv[k];
+        dmxi_xform_checked(&p->xf[k]); /* the caller checked tv */
         p->xf[k].esize = dmx_dtype_size(tv[k].dtype);
         DMXI_TRY(dmxi_plan_rank_map(p, tv[k].a->d->comm, &p->xf[k].amap));
         DMXI_TRY(dmxi_plan_rank_map(p, tv[k].b->d->comm, &p->xf[k].bmap));
