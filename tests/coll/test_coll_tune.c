@@ -3,13 +3,16 @@
  * For every collective, at a block of 256 KiB (long enough for the model to let it be tuned):
  *  1. the MPI library's call made slow (rank 0 sleeps 50 ms in each call of it, the test hook
  *     dmxi_coll_test_slow_alg): AUTO is called until dmx_coll_auto_choice says settled; it must
- *     settle within 2 x 6 candidates x 2 rounds calls, on the same algorithm on every rank, not
+ *     settle within 2 x 7 candidates x 2 rounds calls, on the same algorithm on every rank, not
  *     on the slow one, after exactly one tuning allreduce (counted through PMPI: MPI_MAX of
  *     doubles), with MPI's call among the trials, and every call's result (trials included)
  *     must equal MPI's;
  *  2. the model's first candidate made slow instead, at a block of 512 KiB: the trials must
  *     overrule the model and settle elsewhere;
  *  3. the settled choice stays: three more calls, correct, and the query unchanged;
+ *  7. in every case above the trials ran exactly MPI's call and every algorithm the model
+ *     predicts within 4x of its best (a cap of six left out the 2D grid broadcast, predicted
+ *     last at np 4 and measured best there from 2 MiB on);
  *  4. a duplicate of MPI_COMM_WORLD starts untuned (tuning is per communicator) and its table
  *     is freed with it (the sanitizer build's leak check);
  *  6. under a model that predicts MPI's allreduce 10x slower than the best (beyond the 4x span)
@@ -140,6 +143,25 @@ static int same_everywhere(int v, MPI_Comm comm)
     return lo == hi;
 }
 
+/* The trials' algorithms as docs/coll.md states them: MPI's call and every algorithm of the
+ * collective predicted within 4x of the cheapest prediction (MPI's included). */
+static unsigned expected_trials(dmx_coll_kind kind, int p, int64_t bytes)
+{
+    double t[DMX_COLL_NALGS], best = 1e300;
+    for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
+        t[a] = 1e300;
+        if (dmx_coll_alg_valid(kind, (dmx_coll_alg)a) &&
+            dmx_coll_predict(kind, (dmx_coll_alg)a, p, bytes, 1, &t[a], NULL) != DMX_SUCCESS)
+            t[a] = 1e300;
+        best = t[a] < best ? t[a] : best;
+    }
+    unsigned m = 1u << DMX_COLL_MPI;
+    for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
+        if (t[a] <= 4.0 * best)
+            m |= 1u << a;
+    return m;
+}
+
 /* AUTO on comm until settled. slow: the algorithm made slow (-1: none), or -2 for the first
  * candidate. Returns the settled choice (-1 on failure, reported to C). */
 static int tune_one(dmxt_checker *C, dmxt_ctx *ctx, buffers *b, MPI_Comm comm, int slow)
@@ -179,6 +201,12 @@ static int tune_one(dmxt_checker *C, dmxt_ctx *ctx, buffers *b, MPI_Comm comm, i
         dmxt_fail(C, "MPI's own call was not among the trials");
     if (tried & ~dmxi_coll_valid_mask[b->kind])
         dmxt_fail(C, "a trial ran an algorithm of another collective (mask %#x)", tried);
+    unsigned want = expected_trials(b->kind, p, bytes);
+    if (p > 1 && tried != want)
+        dmxt_fail(C,
+                  "the trials ran algorithms %#x, not %#x (MPI's call and every one the model "
+                  "predicts within 4x of its best)",
+                  tried, want);
     if (p > 1 && tune_allreduces - before != 1)
         dmxt_fail(C, "%d tuning allreduces, expected 1", tune_allreduces - before);
     /* 3: it stays */
