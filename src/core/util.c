@@ -23,12 +23,22 @@ dmx_status dmxi_to_int(int64_t v, int *out, const char *what)
     return DMX_SUCCESS;
 }
 
+/* The compiler's overflow test where there is one: a 64-bit division costs up to ~45 cycles on
+ * this project's AMD machine, and the drop-in's tiny path makes two of these checks per call. */
 dmx_status dmxi_mul64(int64_t a, int64_t b, int64_t *out)
 {
-    if (a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a))
+    int64_t r = 0;
+#if defined(__GNUC__)
+    int over = __builtin_mul_overflow(a, b, &r);
+#else
+    int over = a != 0 && b > INT64_MAX / a;
+    if (!over)
+        r = a * b;
+#endif
+    if (a < 0 || b < 0 || over)
         return dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__, "%lld * %lld overflows 64 bits",
                           (long long)a, (long long)b);
-    *out = a * b;
+    *out = r;
     return DMX_SUCCESS;
 }
 
