@@ -38,27 +38,46 @@ typedef struct dside {
     int m, n, mb, nb, rsrc, csrc, lld, i0, j0;
 } dside;
 
-/* The grid row (column) holding global index g: (g / b + src) mod np, with src < np. */
-static int owner(int g, int b, int src, int np)
+/* g / d and g mod d for g >= 0, d >= 1: a shift and a mask when d is a power of two (grid
+ * dimensions and block sizes usually are). The divisions were about half of this path's time
+ * (a 1 x 1 pdtran_ on one process: 0.20 us with them, 0.13 without). */
+static inline int qdiv(int g, int d)
 {
-    int r = (g / b) % np + src;
+    return (d & (d - 1)) == 0 ? g >> __builtin_ctz((unsigned)d) : g / d;
+}
+
+static inline int qmod(int g, int d)
+{
+    return (d & (d - 1)) == 0 ? g & (d - 1) : g % d;
+}
+
+/* The grid row (column) holding global index g: (g / b + src) mod np, with src < np. */
+static inline int owner(int g, int b, int src, int np)
+{
+    if (np == 1)
+        return 0;
+    int r = qmod(qdiv(g, b), np) + src;
     return r >= np ? r - np : r;
 }
 
 /* ScaLAPACK's local index of global index g: (g / (b np)) b + g mod b. */
-static int local_index(int g, int b, int np)
+static inline int local_index(int g, int b, int np)
 {
-    return (g / b / np) * b + g % b;
+    if (np == 1)
+        return g;
+    return qdiv(qdiv(g, b), np) * b + qmod(g, b);
 }
 
 /* Local extent of the first len global indices on grid row (or column) p. */
-static int64_t local_extent(int len, int b, int p, int src, int np)
+static inline int64_t local_extent(int len, int b, int p, int src, int np)
 {
-    int nblocks = len / b + (len % b != 0);
-    int mine = (p - src + np) % np; /* this process holds blocks mine, mine + np, ... */
+    if (np == 1)
+        return len;
+    int nblocks = qdiv(len, b) + (qmod(len, b) != 0);
+    int mine = qmod(p - src + np, np); /* this process holds blocks mine, mine + np, ... */
     if (mine >= nblocks)
         return 0;
-    int k = (nblocks - 1 - mine) / np + 1; /* number of blocks held */
+    int k = qdiv(nblocks - 1 - mine, np) + 1; /* number of blocks held */
     int64_t ext = (int64_t)k * b;
     if (mine + (int64_t)(k - 1) * np == nblocks - 1) /* holds the last, maybe partial, block */
         ext -= (int64_t)nblocks * b - len;
@@ -107,7 +126,7 @@ static int all_local(const dside *a, const dside *b, int tran, int m, int n, int
 }
 
 /* A's local offset of its row (or column) index g when this process owns it, else -1. */
-static int mine_or_none(int g, int b, int src, int np, int me)
+static inline int mine_or_none(int g, int b, int src, int np, int me)
 {
     return owner(g, b, src, np) == me ? local_index(g, b, np) : -1;
 }
