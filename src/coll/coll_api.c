@@ -292,7 +292,7 @@ static dmx_status run(const call *c)
     uint64_t b = (uint64_t)c->count * (uint64_t)ok_esize, ps = (uint64_t)cc->size;
     if (overlap(c, b, b > UINT64_MAX / ps ? UINT64_MAX : b * ps))
         return run_full(c);
-    return dmxi_coll_run_mpi(c, cc, cc->size);
+    return dmxi_coll_run_mpi(c, cc);
 }
 
 /* Normalize the buffers (the table in coll_internal.h) and run dmx algorithm alg. */
@@ -439,7 +439,7 @@ static dmx_status run_full(const call *c)
     if ((int)alg == dmxi_coll_test_slow_alg && cc->rank == 0)
         dmxi_coll_test_slow_wait();
     if (alg == DMX_COLL_MPI)
-        DMXI_TRY(dmxi_coll_run_mpi(c, cc, p));
+        DMXI_TRY(dmxi_coll_run_mpi(c, cc));
     else
         DMXI_TRY(run_alg(c, cc, alg, esize, bytes));
     if (trial != NULL)

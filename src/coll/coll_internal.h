@@ -169,9 +169,9 @@ typedef struct dmxi_ccall {
     dmx_coll_alg alg;
 } dmxi_ccall;
 
-/* The MPI library's own call for c on cc's duplicate (p ranks), counts above
- * dmxi_coll_mpi_count_max in chunks (coll_mpi.c). */
-dmx_status dmxi_coll_run_mpi(const dmxi_ccall *c, const dmxi_ccomm *cc, int p);
+/* The MPI library's own call for c on cc's duplicate, counts above dmxi_coll_mpi_count_max in
+ * chunks (coll_mpi.c). */
+dmx_status dmxi_coll_run_mpi(const dmxi_ccall *c, const dmxi_ccomm *cc);
 
 /* ---- coll_tune.c: AUTO's tuning by measurement ------------------------------------------ */
 enum { DMXI_COLL_TUNE_MAXR = 5 };

@@ -24,9 +24,10 @@ static const void *at(const void *ptr, int64_t off)
  *  - reduce-scatter: p reduces, block r to rank r in turn (in ascending r, so that in place,
  *    rank r's result overwrites its first block only after that block went into rank 0's).
  * No temporary memory; MPI_IN_PLACE keeps its meaning in every chunk. */
-static dmx_status run_mpi_large(const dmxi_ccall *c, const dmxi_ccomm *cc, int p)
+static dmx_status run_mpi_large(const dmxi_ccall *c, const dmxi_ccomm *cc)
 {
     dmx_status st = DMX_SUCCESS;
+    const int p = cc->size;
     int isz = 0;
     MPI_Datatype chunk_type = MPI_DATATYPE_NULL, block_type = MPI_DATATYPE_NULL;
     DMXI_MPI(MPI_Type_size(c->type, &isz));
@@ -44,7 +45,7 @@ static dmx_status run_mpi_large(const dmxi_ccall *c, const dmxi_ccomm *cc, int p
             red.rbuf = cc->rank == r ? c->rbuf : NULL;
             if (in_place && r == 0 && cc->rank == 0)
                 red.sbuf = MPI_IN_PLACE; /* block 0 is reduced where it is */
-            DMXI_TRY(dmxi_coll_run_mpi(&red, cc, p));
+            DMXI_TRY(dmxi_coll_run_mpi(&red, cc));
         }
         goto cleanup;
     }
@@ -57,7 +58,7 @@ static dmx_status run_mpi_large(const dmxi_ccall *c, const dmxi_ccomm *cc, int p
         part.sbuf = at(c->sbuf, o * esize);
         part.rbuf = (void *)at(c->rbuf, o * esize);
         if (!blocks) {
-            DMXI_TRY(dmxi_coll_run_mpi(&part, cc, p));
+            DMXI_TRY(dmxi_coll_run_mpi(&part, cc));
             continue;
         }
         /* len elements, extent one block: element o of every block, for count 1 per rank */
@@ -90,12 +91,13 @@ cleanup:
     return st;
 }
 
-dmx_status dmxi_coll_run_mpi(const dmxi_ccall *c, const dmxi_ccomm *cc, int p)
+dmx_status dmxi_coll_run_mpi(const dmxi_ccall *c, const dmxi_ccomm *cc)
 {
+    const int p = cc->size;
     dmx_status st = DMX_SUCCESS;
     MPI_Comm comm = cc->dup;
     if (c->count > dmxi_coll_mpi_count_max)
-        return run_mpi_large(c, cc, p);
+        return run_mpi_large(c, cc);
     const int n = (int)c->count;
     const void *s = c->sbuf;
     void *r = c->rbuf;

@@ -57,9 +57,10 @@ static void make(op *o, dmxt_ctx *ctx, int pr, int pc, int w, int64_t rows, int6
                                    lld, &o->l);
 }
 
-/* Elements of C's set v that differ from alpha A_v B_v + beta C_v (after == 1) or from C_v. */
-static int64_t wrong(const op *c, int v, int after, int64_t k, double alpha, double beta, int pr,
-                     int pc, int rank)
+/* Elements of operand w's set v that differ from its initial values (after == 0) or, for C
+ * (w = 2, after == 1), from alpha A_v B_v + beta C_v by a serial triple loop. */
+static int64_t wrong(const op *c, int w, int v, int after, int64_t k, double alpha, double beta,
+                     int pr, int pc, int rank)
 {
     int myr = rank / pc, myc = rank % pc;
     int64_t bad = 0, lld = c->lr > 0 ? c->lr : 1;
@@ -67,7 +68,7 @@ static int64_t wrong(const op *c, int v, int after, int64_t k, double alpha, dou
         for (int64_t lj = 0; lj < c->lc; lj++) {
             int64_t i = dmxt_indxl2g(li, c->mb, myr, 0, pr),
                     j = dmxt_indxl2g(lj, c->nb, myc, 0, pc);
-            double want = val(2, v, i, j);
+            double want = val(w, v, i, j);
             if (after) {
                 double sum = 0;
                 for (int64_t q = 0; q < k; q++)
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
                 bad += dmxt_expect_status(&ctx, dmx_gemm_plan_execute(g), DMX_SUCCESS,
                                           "first execution", msg, sizeof msg);
             }
-            if (!bad && wrong(&c, 0, 1, k, alpha, beta, pr, pc, ctx.rank))
+            if (!bad && wrong(&c, 2, 0, 1, k, alpha, beta, pr, pc, ctx.rank))
                 bad++, snprintf(msg, sizeof msg, "C of set 0 wrong after the first execution");
             /* C of set 0 as it is now, to see that the second execution leaves it alone */
             int64_t clen = (c.lr > 0 ? c.lr : 1) * (c.lc > 0 ? c.lc : 1);
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
             if (!bad)
                 bad += dmxt_expect_status(&ctx, dmx_gemm_plan_execute(g), DMX_SUCCESS,
                                           "execution after the rebind", msg, sizeof msg);
-            if (!bad && wrong(&c, 1, 1, k, alpha, beta, pr, pc, ctx.rank))
+            if (!bad && wrong(&c, 2, 1, 1, k, alpha, beta, pr, pc, ctx.rank))
                 bad++, snprintf(msg, sizeof msg, "C of set 1 wrong after the rebind");
             if (!bad && memcmp(c0, c.x[0], sizeof(double) * (size_t)clen) != 0)
                 bad++, snprintf(msg, sizeof msg, "set 0's C written by the second execution");
@@ -140,13 +141,7 @@ int main(int argc, char **argv)
                 if (!bad && (handled != before + 1 || !strstr(dmx_last_error(), "overlaps")))
                     bad++, snprintf(msg, sizeof msg, "handler calls %d, message %s",
                                     handled - before, dmx_last_error());
-                int64_t ab = 0;
-                int myr = ctx.rank / pc, myc = ctx.rank % pc;
-                for (int64_t li = 0; li < a.lr; li++)
-                    for (int64_t lj = 0; lj < a.lc; lj++)
-                        ab += a.x[1][li + lj * (a.lr > 0 ? a.lr : 1)] !=
-                              val(0, 1, dmxt_indxl2g(li, a.mb, myr, 0, pr),
-                                  dmxt_indxl2g(lj, a.nb, myc, 0, pc));
+                int64_t ab = wrong(&a, 0, 1, 0, 0, 0, 0, pr, pc, ctx.rank);
                 if (ab && !bad)
                     snprintf(msg, sizeof msg, "%lld elements of A changed", (long long)ab);
                 bad += ab;

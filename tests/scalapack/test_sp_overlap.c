@@ -4,7 +4,7 @@
  *    tiny call (the all-local path of sp_direct.c on one process, with its array spans meeting)
  *    and a larger one (the general path); then pdtran_ writes twice the transpose of the
  *    top-left window onto the bottom-left one of the same array (on one process the two spans
- *    meet: the tiny call leaves the all-local path for the general one, which lets it through).
+ *    meet: the all-local path copies the source elements aside before it writes).
  *    Every element is checked against the serial result; prints "overlap OK" on success.
  *    On one process also a tiny in-place pdtran_ and a pdgemr2d_ onto an overlapping window:
  *    the all-local path reads the source's elements first and gets them right.
