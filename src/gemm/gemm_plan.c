@@ -13,6 +13,7 @@
  * (docs/gemm.md): all allocated at plan creation, reported in info.temp_bytes. */
 #include "dmx/gemm.h"
 #include "gemm_internal.h"
+#include "layout.h"
 
 #include <string.h>
 
@@ -169,63 +170,17 @@ static int fits(const dmx_gemm_plan *g, const dmx_layout *u, int64_t r0, int64_t
            *ld >= rows && *ld <= INT_MAX;
 }
 
-/* Address ranges [lo, hi) of this rank's blocks of layout u, sorted by lo (malloc'd). */
-typedef struct range {
-    uintptr_t lo, hi;
-} range;
-
-static int cmp_range(const void *x, const void *y)
-{
-    const range *a = x, *b = y;
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-static int64_t spans(const dmx_layout *u, dmx_dtype t, range **out)
-{
-    int64_t nloc = 0, rows, cols, ld, cnt = 0;
-    dmx_order ord;
-    void *d;
-    dmx_layout_get_num_local_blocks(u, &nloc);
-    range *r = dmxi_malloc(nloc, sizeof *r);
-    *out = r;
-    if (r == NULL)
-        return -1;
-    for (int64_t b = 0; b < nloc; b++) {
-        if (dmx_layout_get_local_block(u, b, t, NULL, NULL, &rows, &cols, &d, &ld, &ord) !=
-                DMX_SUCCESS ||
-            rows == 0 || cols == 0 || d == NULL)
-            continue;
-        int64_t len = ord == DMX_COL_MAJOR ? ld * (cols - 1) + rows : ld * (rows - 1) + cols;
-        r[cnt].lo = (uintptr_t)d;
-        r[cnt++].hi = (uintptr_t)d + (uintptr_t)len * dmx_dtype_size(t);
-    }
-    qsort(r, (size_t)cnt, sizeof *r, cmp_range);
-    return cnt;
-}
-
-/* 1 if x and y are the same layout or any of this rank's blocks of theirs share memory (by
- * address span, so interleaved strided blocks count as overlapping); -1 out of memory. */
+/* 1 if x and y are the same nonempty layout or some element of x shares memory with some element
+ * of y on this rank (layout/layout_alias.c: views of one array compare their global windows, so
+ * disjoint submatrices of one block-cyclic array pass although their local memory interleaves;
+ * unrelated layouts compare their local runs); -1 out of memory. */
 static int overlaps(const dmx_layout *x, const dmx_layout *y, dmx_dtype t)
 {
-    range *rx = NULL, *ry = NULL;
     int hit = 0;
     if (x == y)
-        return 1;
-    int64_t nx = spans(x, t, &rx), ny = spans(y, t, &ry);
-    if (nx < 0 || ny < 0) {
-        hit = -1;
-    } else {
-        for (int64_t i = 0, j = 0; i < nx && j < ny && !hit;) {
-            if (rx[i].lo < ry[j].hi && ry[j].lo < rx[i].hi)
-                hit = 1;
-            else if (rx[i].hi <= ry[j].hi)
-                i++;
-            else
-                j++;
-        }
-    }
-    free(rx);
-    free(ry);
+        return x->m > 0 && x->n > 0;
+    if (dmxi_layouts_alias(x, y, dmx_dtype_size(t), &hit) != DMX_SUCCESS)
+        return -1;
     return hit;
 }
 
@@ -431,6 +386,30 @@ cleanup:
     return st;
 }
 
+/* The address of this rank's first local block of u (NULL when it holds none): where an
+ * in-place operand's one block is now, and for any block-cyclic layout a mark that moves with
+ * dmx_layout_rebind. */
+static void *first_block(const dmx_layout *u, dmx_dtype t)
+{
+    int64_t nloc = 0, rows, cols, ld;
+    dmx_order ord;
+    void *d = NULL;
+    if (dmx_layout_get_num_local_blocks(u, &nloc) != DMX_SUCCESS || nloc < 1 ||
+        dmx_layout_get_local_block(u, 0, t, NULL, NULL, &rows, &cols, &d, &ld, &ord) != DMX_SUCCESS)
+        return NULL;
+    return d;
+}
+
+/* Where each operand's first block is now, so that the first execution too sees a rebind made
+ * after planning. */
+static void note_blocks(dmx_gemm_plan *g)
+{
+    const dmx_layout *lay[3] = {g->ua, g->ub, g->uc};
+    for (int i = 0; i < 3; i++)
+        g->seen[i] = first_block(lay[i], g->dtype);
+    g->seen_set = 1;
+}
+
 dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb,
                                 dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b,
                                 dmx_scalar beta, dmx_layout *c, const dmx_gemm_options *options,
@@ -481,24 +460,11 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     DMXI_TRY(setup_operand(g, OWN_A));
     DMXI_TRY(setup_operand(g, OWN_B));
     DMXI_TRY(setup_c(g));
+    note_blocks(g);
     *out = g;
     g = NULL;
 cleanup:
     return dmxi_gemm_release(g, st);
-}
-
-/* The address of this rank's first local block of u (NULL when it holds none): where an
- * in-place operand's one block is now, and for any block-cyclic layout a mark that moves with
- * dmx_layout_rebind. */
-static void *first_block(const dmx_layout *u, dmx_dtype t)
-{
-    int64_t nloc = 0, rows, cols, ld;
-    dmx_order ord;
-    void *d = NULL;
-    if (dmx_layout_get_num_local_blocks(u, &nloc) != DMX_SUCCESS || nloc < 1 ||
-        dmx_layout_get_local_block(u, 0, t, NULL, NULL, &rows, &cols, &d, &ld, &ord) != DMX_SUCCESS)
-        return NULL;
-    return d;
 }
 
 /* Follow dmx_layout_rebind: in-place operands take their block's current address (the

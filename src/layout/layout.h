@@ -105,6 +105,34 @@ static inline char *dmxi_layout_addr(const dmx_layout *L, const dmxi_mem *mem, s
     return b + (size_t)mem->off * esize;
 }
 
+/* ---- layout_alias.c: which layouts store an element in the same memory on this rank ---------- */
+
+/* One description, or block-cyclic descriptions with the same blocking, grid, sources, lld and
+ * local array: description element (r, c) is the same memory in both. */
+int dmxi_layout_same_storage(const dmx_layout *x, const dmx_layout *y);
+
+/* Local memory as runs: nruns runs of len bytes, stride bytes apart, from base; [lo, hi) spans
+ * them. k is the caller's tag (which transform or operand). */
+typedef struct dmxi_region {
+    uintptr_t lo, hi;
+    uintptr_t base;
+    uint64_t stride, len, nruns;
+    int k;
+} dmxi_region;
+
+/* Append L's local memory within its window, for esize-byte elements, to *v (*n entries, *cap
+ * allocated): one region for a block-cyclic layout, one per local block otherwise; blocks
+ * without memory are left out. */
+dmx_status dmxi_layout_regions(const dmx_layout *L, size_t esize, int k, dmxi_region **v,
+                               int64_t *n, int64_t *cap);
+void dmxi_regions_sort(dmxi_region *v, int64_t n); /* by lo */
+int dmxi_regions_meet(const dmxi_region *x, const dmxi_region *y);
+
+/* *hit = 1 if some element of x and some element of y share memory on this rank: in global
+ * coordinates for the same storage, else run by run. Empty and memoryless layouts alias
+ * nothing. */
+dmx_status dmxi_layouts_alias(const dmx_layout *x, const dmx_layout *y, size_t esize, int *hit);
+
 #include "window.h"
 
 #endif

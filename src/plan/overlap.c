@@ -13,13 +13,12 @@
  *     the same position of A is harmless (A = 2A, or the diagonal of a transpose onto itself):
  *     those are exactly the elements of one c - r value, left out. O(ntransforms^2).
  *  2. Otherwise the local memory itself is compared, rank by rank: every local block within the
- *     window is a run list (base, stride, run length, count); the lists of the Bs and of the As
- *     are sorted by address, and any two whose spans meet are compared run by run. Separate
- *     allocations, or blocks of one arena interleaved, pass. O(b log b) for b blocks, plus the
- *     runs of blocks whose spans meet.
- * Case 1 needs the two transforms' element sizes equal too. Every transform is checked, alpha = 0
- * included (dmx_plan_set_scalars may change it later). Temporary memory: one region per local
- * block (one per layout for block-cyclic ones). */
+ *     window is a run list (base, stride, run length, count; layout/layout_alias.c); the lists
+ *     of the Bs and of the As are sorted by address, and any two whose spans meet are compared
+ *     run by run. Separate allocations, or blocks of one arena interleaved, pass. O(b log b) for b
+ * blocks, plus the runs of blocks whose spans meet. Case 1 needs the two transforms' element sizes
+ * equal too. Every transform is checked, alpha = 0 included (dmx_plan_set_scalars may change it
+ * later). Temporary memory: one region per local block (one per layout for block-cyclic ones). */
 #include "plan.h"
 
 #include <stdlib.h>
@@ -35,20 +34,6 @@ typedef struct dbox {
 /* No bound on c - r: beyond any |c - r| of a matrix that fits int64_t bytes (elements of 4 or
  * more bytes keep every index below 2^61). */
 #define DMXI_DINF (INT64_MAX / 2)
-
-static int same_storage(const dmx_layout *x, const dmx_layout *y)
-{
-    const dmxi_desc *a = x->d, *b = y->d;
-    if (a == b)
-        return !a->cyclic || (x->base == y->base && x->base != NULL);
-    if (!a->cyclic || !b->cyclic || x->base != y->base || x->base == NULL)
-        return 0;
-    if (a->mb != b->mb || a->nb != b->nb || a->prow != b->prow || a->pcol != b->pcol ||
-        a->rsrc != b->rsrc || a->csrc != b->csrc || a->lld != b->lld)
-        return 0;
-    return memcmp(a->grid_ranks, b->grid_ranks, (size_t)a->prow * (size_t)a->pcol * sizeof(int)) ==
-           0;
-}
 
 /* Trapezoid of a transform as a range of j - i in A's coordinates. */
 static void trapezoid(const dmx_transform *t, int64_t *lo, int64_t *hi)
@@ -137,117 +122,11 @@ static int global_conflict(const dmx_transform *tk, const dmx_transform *tj, int
 
 /* ---- case 2: local memory, run by run ----------------------------------------------------- */
 
-typedef struct region {
-    uintptr_t lo, hi; /* [lo, hi): first byte to one past the last */
-    uintptr_t base;   /* first run */
-    uint64_t stride;  /* bytes from run to run */
-    uint64_t len;     /* bytes per run */
-    uint64_t nruns;
-    int k; /* transform */
-} region;
-
-static int by_lo(const void *x, const void *y)
-{
-    const region *a = x, *b = y;
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-static dmx_status push(region **v, int64_t *n, int64_t *cap, uintptr_t base, int64_t ld,
-                       int64_t len, int64_t nruns, size_t esize, int k)
-{
-    dmx_status st = DMX_SUCCESS;
-    if (*n == *cap) {
-        int64_t c2 = *cap ? 2 * *cap : 64;
-        region *w = realloc(*v, (size_t)c2 * sizeof **v);
-        DMXI_CHECK(w, DMX_ERR_ALLOC, "out of memory");
-        *v = w, *cap = c2;
-    }
-    region *g = &(*v)[(*n)++];
-    g->base = base;
-    g->stride = (uint64_t)ld * esize;
-    g->len = (uint64_t)len * esize;
-    g->nruns = (uint64_t)nruns;
-    g->lo = base;
-    g->hi = base + (g->nruns - 1) * g->stride + g->len;
-    g->k = k;
-cleanup:
-    return st;
-}
-
-/* L's local memory within its window as regions of esize-byte elements (appended at *n): a
- * block-cyclic layout's window is one rectangle of its local array; other layouts give one
- * region per local block. Blocks without memory are left out. */
-static dmx_status add_regions(const dmx_layout *L, size_t esize, int k, region **v, int64_t *n,
-                              int64_t *cap)
-{
-    dmx_status st = DMX_SUCCESS;
-    if (L->m == 0 || L->n == 0 || L->nlocal == 0)
-        return st;
-    if (L->d->cyclic) {
-        if (L->base == NULL)
-            return st;
-        int64_t r0, c0, rows, cols, ld = L->d->lld;
-        dmxi_mem first, last;
-        dmxi_layout_local_rect(L, 0, &r0, &c0, &rows, &cols);
-        DMXI_TRY(dmxi_layout_mem(L, r0, c0, &first));
-        dmxi_layout_local_rect(L, L->nlocal - 1, &r0, &c0, &rows, &cols);
-        DMXI_TRY(dmxi_layout_mem(L, r0 + rows - 1, c0 + cols - 1, &last));
-        int64_t lr0 = first.off % ld, lc0 = first.off / ld;
-        int64_t lr1 = last.off % ld, lc1 = last.off / ld;
-        return push(v, n, cap, (uintptr_t)L->base + (uintptr_t)first.off * esize, ld, lr1 - lr0 + 1,
-                    lc1 - lc0 + 1, esize, k);
-    }
-    for (int64_t b = 0; b < L->nlocal; b++) {
-        int64_t r0, c0, rows, cols;
-        dmxi_layout_local_rect(L, b, &r0, &c0, &rows, &cols);
-        if (rows <= 0 || cols <= 0)
-            continue;
-        dmxi_mem mem;
-        DMXI_TRY(dmxi_layout_mem_in_block(L, b, r0, c0, &mem));
-        if (L->d->blocks[mem.lbk].data == NULL)
-            continue;
-        int col = mem.order == DMX_COL_MAJOR;
-        DMXI_TRY(push(v, n, cap, (uintptr_t)dmxi_layout_addr(L, &mem, esize), mem.ld,
-                      col ? rows : cols, col ? cols : rows, esize, k));
-    }
-cleanup:
-    return st;
-}
-
-/* Whether some run of x meets some run of y. */
-static int runs_meet(const region *x, const region *y)
-{
-    if (x->nruns > y->nruns) {
-        const region *t = x;
-        x = y, y = t;
-    }
-    int64_t s = (int64_t)y->stride, n = (int64_t)y->nruns, len = (int64_t)y->len;
-    for (uint64_t i = 0; i < x->nruns; i++) {
-        /* x's run [a, a + x.len) against y's runs [yb + j s, yb + j s + len), 0 <= j < n: they
-         * meet when j s < e and j s > f, with e = a + x.len - yb and f = a - yb - len */
-        int64_t a = (int64_t)(x->base + i * x->stride - y->base);
-        int64_t e = a + (int64_t)x->len, f = a - len;
-        if (e <= 0)
-            continue;
-        if (s == 0 || n == 1) {
-            if (f < 0)
-                return 1;
-            continue;
-        }
-        int64_t jlo = f < 0 ? 0 : f / s + 1, jhi = (e - 1) / s;
-        if (jhi > n - 1)
-            jhi = n - 1;
-        if (jlo <= jhi)
-            return 1;
-    }
-    return 0;
-}
-
 /* Pairs (B of k, A of j) that case 1 compares; case 2 takes the others. */
 static int global_pair(const dmx_transform *tv, int k, int j)
 {
     return dmx_dtype_size(tv[k].dtype) == dmx_dtype_size(tv[j].dtype) &&
-           same_storage(tv[k].b, tv[j].a);
+           dmxi_layout_same_storage(tv[k].b, tv[j].a);
 }
 
 static int memory_pair(const dmx_transform *tv, int k, int j)
@@ -258,7 +137,7 @@ static int memory_pair(const dmx_transform *tv, int k, int j)
 static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int *jj)
 {
     dmx_status st = DMX_SUCCESS;
-    region *rb = NULL, *ra = NULL;
+    dmxi_region *rb = NULL, *ra = NULL;
     int64_t nb = 0, na = 0, capb = 0, capa = 0;
     uintptr_t *pmax = NULL;
     for (int k = 0; k < nt; k++) {
@@ -269,19 +148,19 @@ static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int 
             usea |= memory_pair(tv, j, k);
         }
         if (useb)
-            DMXI_TRY(add_regions(tv[k].b, es, k, &rb, &nb, &capb));
+            DMXI_TRY(dmxi_layout_regions(tv[k].b, es, k, &rb, &nb, &capb));
         if (usea)
-            DMXI_TRY(add_regions(tv[k].a, es, k, &ra, &na, &capa));
+            DMXI_TRY(dmxi_layout_regions(tv[k].a, es, k, &ra, &na, &capa));
     }
     if (nb == 0 || na == 0)
         goto cleanup;
-    qsort(ra, (size_t)na, sizeof *ra, by_lo);
+    dmxi_regions_sort(ra, na);
     pmax = malloc((size_t)na * sizeof *pmax); /* largest hi among ra[0..i] */
     DMXI_CHECK(pmax, DMX_ERR_ALLOC, "out of memory");
     for (int64_t i = 0; i < na; i++)
         pmax[i] = i && pmax[i - 1] > ra[i].hi ? pmax[i - 1] : ra[i].hi;
     for (int64_t i = 0; i < nb && *kk < 0; i++) {
-        const region *x = &rb[i];
+        const dmxi_region *x = &rb[i];
         int64_t lo = 0, hi = na; /* lo: the first A region starting at or after x's end */
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
@@ -291,7 +170,8 @@ static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int 
                 hi = mid;
         }
         for (int64_t j = lo - 1; j >= 0 && pmax[j] > x->lo; j--)
-            if (ra[j].hi > x->lo && memory_pair(tv, x->k, ra[j].k) && runs_meet(x, &ra[j])) {
+            if (ra[j].hi > x->lo && memory_pair(tv, x->k, ra[j].k) &&
+                dmxi_regions_meet(x, &ra[j])) {
                 *kk = x->k, *jj = ra[j].k;
                 break;
             }
