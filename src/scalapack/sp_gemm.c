@@ -120,7 +120,7 @@ static dmx_scalar sc_z(const double *v)
     return (dmx_scalar){v[0], v[1]};
 }
 
-#define SP_DEFINE_GEMM(ch, R, DT, UP)                                                              \
+#define SP_DEFINE_GEMM(ch, R, DT, UP, SPT)                                                         \
     DMX_SCALAPACK_API void DMX_SCALAPACK_SYM(p##ch##gemm_)(                                        \
         const char *ta, const char *tb, const int *m, const int *n, const int *k, const R *alpha,  \
         R *a, const int *ia, const int *ja, const int *desca, R *b, const int *ib, const int *jb,  \
@@ -130,11 +130,16 @@ static dmx_scalar sc_z(const double *v)
         R *a, const int *ia, const int *ja, const int *desca, R *b, const int *ib, const int *jb,  \
         const int *descb, const R *beta, R *c, const int *ic, const int *jc, const int *descc)     \
     {                                                                                              \
+        if (sp_gemm_to_scalapack(SPT, *ta, *m, *n, *k, desca)) {                                   \
+            sp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, \
+                              ic, jc, descc);                                                      \
+            return;                                                                                \
+        }                                                                                          \
         gemm("P" UP "GEMM", DT, *ta, *tb, *m, *n, *k, sc_##ch(alpha), a, *ia, *ja, desca, b, *ib,  \
              *jb, descb, sc_##ch(beta), c, *ic, *jc, descc);                                       \
     }
 
-SP_DEFINE_GEMM(s, float, DMX_FLOAT, "S")
-SP_DEFINE_GEMM(d, double, DMX_DOUBLE, "D")
-SP_DEFINE_GEMM(c, float, DMX_CFLOAT, "C")
-SP_DEFINE_GEMM(z, double, DMX_CDOUBLE, "Z")
+SP_DEFINE_GEMM(s, float, DMX_FLOAT, "S", SP_S)
+SP_DEFINE_GEMM(d, double, DMX_DOUBLE, "D", SP_D)
+SP_DEFINE_GEMM(c, float, DMX_CFLOAT, "C", SP_C)
+SP_DEFINE_GEMM(z, double, DMX_CDOUBLE, "Z", SP_Z)

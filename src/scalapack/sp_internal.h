@@ -46,6 +46,18 @@ typedef struct sp_call {
 /* Run one call (aborts the program on an error, as ScaLAPACK does). */
 void DMXSP_INTERNAL(run)(const sp_call *call);
 
+/* ---- p?gemm_: the calls handed to the ScaLAPACK the program links (sp_gemm_real.c) ---- */
+typedef void sp_gemm_fn(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                        const void *alpha, void *a, const int *ia, const int *ja, const int *desca,
+                        void *b, const int *ib, const int *jb, const int *descb, const void *beta,
+                        void *c, const int *ic, const int *jc, const int *descc);
+#define sp_gemm_next DMXSP_INTERNAL(gemm_next)
+#define sp_gemm_to_scalapack DMXSP_INTERNAL(gemm_to_scalapack)
+/* The next p?gemm_ after this library's (NULL when there is none). */
+sp_gemm_fn *sp_gemm_next(sp_type t);
+/* Whether this call goes to ScaLAPACK's own routine: the same answer on every process. */
+int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *desca);
+
 /* Counters behind dmx_scalapack_get_stats(). */
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out);
 
