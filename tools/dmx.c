@@ -5,6 +5,7 @@
  * table, so adding a subcommand is adding a row (and declaring its function in bench/bench.h or
  * tools/dmx_tool.h). The function gets argv starting at the subcommand's last word. */
 #include "bench.h"
+#include "dmx.h"
 #include "dmx_tool.h"
 
 #include <stdio.h>
@@ -56,7 +57,10 @@ static void usage(FILE *f)
         else
             fprintf(f, "%s\n%-*s %s\n", line, HELP_COLUMN, "", commands[c].help);
     }
-    fprintf(f, "Run a subcommand with --help for its options.\n");
+    fprintf(f, "  dmx help SUBCOMMAND | dmx SUBCOMMAND --help  its options and their defaults\n"
+               "  dmx --version                                    the version of dmx\n"
+               "Exit status: 0 success, 2 a bad argument (named on stderr); a subcommand's\n"
+               "--help gives its other codes.\n");
 }
 
 /* Number of words of @p name that argv[1..] spells, or 0 if it does not match. */
@@ -77,6 +81,25 @@ static int matches(const char *name, int argc, char **argv)
     return word - 1;
 }
 
+/* dmx help [SUBCOMMAND...]: the subcommand's --help, or the list. */
+static int help(int argc, char **argv)
+{
+    for (int c = 0; c < NCOMMANDS && argc > 2; c++) {
+        int words = matches(commands[c].name, argc - 1, argv + 1);
+        if (words > 0 && words == argc - 2) {
+            char *sub[3] = {argv[argc - 1], "--help", NULL};
+            return commands[c].run(2, sub);
+        }
+    }
+    if (argc > 2) {
+        fprintf(stderr, "dmx: help: unknown subcommand '%s'\n", argv[2]);
+        usage(stderr);
+        return 2;
+    }
+    usage(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     for (int c = 0; c < NCOMMANDS; c++) {
@@ -84,10 +107,19 @@ int main(int argc, char **argv)
         if (words > 0)
             return commands[c].run(argc - words, argv + words);
     }
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 && strcmp(argv[1], "help") == 0)
+        return help(argc, argv);
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("dmx %s\n", dmx_version(NULL, NULL, NULL));
+        return 0;
+    }
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
     }
+    if (argc >= 2)
+        fprintf(stderr, "dmx: unknown %s '%s'\n", argv[1][0] == '-' ? "option" : "subcommand",
+                argv[1]);
     usage(stderr);
     return 2;
 }
