@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { PANEL_W = 600, PANEL_H = 380, LEG_W = 170, MAX_TICKS = 40 };
+enum { PLOT_W = 430, PANEL_H = 380, MAX_TICKS = 40 };
 static const double ML = 78, MR = 16, MT = 30, MB = 48; /* plot margins inside a panel */
 
 static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -282,7 +282,7 @@ static void draw_legend(FILE *f, const svgp_panel *p, double x, double y)
 
 static void draw_panel(FILE *f, const svgp_panel *p, double ox, double oy)
 {
-    axis ax = {0, 0, p->xlog, 10, p->xunit, ox + ML, ox + PANEL_W - LEG_W - MR};
+    axis ax = {0, 0, p->xlog, 10, p->xunit, ox + ML, ox + ML + PLOT_W};
     axis ay = {0, 0, p->ylog, 10, p->yunit, oy + PANEL_H - MB, oy + MT};
     double lo, hi;
     data_range(p, 0, &ax, &lo, &hi);
@@ -309,7 +309,13 @@ int svgp_write(const char *path, const char *who, const char *title, const char 
     }
     cols = cols < 1 ? 1 : cols > npanels ? (npanels > 0 ? npanels : 1) : cols;
     int rows = (npanels + cols - 1) / cols;
-    double head = subtitle ? 52 : 34, W = cols * PANEL_W, H = head + rows * PANEL_H;
+    size_t longest = 0; /* the legend's width: 6.5 px per character of the longest name */
+    for (int i = 0; i < npanels; i++)
+        for (int k = 0; k < panels[i].nseries; k++)
+            if (panels[i].s[k].name && strlen(panels[i].s[k].name) > longest)
+                longest = strlen(panels[i].s[k].name);
+    double pw = ML + PLOT_W + MR + 60 + 6.5 * (double)longest;
+    double head = subtitle ? 52 : 34, W = cols * pw, H = head + rows * PANEL_H;
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
@@ -319,7 +325,7 @@ int svgp_write(const char *path, const char *who, const char *title, const char 
     if (subtitle)
         text(f, W / 2, 42, "middle", 12, " fill=\"#444444\"", subtitle);
     for (int i = 0; i < npanels; i++)
-        draw_panel(f, &panels[i], (i % cols) * PANEL_W, head + (i / cols) * PANEL_H);
+        draw_panel(f, &panels[i], (i % cols) * pw, head + (i / cols) * PANEL_H);
     fprintf(f, "</svg>\n");
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "dmx: %s: error writing %s\n", who, path);
