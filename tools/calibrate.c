@@ -286,8 +286,10 @@ int dmx_cmd_calibrate(int argc, char **argv)
                             {524288, 2097152, 8388608, 0, 0}};
         double maxb[3] = {4096, 262144, 1e30};
         char *buf = calloc(8388608, 1);
-        if (!all_ok(buf != NULL))
+        if (!all_ok(buf != NULL)) {
+            free(buf); /* another rank may be the one without memory */
             return fail(txt, rank, "out of memory for the ping-pong buffer");
+        }
         for (int r = 0; r < 3; r++) {
             double x[5], y[5], a = 0, b = 0;
             int n = 0;

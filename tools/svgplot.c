@@ -59,7 +59,7 @@ static void text(FILE *f, double x, double y, const char *anchor, int size, cons
     fputs("</text>\n", f);
 }
 
-static void label(char *buf, size_t cap, double v, svgp_unit u)
+static void label_raw(char *buf, size_t cap, double v, svgp_unit u)
 {
     static const char *const bu[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     static const char *const su[] = {"ns", "us", "ms", "s"};
@@ -87,6 +87,28 @@ static void label(char *buf, size_t cap, double v, svgp_unit u)
     case SVGP_PERCENT: snprintf(buf, cap, "%g %%", v); return;
     default: snprintf(buf, cap, "%g", v);
     }
+}
+
+/* "1e+06" -> "1e6", "2.5e-07" -> "2.5e-7" (in place). */
+static void tidy_exponent(char *buf)
+{
+    char *e = strchr(buf, 'e');
+    if (!e)
+        return;
+    char *src = e + 1, *dst = e + 1;
+    if (*src == '+')
+        src++;
+    else if (*src == '-')
+        *dst++ = *src++;
+    while (*src == '0' && src[1] >= '0' && src[1] <= '9')
+        src++;
+    memmove(dst, src, strlen(src) + 1);
+}
+
+static void label(char *buf, size_t cap, double v, svgp_unit u)
+{
+    label_raw(buf, cap, v, u);
+    tidy_exponent(buf);
 }
 
 /* A range that holds [lo, hi] and starts and ends on a tick. */
