@@ -352,6 +352,13 @@ static int run(const gemm_args *ga)
             pr = r;
     pc = np / pr;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* progress: the core rate, each algorithm, pdgemm, then auto and pdgemm on 32 x 32 blocks */
+    const int nalg = DMX_GEMM_CANNON - DMX_GEMM_AUTO + 1;
+    const int total = (nopeak ? 0 : 1) + (only >= 0 ? 1 : nalg + 3);
+    int step = 0;
+    if (!nopeak)
+        cli_progress(rank != 0, "bench gemm", ++step, total,
+                     "core rate: one 2048^3 dgemm per core");
     double core = nopeak ? 0.0 : core_rate((int)cores);
     double peak = core * (double)(np < cores ? np : cores);
     if (rank == 0 && !json && nopeak)
@@ -371,6 +378,9 @@ static int run(const gemm_args *ga)
         dmx_gemm_plan *g = NULL;
         dmx_gemm_options_init(&o);
         o.alg = (dmx_gemm_alg)a;
+        if (only < 0 || a == only)
+            cli_progress(rank != 0, "bench gemm", ++step, total, "dmx %s, blocks that fit",
+                         dmx_gemm_alg_name((dmx_gemm_alg)a));
         if (only >= 0) {
             if (a != only)
                 continue;
@@ -415,6 +425,7 @@ static int run(const gemm_args *ga)
     }
     if (only >= 0)
         goto done;
+    cli_progress(rank != 0, "bench gemm", ++step, total, "pdgemm, blocks that fit");
     time_pdgemm(json, rank, "fit", &A, &B, &C, m, n, k, np, pr, pc, reps, peak);
     free_bc(&A);
     free_bc(&B);
@@ -425,6 +436,7 @@ static int run(const gemm_args *ga)
     bad |= make_bc(&C, m, n, 32, 32, pr, pc, rank, NULL);
     if (!bad) {
         dmx_gemm_plan *g = NULL;
+        cli_progress(rank != 0, "bench gemm", ++step, total, "dmx auto, 32 x 32 blocks");
         if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
                                  zero, C.l, NULL, &g) == DMX_SUCCESS) {
             double t = timed(g, reps);
@@ -437,6 +449,7 @@ static int run(const gemm_args *ga)
             chosen(json, rank, &info);
         }
         dmx_gemm_plan_destroy(&g);
+        cli_progress(rank != 0, "bench gemm", ++step, total, "pdgemm, 32 x 32 blocks");
         time_pdgemm(json, rank, "32x32", &A, &B, &C, m, n, k, np, pr, pc, reps, peak);
     }
 done:
