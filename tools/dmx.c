@@ -27,15 +27,15 @@ static const subcommand commands[] = {
      dmx_cmd_bench_rma, 1},
     {"bench coll", "[--json] [options]", "collectives: every algorithm, auto and MPI's own",
      dmx_cmd_bench_coll, 1},
-    {"bench gemm", "[--n N] [--m M --k K] [--reps R] [--json]",
-     "multiply: dmx (auto, each algorithm) vs pdgemm", dmx_cmd_bench_gemm, 1},
-    {"calibrate gemm", "[--n N] [--grid-ranks Q] [-o FILE]", "local multiply rate by panel width",
+    {"bench gemm", "[--json] [options]", "multiply: dmx (auto, each algorithm) vs pdgemm",
+     dmx_cmd_bench_gemm, 1},
+    {"calibrate gemm", "[-o FILE] [options]", "local multiply rate by panel width",
      dmx_cmd_calibrate_gemm, 1},
     {"calibrate", "[-o FILE] [options]", "measure the collectives' cost model parameters",
      dmx_cmd_calibrate, 1},
-    {"model coll", "--p P --bytes B[,B...] [--svg FILE]", "predicted collective times at any P",
+    {"model coll", "--p P[,P...] --bytes B[,B...] [options]", "predicted collective times at any P",
      dmx_cmd_model_coll, 0},
-    {"model gemm", "--p P[,P...] --n N [--svg FILE]", "predicted multiply times, best G (HSUMMA)",
+    {"model gemm", "--p P[,P...] --n N [options]", "predicted multiply times, best G (HSUMMA)",
      dmx_cmd_model_gemm, 0},
     {"bench relabel", "[--json] [options]", "relabeling solver benchmark", dmx_cmd_bench_relabel,
      0},
@@ -57,9 +57,10 @@ static void usage(FILE *f)
         else
             fprintf(f, "%s\n%-*s %s\n", line, HELP_COLUMN, "", commands[c].help);
     }
-    fprintf(f, "  dmx help SUBCOMMAND | dmx SUBCOMMAND --help  its options and their defaults\n"
-               "  dmx --version                                    the version of dmx\n"
-               "Exit status: 0 success, 2 a bad argument (named on stderr); a subcommand's\n"
+    fprintf(f, "  %-*s %s\n  %-*s %s\n", HELP_COLUMN - 2,
+            "dmx help SUBCOMMAND, dmx SUBCOMMAND --help", "its options and their defaults",
+            HELP_COLUMN - 2, "dmx --version", "the version of dmx");
+    fprintf(f, "Exit status: 0 success, 2 a bad argument (named on stderr); a subcommand's\n"
                "--help gives its other codes.\n");
 }
 
