@@ -156,6 +156,26 @@ static cli_opt *by_val(cli_spec *s, int val)
     return NULL;
 }
 
+/* If word ("--abc" or "--abc=v") abbreviates two or more options, says which; returns 1 then. */
+static int report_ambiguous(const cli_spec *s, const char *word)
+{
+    if (strncmp(word, "--", 2) != 0)
+        return 0;
+    size_t len = strcspn(word + 2, "=");
+    char list[256] = "";
+    int n = 0;
+    for (int k = 0; k < s->nopts; k++)
+        if (strncmp(s->opts[k].name, word + 2, len) == 0) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s--%s", n ? ", " : "", s->opts[k].name);
+            n++;
+        }
+    if (n < 2)
+        return 0;
+    cli_error(s, "ambiguous option '%.*s' (%s)", (int)len + 2, word, list);
+    return 1;
+}
+
 /* The message for getopt's '?' or ':' (argv[optind - 1] is the offending word). */
 static void report_getopt(cli_spec *s, int c, const char *word)
 {
@@ -166,7 +186,7 @@ static void report_getopt(cli_spec *s, int c, const char *word)
         cli_error(s, "option '--%s' takes no value", o->name);
     else if (optopt && !o)
         cli_error(s, "unknown option '-%c'", optopt);
-    else
+    else if (!report_ambiguous(s, word))
         cli_error(s, "unknown option '%s'", word);
 }
 

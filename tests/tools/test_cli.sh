@@ -95,6 +95,7 @@ expect 2 "dmx: plan: bad value for --from: '2,2,2,2,X'" plan --size 4,4 --from 2
 # a missing value, a value given to a flag
 expect 2 "dmx: bench redist: option '--reps' needs a value" bench redist --reps
 expect 2 "dmx: calibrate: option '--quick' takes no value" calibrate --quick=1
+expect 2 "dmx: bench redist: ambiguous option '--seq' \\(--sequence, --seq-min, --seq-max\\)" bench redist --seq 4
 # options that need another
 expect 2 "dmx: plan: --svg needs --fig3" plan --svg "$work/x.svg"
 expect 2 "dmx: plan: --csv needs --fig3" plan --csv "$work/x.csv"
