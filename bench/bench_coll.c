@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "bench_coll.h"
 #include "bench_util.h"
+#include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,23 +70,6 @@ static int settle_auto(bcoll_case *c, int *wrong, dmx_coll_alg *pick)
         (void)dmx_coll_auto_choice(MPI_COMM_WORLD, c->kind, c->bytes, pick, &settled);
     }
     return 2 * n;
-}
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: mpirun -n P dmx bench coll [--json] [--coll LIST] [--alg LIST]\n"
-               "         [--min BYTES] [--max BYTES] [--reps N] [--budget SECONDS]\n"
-               "         [--sweep-segments BYTES] [--overhead CALLS] [--malloc-default]\n"
-               "         [--retries N]\n"
-               "  LIST: comma-separated names (bcast,scatter,...; mpi,auto,ring,...)\n"
-               "  sizes: 8 B x 8^k up to 64 MiB within [min, max]; blocked collectives use the\n"
-               "  size per block; cases needing more than 128 MiB per buffer are skipped\n"
-               "  --overhead N: ns per call of N 8-byte broadcasts in a row, MPI_Bcast vs dmx\n"
-               "  each sample times a batch of calls lasting >= ~200 us (calls = column 'x')\n"
-               "  --retries N: measure a cell again (up to N times, default 2) when auto and the\n"
-               "  algorithm it runs (the same code) measure more than 10%% apart\n"
-               "  --malloc-default: leave glibc's allocator as it is (default: freed memory\n"
-               "  kept, so temporaries do not page-fault depending on what ran before)\n");
 }
 
 static void sweep_segments(const opts *o, int rank, int p)
@@ -202,14 +186,75 @@ static void overhead(const opts *o, int rank, int p)
     MPI_Comm_free(&dup);
 }
 
+static int parse_kinds(const char *v, void *dest)
+{
+    return bcoll_parse_names(v, dest, DMX_COLL_NKINDS, 0);
+}
+
+static int parse_algs(const char *v, void *dest)
+{
+    return bcoll_parse_names(v, dest, DMX_COLL_NALGS, 1);
+}
+
+/* CLI_RUN, CLI_HELP or CLI_ERROR (printed by the first process). */
+static int parse_coll(int argc, char **argv, opts *o, int *malloc_default)
+{
+    cli_opt opts_[] = {
+        CLI_FLAG_OPT("json", &o->json, "one JSON line per measurement instead of the tables"),
+        CLI_FUNC_OPT("coll", o->kinds, parse_kinds, "collective names, comma-separated", "LIST",
+                     "collectives (bcast,scatter,...); default all"),
+        CLI_FUNC_OPT("alg", o->algs, parse_algs, "algorithm names, comma-separated", "LIST",
+                     "algorithms (mpi,auto,ring,...); default all"),
+        CLI_OPT("min", CLI_SIZE, &o->minb, 0, 0, "BYTES",
+                "smallest size (8 B x 8^k up to 64 MiB; blocked\ncollectives: per block); "
+                "default 8"),
+        CLI_OPT("max", CLI_SIZE, &o->maxb, 0, 0, "BYTES", "largest size; default 64M"),
+        CLI_OPT("reps", CLI_INT, &o->reps, 0, MAXREP, "N",
+                "rounds per cell; default 0: as many as --budget allows\n(7 to 41)"),
+        CLI_OPT("budget", CLI_DOUBLE, &o->budget, 0, 0, "SECONDS",
+                "time per cell when --reps is 0; default 0.6"),
+        CLI_OPT("retries", CLI_INT, &o->retries, 0, 0, "N",
+                "measure a cell again (up to N times) when auto and the\nalgorithm it runs "
+                "measure more than 10% apart; default 2"),
+        CLI_OPT("sweep-segments", CLI_SIZE, &o->sweep, 1, 0, "BYTES",
+                "instead: the pipelined broadcast of BYTES at 1..128\nsegments"),
+        CLI_OPT("overhead", CLI_I64, &o->overhead, 1, 0, "CALLS",
+                "instead: ns per call of CALLS 8-byte broadcasts in a row,\nMPI_Bcast vs dmx"),
+        CLI_FLAG_OPT("malloc-default", malloc_default,
+                     "keep glibc's allocator settings (default: freed memory\nkept, so "
+                     "temporaries do not page-fault depending on what\nran before)"),
+    };
+    cli_spec spec = {"bench coll",
+                     1,
+                     "[options]",
+                     "Every collective x every algorithm x AUTO x MPI's own call, sizes 8 B to 64 "
+                     "MiB, on\nMPI_COMM_WORLD: median of interleaved rounds, max over ranks, "
+                     "every result checked\nagainst MPI's, the model's prediction beside each. "
+                     "Cases needing more than 128 MiB\nper buffer are skipped. Progress on "
+                     "stderr.",
+                     opts_,
+                     CLI_NOPTS(opts_),
+                     NULL};
+    int loud = bench_first_process();
+    int rc = cli_parse(&spec, argc, argv, loud);
+    if (rc == CLI_RUN && o->minb > o->maxb) {
+        if (loud)
+            cli_error(&spec, "--min %lld is larger than --max %lld", (long long)o->minb,
+                      (long long)o->maxb);
+        rc = CLI_ERROR;
+    }
+    if (rc == CLI_RUN && o->sweep > 0 && o->overhead > 0) {
+        if (loud)
+            cli_error(&spec, "--sweep-segments and --overhead exclude each other");
+        rc = CLI_ERROR;
+    }
+    return rc;
+}
+
 int dmx_cmd_bench_coll(int argc, char **argv)
 {
-    int steady = bcoll_steady_malloc(argc, argv); /* before MPI allocates anything */
-    MPI_Init(&argc, &argv);
-    int rank = 0, p = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
     opts o = {0};
+    int malloc_default = 0;
     o.minb = 8;
     o.maxb = 64 << 20;
     o.cap = 128 << 20;
@@ -219,45 +264,14 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         o.kinds[i] = 1;
     for (int i = 0; i < DMX_COLL_NALGS; i++)
         o.algs[i] = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = 0;
-        if (strcmp(a, "--json") == 0)
-            o.json = 1;
-        else if (strcmp(a, "--malloc-default") == 0)
-            ; /* read by bcoll_steady_malloc */
-        else if (strcmp(a, "--coll") == 0 && v)
-            bad = bcoll_parse_names(argv[++i], o.kinds, DMX_COLL_NKINDS, 0);
-        else if (strcmp(a, "--alg") == 0 && v)
-            bad = bcoll_parse_names(argv[++i], o.algs, DMX_COLL_NALGS, 1);
-        else if (strcmp(a, "--min") == 0 && v)
-            bad = bench_parse_i64(argv[++i], 0, &o.minb);
-        else if (strcmp(a, "--max") == 0 && v)
-            bad = bench_parse_i64(argv[++i], 0, &o.maxb);
-        else if (strcmp(a, "--reps") == 0 && v)
-            bad = bench_parse_int(argv[++i], 0, &o.reps);
-        else if (strcmp(a, "--retries") == 0 && v)
-            bad = bench_parse_int(argv[++i], 0, &o.retries);
-        else if (strcmp(a, "--budget") == 0 && v)
-            bad = bench_parse_double(argv[++i], 0.0, &o.budget);
-        else if (strcmp(a, "--overhead") == 0 && v)
-            bad = bench_parse_i64(argv[++i], 1, &o.overhead);
-        else if (strcmp(a, "--sweep-segments") == 0 && v)
-            bad = bench_parse_i64(argv[++i], 0, &o.sweep);
-        else if (strcmp(a, "--help") == 0) {
-            if (rank == 0)
-                usage(stdout);
-            MPI_Finalize();
-            return 0;
-        } else
-            bad = 1;
-        if (bad) {
-            if (rank == 0)
-                usage(stderr);
-            MPI_Finalize();
-            return 2;
-        }
-    }
+    int pr = parse_coll(argc, argv, &o, &malloc_default);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
+    int steady = malloc_default ? 0 : bcoll_steady_malloc(argc, argv); /* before MPI allocates */
+    MPI_Init(&argc, &argv);
+    int rank = 0, p = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
     if (o.reps > MAXREP)
         o.reps = MAXREP;
     char l0[128], l1[128];
@@ -282,9 +296,14 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         overhead(&o, rank, p);
         goto done;
     }
+    int nkinds = 0, kstep = 0;
+    for (int kind = 0; kind < DMX_COLL_NKINDS; kind++)
+        nkinds += o.kinds[kind];
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
         if (!o.kinds[kind])
             continue;
+        cli_progress(rank != 0, "bench coll", ++kstep, nkinds, "%s, sizes %lld .. %lld bytes",
+                     dmx_coll_kind_name((dmx_coll_kind)kind), (long long)o.minb, (long long)o.maxb);
         int algs[DMX_COLL_NALGS], na = 0;
         for (int a = 0; a < DMX_COLL_NALGS; a++)
             if (o.algs[a] && dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))

@@ -1,7 +1,6 @@
 /* dmx bench exchange: time the sparse data exchange protocols against each other.
  *
- *   mpirun -n P dmx bench exchange [--json] [--k 6] [--bytes 8,64,512,4096,65536] [--reps 30]
- *                                  [--warmup 3] [--protocols nbx,pex,pcx,rsx,auto] [--seed S]
+ *   mpirun -n P dmx bench exchange [options]      (--help lists them with their defaults)
  *
  * Every rank sends one payload of the given size to each of k random distinct other ranks
  * (k = min(--k, P-1)); the pattern is drawn once from a seed common to all ranks and is the
@@ -18,6 +17,7 @@
  * Output: a table, or with --json one JSON line per measurement. */
 #include "bench.h"
 #include "bench_util.h"
+#include "cli.h"
 
 #include "dmx.h"
 
@@ -36,18 +36,6 @@ typedef struct opts {
     uint64_t seed;
 } opts;
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: mpirun -n P dmx bench exchange [options]\n"
-               "  --json               one JSON line per measurement instead of a table\n"
-               "  --k N                distinct random neighbors per rank (default 6)\n"
-               "  --bytes A,B,...      payload sizes in bytes (default 8,64,512,4096,65536)\n"
-               "  --reps N             timed exchanges per configuration (default 30)\n"
-               "  --warmup N           untimed exchanges first (default 3)\n"
-               "  --protocols a,b,...  from nbx,pex,pcx,rsx,auto (default all five)\n"
-               "  --seed S             pattern seed (default 1)\n");
-}
-
 static int parse_protocols(const char *s, dmx_exchange_protocol *out, int max)
 {
     int n = 0;
@@ -61,7 +49,29 @@ static int parse_protocols(const char *s, dmx_exchange_protocol *out, int max)
     return n;
 }
 
-/* Returns 0 to run, 1 to exit successfully (help), 2 on a usage error. */
+typedef struct proto_list {
+    dmx_exchange_protocol *v;
+    int *n;
+} proto_list;
+
+static int parse_protos_opt(const char *v, void *dest)
+{
+    const proto_list *l = dest;
+    *l->n = parse_protocols(v, l->v, MAX_PROTOS);
+    return *l->n > 0 ? 0 : -1;
+}
+
+static int parse_sizes_opt(const char *v, void *dest)
+{
+    opts *o = dest;
+    o->nsizes = bench_parse_size_list(v, 0, o->sizes, MAX_SIZES);
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > INT32_MAX)
+            return -1;
+    return o->nsizes > 0 ? 0 : -1;
+}
+
+/* CLI_RUN, CLI_HELP or CLI_ERROR (printed by the first process). */
 static int parse_args(int argc, char **argv, opts *o)
 {
     *o = (opts){0, 6, 30, 3, 5, 5, {8, 64, 512, 4096, 65536}, {0}, 1};
@@ -70,47 +80,34 @@ static int parse_args(int argc, char **argv, opts *o)
     o->protos[2] = DMX_EXCHANGE_PCX;
     o->protos[3] = DMX_EXCHANGE_RSX;
     o->protos[4] = DMX_EXCHANGE_AUTO;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            return 1;
-        } else if (v && strcmp(a, "--k") == 0) {
-            if (bench_parse_int(v, 0, &o->k) != 0)
-                return 2;
-            i++;
-        } else if (v && strcmp(a, "--reps") == 0) {
-            if (bench_parse_int(v, 1, &o->reps) != 0)
-                return 2;
-            i++;
-        } else if (v && strcmp(a, "--warmup") == 0) {
-            if (bench_parse_int(v, 0, &o->warmup) != 0)
-                return 2;
-            i++;
-        } else if (v && strcmp(a, "--seed") == 0) {
-            int64_t seed = 0;
-            if (bench_parse_i64(v, 0, &seed) != 0)
-                return 2;
-            o->seed = (uint64_t)seed;
-            i++;
-        } else if (v && strcmp(a, "--bytes") == 0) {
-            o->nsizes = bench_parse_list(v, o->sizes, MAX_SIZES);
-            i++;
-        } else if (v && strcmp(a, "--protocols") == 0) {
-            o->nprotos = parse_protocols(v, o->protos, MAX_PROTOS);
-            i++;
-        } else {
-            return 2;
-        }
-    }
-    if (o->k < 0 || o->reps < 1 || o->warmup < 0 || o->nsizes < 1 || o->nprotos < 1)
-        return 2;
-    for (int i = 0; i < o->nsizes; i++)
-        if (o->sizes[i] > INT32_MAX)
-            return 2;
-    return 0;
+    int64_t seed = 1;
+    proto_list pl = {o->protos, &o->nprotos};
+    cli_opt opts_[] = {
+        CLI_FLAG_OPT("json", &o->json, "one JSON line per measurement instead of the table"),
+        CLI_OPT("k", CLI_INT, &o->k, 0, 0, "N",
+                "distinct random neighbors per rank (at most P-1);\ndefault 6"),
+        CLI_FUNC_OPT("bytes", o, parse_sizes_opt,
+                     "a comma-separated list of up to 32 sizes in [0, 2^31)", "B[,B...]",
+                     "payload sizes in bytes; default 8,64,512,4096,65536"),
+        CLI_OPT("reps", CLI_INT, &o->reps, 1, 0, "R",
+                "timed exchanges per configuration; default 30"),
+        CLI_OPT("warmup", CLI_INT, &o->warmup, 0, 0, "W", "untimed exchanges first; default 3"),
+        CLI_FUNC_OPT("protocols", &pl, parse_protos_opt, "names from nbx, pex, pcx, rsx, auto",
+                     "LIST", "from nbx,pex,pcx,rsx,auto; default all five"),
+        CLI_OPT("seed", CLI_I64, &seed, 0, 0, "S", "seed of the random pattern; default 1"),
+    };
+    cli_spec spec = {"bench exchange",
+                     1,
+                     "[options]",
+                     "Times the sparse data exchange protocols: every rank sends one payload to "
+                     "each of k\nrandom other ranks (the same pattern for every protocol); "
+                     "receipts are checked.",
+                     opts_,
+                     CLI_NOPTS(opts_),
+                     NULL};
+    int rc = cli_parse(&spec, argc, argv, bench_first_process());
+    o->seed = (uint64_t)seed;
+    return rc;
 }
 
 /* dest[r*k + i]: the i-th neighbor of rank r; k distinct ranks other than r. */
@@ -142,6 +139,10 @@ static int *make_pattern(int P, int k, uint64_t seed)
 
 int dmx_cmd_bench_exchange(int argc, char **argv)
 {
+    opts o;
+    int pr = parse_args(argc, argv, &o);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
     int init = 0;
     MPI_Initialized(&init);
     if (!init)
@@ -149,14 +150,6 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
     int rank = 0, P = 1, rc = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    opts o;
-    int pr = parse_args(argc, argv, &o);
-    if (pr != 0) {
-        if (rank == 0)
-            usage(pr == 1 ? stdout : stderr);
-        MPI_Finalize();
-        return pr == 1 ? 0 : 2;
-    }
     int k = o.k < P - 1 ? o.k : P - 1;
     int *pattern = make_pattern(P, k, o.seed);
     int64_t maxbytes = 0;

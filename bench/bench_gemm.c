@@ -2,7 +2,7 @@
  * against ScaLAPACK's pdgemm on the same block-cyclic data, and with A, B, C given in 32 x 32
  * blocks (the redistribution's share of the time).
  *
- *   mpirun -n P dmx bench gemm [--n N] [--m M --k K] [--reps R] [--json]
+ *   mpirun -n P dmx bench gemm [options]      (dmx bench gemm --help lists them)
  *
  * Grid: the most square pr x pc = P. Data: block-cyclic with blocks ceil(m/pr) x ceil(n/pc) (the
  * layout dmx's SUMMA uses as is; pdgemm gets the same arrays and descriptors), or 32 x 32 blocks.
@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include "bench_util.h"
+#include "cli.h"
 #include "dmx.h"
 #ifdef DMX_HAVE_SCALAPACK
 #include "bench_scalapack.h"
@@ -208,24 +209,29 @@ static void chosen(int json, int rank, const dmx_gemm_info *i)
                (long long)i->outer_panel, i->predicted_seconds, (double)i->temp_bytes / 1048576.0);
 }
 
+/* peak <= 0 (--no-peak): no fraction of peak is printed (JSON: "frac_peak":null). */
 static void report(int json, int rank, const char *impl, const char *alg, const char *layout,
                    int64_t m, int64_t n, int64_t k, int np, double t, double err, double peak,
                    double share)
 {
     double gf = 2.0 * (double)m * (double)n * (double)k / t / 1e9;
+    char frac[32] = "null", pct[32] = "";
     if (rank != 0)
         return;
+    if (peak > 0) {
+        snprintf(frac, sizeof frac, "%.3f", gf / peak);
+        snprintf(pct, sizeof pct, "  %5.1f%% of peak", 100 * gf / peak);
+    }
     if (json)
         printf("{\"bench\":\"gemm\",\"impl\":\"%s\",\"alg\":\"%s\",\"layout\":\"%s\",\"m\":%lld,"
-               "\"n\":%lld,\"k\":%lld,\"np\":%d,\"t_med\":%.6f,\"gflops\":%.3f,\"frac_peak\":%.3f,"
+               "\"n\":%lld,\"k\":%lld,\"np\":%d,\"t_med\":%.6f,\"gflops\":%.3f,\"frac_peak\":%s,"
                "\"max_err\":%.3g,\"redist_share\":%.3f}\n",
-               impl, alg, layout, (long long)m, (long long)n, (long long)k, np, t, gf, gf / peak,
-               err, share);
+               impl, alg, layout, (long long)m, (long long)n, (long long)k, np, t, gf, frac, err,
+               share);
     else
-        printf("%-9s %-7s %-7s %5lldx%5lldx%5lld np %d  t_med %8.4f s  %7.2f GFLOP/s  %5.1f%% of "
-               "peak  max_err %.2g%s\n",
-               impl, alg, layout, (long long)m, (long long)n, (long long)k, np, t, gf,
-               100 * gf / peak, err, share >= 0 ? "" : "");
+        printf("%-9s %-7s %-7s %5lldx%5lldx%5lld np %d  t_med %8.4f s  %7.2f GFLOP/s%s  "
+               "max_err %.2g\n",
+               impl, alg, layout, (long long)m, (long long)n, (long long)k, np, t, gf, pct, err);
     if (!json && share >= 0)
         printf("          redistribution share of the time: %.1f%%\n", 100 * share);
     fflush(stdout);
@@ -275,51 +281,68 @@ static void time_pdgemm(int json, int rank, const char *lay, bc *A, bc *B, bc *C
 }
 #endif
 
-static int run(int argc, char **argv)
+static int parse_alg(const char *v, void *dest)
 {
-    int64_t n = 4096, m = 0, k = 0;
-    int reps = 3, json = 0, rank, np, pr = 1, pc, only = -1, groups = 0, nopeak = 0;
-    int64_t panel = 0, outer = 0, nodes = 1;
-    for (int i = 1; i < argc; i++) {
-        const int v = i + 1 < argc;
-        int bad = 0;
-        if (strcmp(argv[i], "--n") == 0 && v)
-            bad = bench_parse_size(argv[++i], 1, &n);
-        else if (strcmp(argv[i], "--m") == 0 && v)
-            bad = bench_parse_size(argv[++i], 0, &m);
-        else if (strcmp(argv[i], "--k") == 0 && v)
-            bad = bench_parse_size(argv[++i], 0, &k);
-        else if (strcmp(argv[i], "--reps") == 0 && v)
-            bad = bench_parse_int(argv[++i], 1, &reps);
-        else if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--only") == 0 && v) {
-            const char *w = argv[++i];
-            for (int a = DMX_GEMM_AUTO; a <= DMX_GEMM_CANNON; a++)
-                if (strcmp(w, dmx_gemm_alg_name((dmx_gemm_alg)a)) == 0)
-                    only = a;
-            bad = only < 0;
-        } else if (strcmp(argv[i], "--groups") == 0 && v)
-            bad = bench_parse_int(argv[++i], 0, &groups);
-        else if (strcmp(argv[i], "--panel") == 0 && v)
-            bad = bench_parse_size(argv[++i], 0, &panel);
-        else if (strcmp(argv[i], "--outer") == 0 && v)
-            bad = bench_parse_size(argv[++i], 0, &outer);
-        else if (strcmp(argv[i], "--nodes") == 0 && v)
-            bad = bench_parse_size(argv[++i], 1, &nodes);
-        else if (strcmp(argv[i], "--no-peak") == 0)
-            nopeak = 1;
-        else if (strcmp(argv[i], "--no-warmup") == 0)
-            warmup = 0;
-        else
-            bad = 1;
-        if (bad) {
-            fprintf(stderr, "usage: mpirun -n P dmx bench gemm [--n N] [--m M --k K] [--reps R] "
-                            "[--json]\n       [--only ALG [--groups G] [--panel b] [--outer B]] "
-                            "[--nodes N] [--no-peak] [--no-warmup]\n");
-            return 2;
+    for (int a = DMX_GEMM_AUTO; a <= DMX_GEMM_CANNON; a++)
+        if (strcmp(v, dmx_gemm_alg_name((dmx_gemm_alg)a)) == 0) {
+            *(int *)dest = a;
+            return 0;
         }
-    }
+    return -1;
+}
+
+typedef struct gemm_args {
+    int64_t n, m, k, panel, outer, nodes;
+    int reps, json, only, groups, nopeak, nowarmup;
+} gemm_args;
+
+/* Returns CLI_RUN, CLI_HELP or CLI_ERROR (printed by the first process). */
+static int parse(int argc, char **argv, gemm_args *g)
+{
+    *g = (gemm_args){.n = 4096, .reps = 3, .only = -1, .nodes = 1};
+    cli_opt opts[] = {
+        CLI_OPT("n", CLI_SIZE, &g->n, 1, 0, "N",
+                "columns of C (and m, k unless given); default 4096"),
+        CLI_OPT("m", CLI_SIZE, &g->m, 1, 0, "M", "rows of C and A; default N"),
+        CLI_OPT("k", CLI_SIZE, &g->k, 1, 0, "K", "inner dimension; default N"),
+        CLI_OPT("reps", CLI_INT, &g->reps, 1, 64, "R",
+                "timed executions, median reported; default 3"),
+        CLI_FLAG_OPT("json", &g->json, "one JSON line per measurement instead of the table"),
+        CLI_FUNC_OPT(
+            "only", &g->only, parse_alg, "auto, summa, hsumma or cannon", "ALG",
+            "time one algorithm (auto, summa, hsumma, cannon) with\n--groups/--panel/--outer, and "
+            "print the model's prediction;\ndefault: auto, each algorithm, pdgemm, 32x32 blocks"),
+        CLI_OPT_REQ("groups", CLI_INT, &g->groups, 0, 0, "G",
+                    "HSUMMA groups; default 0 (the model's)", "only"),
+        CLI_OPT_REQ("panel", CLI_SIZE, &g->panel, 0, 0, "b", "panel width; default 0 (the model's)",
+                    "only"),
+        CLI_OPT_REQ("outer", CLI_SIZE, &g->outer, 0, 0, "B",
+                    "HSUMMA outer panel width; default 0 (the model's)", "only"),
+        CLI_OPT_REQ("nodes", CLI_SIZE, &g->nodes, 1, 0, "N",
+                    "nodes the model assumes for its prediction; default 1", "only"),
+        CLI_FLAG_OPT("no-peak", &g->nopeak,
+                     "do not measure the core rate; no % of peak is printed"),
+        CLI_FLAG_OPT("no-warmup", &g->nowarmup, "no untimed execution first; default one warm-up"),
+    };
+    cli_spec spec = {"bench gemm",
+                     1,
+                     "[options]",
+                     "Times C = A B (doubles) by dmx (auto and each algorithm) and ScaLAPACK's "
+                     "pdgemm,\nwith blocks that fit and with 32 x 32 blocks; checks 64 elements "
+                     "per rank.",
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
+    return cli_parse(&spec, argc, argv, bench_first_process());
+}
+
+static int run(const gemm_args *ga)
+{
+    int64_t n = ga->n, m = ga->m, k = ga->k, panel = ga->panel, outer = ga->outer,
+            nodes = ga->nodes;
+    int reps = ga->reps, json = ga->json, rank, np, pr = 1, pc, only = ga->only,
+        groups = ga->groups, nopeak = ga->nopeak;
+    warmup = !ga->nowarmup;
     m = m > 0 ? m : n;
     k = k > 0 ? k : n;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -329,10 +352,17 @@ static int run(int argc, char **argv)
             pr = r;
     pc = np / pr;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double core = nopeak ? 1.0 : core_rate((int)cores);
+    /* progress: the core rate, each algorithm, pdgemm, then auto and pdgemm on 32 x 32 blocks */
+    const int nalg = DMX_GEMM_CANNON - DMX_GEMM_AUTO + 1;
+    const int total = (nopeak ? 0 : 1) + (only >= 0 ? 1 : nalg + 3);
+    int step = 0;
+    if (!nopeak)
+        cli_progress(rank != 0, "bench gemm", ++step, total,
+                     "core rate: one 2048^3 dgemm per core");
+    double core = nopeak ? 0.0 : core_rate((int)cores);
     double peak = core * (double)(np < cores ? np : cores);
     if (rank == 0 && !json && nopeak)
-        printf("# grid %dx%d, peak not measured (--no-peak: %% of peak is GFLOP/s / 1)\n", pr, pc);
+        printf("# grid %dx%d, peak not measured (--no-peak)\n", pr, pc);
     else if (rank == 0 && !json)
         printf("# grid %dx%d, core rate %.2f GFLOP/s (one 2048^3 dgemm call per core), peak %.2f "
                "GFLOP/s (core rate x min(np, %ld cores)); timings on a shared machine are noisy\n",
@@ -348,6 +378,9 @@ static int run(int argc, char **argv)
         dmx_gemm_plan *g = NULL;
         dmx_gemm_options_init(&o);
         o.alg = (dmx_gemm_alg)a;
+        if (only < 0 || a == only)
+            cli_progress(rank != 0, "bench gemm", ++step, total, "dmx %s, blocks that fit",
+                         dmx_gemm_alg_name((dmx_gemm_alg)a));
         if (only >= 0) {
             if (a != only)
                 continue;
@@ -392,6 +425,7 @@ static int run(int argc, char **argv)
     }
     if (only >= 0)
         goto done;
+    cli_progress(rank != 0, "bench gemm", ++step, total, "pdgemm, blocks that fit");
     time_pdgemm(json, rank, "fit", &A, &B, &C, m, n, k, np, pr, pc, reps, peak);
     free_bc(&A);
     free_bc(&B);
@@ -402,6 +436,7 @@ static int run(int argc, char **argv)
     bad |= make_bc(&C, m, n, 32, 32, pr, pc, rank, NULL);
     if (!bad) {
         dmx_gemm_plan *g = NULL;
+        cli_progress(rank != 0, "bench gemm", ++step, total, "dmx auto, 32 x 32 blocks");
         if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
                                  zero, C.l, NULL, &g) == DMX_SUCCESS) {
             double t = timed(g, reps);
@@ -414,6 +449,7 @@ static int run(int argc, char **argv)
             chosen(json, rank, &info);
         }
         dmx_gemm_plan_destroy(&g);
+        cli_progress(rank != 0, "bench gemm", ++step, total, "pdgemm, 32 x 32 blocks");
         time_pdgemm(json, rank, "32x32", &A, &B, &C, m, n, k, np, pr, pc, reps, peak);
     }
 done:
@@ -425,8 +461,12 @@ done:
 
 int dmx_cmd_bench_gemm(int argc, char **argv)
 {
+    gemm_args ga;
+    int p = parse(argc, argv, &ga);
+    if (p != CLI_RUN)
+        return p == CLI_HELP ? 0 : 2;
     MPI_Init(&argc, &argv);
-    int rc = run(argc, argv);
+    int rc = run(&ga);
     MPI_Finalize();
     return rc;
 }

@@ -242,21 +242,15 @@ cleanup:
 int dmx_cmd_bench_redist(int argc, char **argv)
 {
     options o;
-    /* --help works without MPI; bad options are reported once MPI knows rank 0. */
-    if (redist_parse_options(argc, argv, &o, 0) == 1) {
-        if (bench_first_process())
-            redist_usage(stdout);
-        return 0;
-    }
+    /* Before MPI_Init: every rank parses the same argv, the first process prints. */
+    int pr = redist_parse_options(argc, argv, &o, bench_first_process());
+    if (pr != 0)
+        return pr == 1 ? 0 : 2;
 
     MPI_Init(&argc, &argv);
     int rank, np, rc = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (redist_parse_options(argc, argv, &o, rank == 0) != 0) {
-        MPI_Finalize();
-        return 2;
-    }
 
     grid auto_grid = {np >= 4 ? 2 : 1, np >= 4 ? 2 : np};
     grid fg = o.from_grid.pr > 0 ? o.from_grid : auto_grid;

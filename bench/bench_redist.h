@@ -30,10 +30,8 @@ typedef struct options {
     int64_t seq_min, seq_max; /* --sequence: matrix sizes */
 } options;
 
-/* Prints the options. */
-void redist_usage(FILE *f);
-
-/* Returns 0 to run, 1 for --help, 2 for an error (message on stderr if loud). */
+/* Returns 0 to run, 1 for --help (printed if loud), 2 for an error (message on stderr if
+ * loud). */
 int redist_parse_options(int argc, char **argv, options *o, int loud);
 
 /* One matrix side of a benchmark: layout, this rank's part and its array. */

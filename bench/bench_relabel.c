@@ -17,6 +17,7 @@
  */
 #include "bench.h"
 #include "bench_util.h"
+#include "cli.h"
 
 #include "dmx.h"
 
@@ -43,16 +44,6 @@ static const bench_case cases[] = {{"bs32to64_RtoC", 32, 64, 0, 0, 0},
                                    {"grid_swap_64_RtoC", 64, 64, 1, 0, 0},
                                    {"opT_bs32to64_RtoC", 32, 64, 0, 1, 0},
                                    {"bs32to50_RtoC", 32, 50, 0, 0, 1}};
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: dmx bench relabel [--json] [--reps R] [--max-p P] [--dense-overlap]\n"
-               "  --json           one JSON object per line\n"
-               "  --reps R         timed runs per solver (median reported; default 5)\n"
-               "  --max-p P        skip sizes above P ranks (default 100000)\n"
-               "  --dense-overlap  run the dense 32 -> 50 case at every size (slow: seconds at\n"
-               "                   P = 1e4, minutes at 1e5)\n");
-}
 
 typedef struct bench_out {
     int64_t nnz, vol_id, vol_exact, vol_greedy;
@@ -144,29 +135,31 @@ cleanup:
 int dmx_cmd_bench_relabel(int argc, char **argv)
 {
     int json = 0, reps = 5, max_p = 100000, dense_all = 0;
-    for (int k = 1; k < argc; k++) {
-        if (strcmp(argv[k], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[k], "--dense-overlap") == 0) {
-            dense_all = 1;
-        } else if (strcmp(argv[k], "--reps") == 0 && k + 1 < argc) {
-            if (bench_parse_int(argv[++k], 1, &reps) != 0)
-                reps = 0; /* usage below */
-        } else if (strcmp(argv[k], "--max-p") == 0 && k + 1 < argc) {
-            if (bench_parse_int(argv[++k], 1, &max_p) != 0)
-                max_p = 0; /* usage below */
-        } else if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (reps < 1 || max_p < 1) {
-        usage(stderr);
-        return 2;
-    }
+    cli_opt opts[] = {
+        CLI_FLAG_OPT("json", &json, "one JSON object per line instead of the table"),
+        CLI_OPT("reps", CLI_INT, &reps, 1, 0, "R",
+                "timed runs per solver, median reported; default 5"),
+        CLI_OPT("max-p", CLI_INT, &max_p, 1, 0, "P", "skip sizes above P ranks; default 100000"),
+        CLI_FLAG_OPT("dense-overlap", &dense_all,
+                     "run the dense 32 -> 50 case at every size (slow: seconds\nat P = 1e4, "
+                     "minutes at 1e5); default only at P = 1e3"),
+    };
+    cli_spec spec = {"bench relabel",
+                     0,
+                     "[options]",
+                     "The relabeling solvers (exact and greedy) on layout pairs at P = 1e3, 1e4, "
+                     "1e5:\nremote volumes and solve times. One process, no MPI. Progress on "
+                     "stderr.",
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
+    int pr = cli_parse(&spec, argc, argv, 1);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
+    int total = 0, step = 0;
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+        for (size_t b = 0; b < sizeof cases / sizeof cases[0]; b++)
+            total += sizes[a].p <= max_p && !(cases[b].dense && sizes[a].p > 1000 && !dense_all);
     if (!json)
         printf("%7s %-19s %10s %14s %6s %6s %12s %12s %10s %10s\n", "P", "case", "nnz", "remote id",
                "ex %", "gr %", "t_exact s", "t_greedy s", "t_vol s", "m = n");
@@ -179,6 +172,8 @@ int dmx_cmd_bench_relabel(int argc, char **argv)
             bench_out o;
             memset(&o, 0, sizeof o);
             const char *why = NULL;
+            cli_progress(0, "bench relabel", ++step, total, "P = %d, %s", sizes[a].p,
+                         cases[b].name);
             dmx_status st = run_case(&sizes[a], &cases[b], reps, &o, &why);
             if (st != DMX_SUCCESS) {
                 fprintf(stderr, "dmx bench relabel: %s: %s\n", dmx_status_string(st),

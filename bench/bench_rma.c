@@ -1,10 +1,7 @@
 /* dmx bench rma: strided one-sided put and get, dmx against MPI's own ways to do it, and the
  * patch fetch of bench_rma_patch.c.
  *
- *   mpirun -n P dmx bench rma [--json] [--mib 8] [--blocks 1,8,64,512,4096] [--reps 5]
- *                             [--warmup 1] [--shm 1,0] [--ops put,get] [--no-patch]
- *                             [--no-strided] [--patch-n 4096] [--patch-m 256] [--patch-nb 64]
- *                             [--patch-reps 20]
+ *   mpirun -n P dmx bench rma [options]       (--help lists them with their defaults)
  *
  * Strided: every rank moves MIB MiB of doubles to (put) or from (get) rank (r+1) % P, in blocks
  * of b elements at a stride of 2b on both sides. Implementations:
@@ -27,6 +24,7 @@
 #include "bench.h"
 #include "bench_rma.h"
 #include "bench_util.h"
+#include "cli.h"
 #include "dmx.h"
 
 #include <stdio.h>
@@ -35,14 +33,6 @@
 
 enum { IMPL_DMX = 0, IMPL_BLOCKS = 1, IMPL_VECTOR = 2, IMPL_PACK = 3, NIMPL = 4 };
 static const char *impl_name[NIMPL] = {"dmx", "mpi_blocks", "mpi_vector", "mpi_pack"};
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: mpirun -n P dmx bench rma [--json] [--mib 8] [--blocks 1,8,64,512,4096]\n"
-               "       [--reps 5] [--warmup 1] [--shm 1,0] [--ops put,get] [--no-patch]\n"
-               "       [--no-strided] [--patch-n 4096] [--patch-m 256] [--patch-nb 64]\n"
-               "       [--patch-reps 20]\n");
-}
 
 const char *bench_rma_osc(void)
 {
@@ -272,55 +262,96 @@ static int64_t strided(const bench_rma_opts *o, int rank, int np)
     return total_wrong;
 }
 
+static int parse_blocks(const char *v, void *dest)
+{
+    bench_rma_opts *o = dest;
+    o->nblocks = bench_parse_size_list(v, 1, o->blocks, 16);
+    return o->nblocks > 0 ? 0 : -1;
+}
+
+static int parse_shm(const char *v, void *dest)
+{
+    bench_rma_opts *o = dest;
+    int64_t tmp[2];
+    o->nshm = bench_parse_list(v, tmp, 2);
+    for (int k = 0; k < o->nshm; k++) {
+        if (tmp[k] > 1)
+            return -1;
+        o->shm[k] = (int)tmp[k];
+    }
+    return o->nshm > 0 ? 0 : -1;
+}
+
+static int parse_ops(const char *v, void *dest)
+{
+    bench_rma_opts *o = dest;
+    o->nops = 0;
+    if (strcmp(v, "put") == 0 || strcmp(v, "put,get") == 0)
+        o->ops[o->nops++] = 0;
+    if (strcmp(v, "get") == 0 || strcmp(v, "put,get") == 0 || strcmp(v, "get,put") == 0)
+        o->ops[o->nops++] = 1;
+    if (strcmp(v, "get,put") == 0)
+        o->ops[o->nops++] = 0;
+    return o->nops > 0 ? 0 : -1;
+}
+
+/* CLI_RUN, CLI_HELP or CLI_ERROR. */
+static int parse_rma(int argc, char **argv, bench_rma_opts *o)
+{
+    int no_patch = 0, no_strided = 0;
+    cli_opt opts[] = {
+        CLI_FLAG_OPT("json", &o->json, "one JSON line per measurement instead of the table"),
+        CLI_OPT("mib", CLI_I64, &o->mib, 1, 1 << 20, "MIB",
+                "strided: MiB each rank moves; default 8"),
+        CLI_FUNC_OPT("blocks", o, parse_blocks, "a comma-separated list of up to 16 counts >= 1",
+                     "B[,B...]", "strided: block lengths in doubles; default 1,8,64,512,4096"),
+        CLI_OPT("reps", CLI_INT, &o->reps, 1, 0, "R", "strided: timed repetitions; default 5"),
+        CLI_OPT("warmup", CLI_INT, &o->warmup, 0, 0, "W", "strided: untimed runs first; default 1"),
+        CLI_FUNC_OPT("shm", o, parse_shm, "1, 0, 1,0 or 0,1", "LIST",
+                     "strided: dmx heaps with DMX_SHM=1 and/or 0; default 1,0"),
+        CLI_FUNC_OPT("ops", o, parse_ops, "put, get or put,get", "LIST",
+                     "strided: put, get or both; default put,get"),
+        CLI_FLAG_OPT("no-strided", &no_strided, "skip the strided put/get part"),
+        CLI_FLAG_OPT("no-patch", &no_patch, "skip the patch fetch part"),
+        CLI_OPT("patch-n", CLI_I64, &o->patch_n, 1, 0, "N", "patch: matrix order; default 4096"),
+        CLI_OPT("patch-m", CLI_I64, &o->patch_m, 1, 0, "M",
+                "patch: patch order, <= --patch-n; default 256"),
+        CLI_OPT("patch-nb", CLI_I64, &o->patch_nb, 1, 0, "NB", "patch: block size; default 64"),
+        CLI_OPT("patch-reps", CLI_INT, &o->patch_reps, 1, 0, "R",
+                "patch: timed repetitions; default 20"),
+    };
+    cli_spec spec = {
+        "bench rma",
+        1,
+        "[options]",
+        "Strided one-sided put and get to rank (r+1) % P, dmx (dmx_aput/dmx_aget) against\n"
+        "MPI_Put/MPI_Get per block, with a vector type, and pack + contiguous; then random\n"
+        "patch fetches (dmx_patch_get against pdgemr2d). Every result is verified.",
+        opts,
+        CLI_NOPTS(opts),
+        "Exit status: 0 all correct, 1 wrong elements, 2 bad options.\n"};
+    int loud = bench_first_process();
+    int rc = cli_parse(&spec, argc, argv, loud);
+    if (rc != CLI_RUN)
+        return rc;
+    o->patch = !no_patch;
+    o->strided = !no_strided;
+    if (o->patch && o->patch_m > o->patch_n) {
+        if (loud)
+            cli_error(&spec, "--patch-m %lld is larger than --patch-n %lld", (long long)o->patch_m,
+                      (long long)o->patch_n);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
 int dmx_cmd_bench_rma(int argc, char **argv)
 {
     bench_rma_opts o = {0, 5,      1, 1,      1,    8,   5,  {1, 8, 64, 512, 4096},
                         2, {1, 0}, 2, {0, 1}, 4096, 256, 64, 20};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int64_t tmp[16];
-        if (strcmp(a, "--json") == 0)
-            o.json = 1;
-        else if (strcmp(a, "--no-patch") == 0)
-            o.patch = 0;
-        else if (strcmp(a, "--no-strided") == 0)
-            o.strided = 0;
-        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (v && strcmp(a, "--mib") == 0 && bench_parse_i64(v, 1, &o.mib) == 0)
-            i++;
-        else if (v && strcmp(a, "--reps") == 0 && bench_parse_int(v, 1, &o.reps) == 0)
-            i++;
-        else if (v && strcmp(a, "--warmup") == 0 && bench_parse_int(v, 0, &o.warmup) == 0)
-            i++;
-        else if (v && strcmp(a, "--blocks") == 0 &&
-                 (o.nblocks = bench_parse_list(v, o.blocks, 16)) > 0)
-            i++;
-        else if (v && strcmp(a, "--shm") == 0 && (o.nshm = bench_parse_list(v, tmp, 2)) > 0) {
-            for (int k = 0; k < o.nshm; k++)
-                o.shm[k] = tmp[k] != 0;
-            i++;
-        } else if (v && strcmp(a, "--ops") == 0) {
-            o.nops = 0;
-            if (strstr(v, "put"))
-                o.ops[o.nops++] = 0;
-            if (strstr(v, "get"))
-                o.ops[o.nops++] = 1;
-            i++;
-        } else if (v && strcmp(a, "--patch-n") == 0 && bench_parse_i64(v, 1, &o.patch_n) == 0)
-            i++;
-        else if (v && strcmp(a, "--patch-m") == 0 && bench_parse_i64(v, 1, &o.patch_m) == 0)
-            i++;
-        else if (v && strcmp(a, "--patch-nb") == 0 && bench_parse_i64(v, 1, &o.patch_nb) == 0)
-            i++;
-        else if (v && strcmp(a, "--patch-reps") == 0 && bench_parse_int(v, 1, &o.patch_reps) == 0)
-            i++;
-        else {
-            usage(stderr);
-            return 2;
-        }
-    }
+    int pr = parse_rma(argc, argv, &o);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
     int init = 0, rank = 0, np = 1;
     MPI_Initialized(&init);
     if (!init)

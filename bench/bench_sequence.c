@@ -19,6 +19,7 @@
  */
 #include "bench_sweep.h"
 #include "bench_util.h"
+#include "cli.h"
 #ifdef DMX_HAVE_SCALAPACK
 #include "bench_scalapack.h"
 #endif
@@ -168,6 +169,9 @@ int bench_sequence_run(const sweep_opts *so)
         goto cleanup;
     }
     for (int r = -1; r < so->reps; r++) {
+        cli_progress(rank != 0, "bench redist --sequence", r + 2, so->reps + 1,
+                     "%s, %d tests per implementation", r < 0 ? "warm-up" : "timed round",
+                     so->count);
         for (int i = 0; i < SQ_NIMPL; i++) {
             if (!use[i] || failed[i])
                 continue;

@@ -17,6 +17,7 @@
  */
 #include "bench_sweep.h"
 #include "bench_util.h"
+#include "cli.h"
 #ifdef DMX_HAVE_SCALAPACK
 #include "bench_scalapack.h"
 #endif
@@ -341,9 +342,12 @@ int bench_sweep_run(const sweep_opts *so)
         fflush(stdout);
     }
     static const int64_t sizes[] = {1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        if (sizes[k] > so->max_n)
-            break;
+    int nsz = 0;
+    while (nsz < (int)(sizeof sizes / sizeof sizes[0]) && sizes[nsz] <= so->max_n)
+        nsz++;
+    for (int k = 0; k < nsz; k++) {
+        cli_progress(rank != 0, "bench redist --sweep", k + 1, nsz, "n = %lld",
+                     (long long)sizes[k]);
         for (int t = 0; t < 2; t++) {
             if (!(t ? so->op_t : so->op_n))
                 continue;

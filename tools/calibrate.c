@@ -17,6 +17,7 @@
 
 #include "bench_coll.h"
 #include "bench_util.h"
+#include "cli.h"
 #include "dmx_tool.h"
 
 #include <errno.h>
@@ -131,7 +132,11 @@ static void append(char *txt, const char *fmt, double a, double b, double c)
     snprintf(txt + n, TXT - n, fmt, a, b, c);
 }
 
-static void corrections(char *txt, int p, int quick)
+/* Steps shown by the progress lines: ping-pong ranges, gamma, segment overhead, then one per
+ * collective for the corrections. */
+enum { STEPS_BASE = 5 };
+
+static void corrections(char *txt, int p, int quick, int rank, int total)
 {
     /* The benchmark's sizes (8 B x 8^k up to 64 MiB), so the corrections are measured where
      * AUTO is judged, including the largest (a factor measured at 16 MiB did not hold at 64
@@ -140,6 +145,9 @@ static void corrections(char *txt, int p, int quick)
     int ns = quick ? 7 : 9;
     for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
         double meas[9][DMX_COLL_NALGS], pred[9][DMX_COLL_NALGS];
+        cli_progress(rank != 0, "calibrate", STEPS_BASE + kind + 1, total,
+                     "corrections: %s, every algorithm and MPI's own, %d sizes 8 B .. %s",
+                     dmx_coll_kind_name((dmx_coll_kind)kind), ns, quick ? "2 MiB" : "64 MiB");
         int ok[9] = {0};
         for (int si = 0; si < ns; si++) {
             int64_t per = (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER ||
@@ -215,29 +223,45 @@ static int fail(char *txt, int rank, const char *why)
 
 int dmx_cmd_calibrate(int argc, char **argv)
 {
-    (void)bcoll_steady_malloc(argc, argv); /* as dmx bench coll measures */
-    MPI_Init(&argc, &argv);
-    int rank = 0, p = 0, quick = 0, corr = 1;
+    int rank = 0, p = 0, quick = 0, nocorr = 0, malloc_default = 0;
     const char *out = "dmx_model.txt";
+    cli_opt opts[] = {
+        {.name = "output",
+         .short_name = 'o',
+         .kind = CLI_STR,
+         .dest = &out,
+         .meta = "FILE",
+         .help = "the model file to write; default dmx_model.txt"},
+        CLI_FLAG_OPT("quick", &quick,
+                     "corrections at 7 sizes up to 2 MiB with fewer samples\n(default: 9 sizes "
+                     "up to 64 MiB)"),
+        CLI_FLAG_OPT("no-corr", &nocorr,
+                     "skip the corrections (point-to-point, gamma and segment\noverhead only)"),
+        CLI_FLAG_OPT("malloc-default", &malloc_default,
+                     "keep glibc's malloc settings (default: no mmap'ed chunks,\nno trimming, as "
+                     "dmx bench coll measures)"),
+    };
+    cli_spec spec = {"calibrate",
+                     1,
+                     "[options]",
+                     "Measures this machine's parameters for the collectives' cost model "
+                     "(ping-pong,\nreduction rate, pipeline segment overhead, then measured / "
+                     "predicted corrections\nfor every collective and algorithm) and writes a "
+                     "model file (read with\nDMX_MODEL=FILE; format in docs/coll.md). Takes "
+                     "minutes; progress on stderr.",
+                     opts,
+                     CLI_NOPTS(opts),
+                     "Exit status: 0 written, 1 a measurement or the file failed (nothing "
+                     "written), 2 bad options.\n"};
+    int pr = cli_parse(&spec, argc, argv, bench_first_process());
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
+    if (!malloc_default)
+        (void)bcoll_steady_malloc(argc, argv); /* as dmx bench coll measures */
+    MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else if (strcmp(argv[i], "--quick") == 0)
-            quick = 1;
-        else if (strcmp(argv[i], "--no-corr") == 0)
-            corr = 0;
-        else if (strcmp(argv[i], "--malloc-default") == 0)
-            ; /* read by bcoll_steady_malloc */
-        else {
-            if (rank == 0)
-                fprintf(stderr, "usage: mpirun -n P dmx calibrate [-o FILE] [--quick] "
-                                "[--no-corr]\n");
-            MPI_Finalize();
-            return 2;
-        }
-    }
+    const int total = STEPS_BASE + (nocorr || p < 2 ? 0 : DMX_COLL_NKINDS);
     char *txt = calloc(TXT, 1);
     if (!all_ok(txt != NULL))
         return fail(txt, rank, "out of memory");
@@ -262,11 +286,18 @@ int dmx_cmd_calibrate(int argc, char **argv)
                             {524288, 2097152, 8388608, 0, 0}};
         double maxb[3] = {4096, 262144, 1e30};
         char *buf = calloc(8388608, 1);
-        if (!all_ok(buf != NULL))
+        if (!all_ok(buf != NULL)) {
+            free(buf); /* another rank may be the one without memory */
             return fail(txt, rank, "out of memory for the ping-pong buffer");
+        }
         for (int r = 0; r < 3; r++) {
             double x[5], y[5], a = 0, b = 0;
             int n = 0;
+            cli_progress(rank != 0, "calibrate", r + 1, total,
+                         "ping-pong between ranks 0 and 1, %s",
+                         r == 0   ? "8 B .. 4 KiB"
+                         : r == 1 ? "8 KiB .. 256 KiB"
+                                  : "512 KiB .. 8 MiB");
             for (int i = 0; i < 5 && rs[r][i] > 0; i++, n++) {
                 x[i] = (double)rs[r][i];
                 y[i] = pingpong(MPI_COMM_WORLD, rank, buf, rs[r][i], r == 2 ? 9 : 15);
@@ -277,6 +308,7 @@ int dmx_cmd_calibrate(int argc, char **argv)
         free(buf);
     }
     /* gamma */
+    cli_progress(rank != 0, "calibrate", 4, total, "local reduction rate (gamma)");
     {
         int64_t n = 2 << 20;
         int *a = calloc((size_t)n, sizeof(int)), *b = calloc((size_t)n, sizeof(int));
@@ -300,6 +332,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
     MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (!load_text(txt))
         return fail(txt, rank, "a rank could not load the parameters measured so far");
+    cli_progress(rank != 0, "calibrate", 5, total, "pipeline segment overhead%s",
+                 p >= 3 ? ": 8 MiB broadcast, 1 .. 64 segments" : " (skipped: fewer than 3 ranks)");
     if (p >= 3) { /* segment overhead from a sweep of the pipelined broadcast */
         bcoll_case c;
         if (bcoll_setup(&c, DMX_COLL_BCAST, 8 << 20) == 0) {
@@ -333,8 +367,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
                 return fail(txt, rank, "a rank could not load the parameters measured so far");
         }
     }
-    if (corr && p >= 2) {
-        corrections(txt, p, quick);
+    if (!nocorr && p >= 2) {
+        corrections(txt, p, quick, rank, total);
         MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
     }
     int rc = 0;

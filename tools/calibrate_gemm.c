@@ -1,6 +1,6 @@
 /* dmx calibrate gemm: the local multiply's rate by panel width, for the multiply's model.
  *
- *   mpirun -n P dmx calibrate gemm [--n N] [--grid-ranks Q] [--k K] [--reps R] [-o FILE]
+ *   mpirun -n P dmx calibrate gemm [options]      (--help lists them)
  *
  * The local block is the one a rank holds when an N x N x N multiply runs on Q ranks (default
  * P) on the most square grid: ml = ceil(N/pr) rows, nl = ceil(N/pc) columns. For each panel
@@ -12,6 +12,7 @@
  * and the widest panel's rate as DMX_GEMM_MFLOPS. Run with OPENBLAS_NUM_THREADS=1 (the model
  * assumes one core per rank). Memory per rank: ml*K + K*nl + ml*nl doubles plus two panels. */
 #include "bench_util.h"
+#include "cli.h"
 #include "dmx.h"
 #include "dmx_tool.h"
 
@@ -73,29 +74,36 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
     int64_t n = 4096, q = 0, kk = 0;
     int reps = 1, rank, np, pr = 1, rc = 0;
     const char *out = NULL;
+    cli_opt opts[] = {
+        CLI_OPT("n", CLI_SIZE, &n, 1, 1 << 20, "N",
+                "the multiply whose local block is timed is N x N x N;\ndefault 4096"),
+        CLI_OPT("grid-ranks", CLI_SIZE, &q, 1, 1 << 30, "Q",
+                "ranks of that multiply (most square grid); default P"),
+        CLI_OPT("k", CLI_SIZE, &kk, 1, 1 << 20, "K",
+                "inner dimension of each timed multiply; default\nmax(1024, panel width)"),
+        CLI_OPT("reps", CLI_INT, &reps, 1, 0, "R",
+                "timed runs per width after one warm-up; default 1"),
+        {.name = "output",
+         .short_name = 'o',
+         .kind = CLI_STR,
+         .dest = &out,
+         .meta = "FILE",
+         .help = "also write the rate lines as a DMX_GEMM_MODEL file;\ndefault none"},
+    };
+    cli_spec spec = {"calibrate gemm",
+                     1,
+                     "[options]",
+                     "The local multiply's rate by panel width (32, 64, ... up to the widest "
+                     "panel),\nall ranks busy at once, for the multiply's model: prints "
+                     "\"rate = b MFLOPS\" lines\nand DMX_GEMM_MFLOPS. Run with "
+                     "OPENBLAS_NUM_THREADS=1. Progress on stderr.",
+                     opts,
+                     CLI_NOPTS(opts),
+                     "Exit status: 0 done, 1 out of memory or the file failed, 2 bad options.\n"};
+    int prc = cli_parse(&spec, argc, argv, bench_first_process());
+    if (prc != CLI_RUN)
+        return prc == CLI_HELP ? 0 : 2;
     MPI_Init(&argc, &argv);
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = v == NULL;
-        if (v && strcmp(argv[i], "--n") == 0)
-            bad = bench_parse_size(argv[++i], 1, &n) != 0 || n > (1 << 20);
-        else if (v && strcmp(argv[i], "--grid-ranks") == 0)
-            bad = bench_parse_size(argv[++i], 1, &q) != 0;
-        else if (v && strcmp(argv[i], "--k") == 0)
-            bad = bench_parse_size(argv[++i], 1, &kk) != 0 || kk > (1 << 20);
-        else if (v && strcmp(argv[i], "--reps") == 0)
-            bad = bench_parse_int(argv[++i], 1, &reps) != 0;
-        else if (v && strcmp(argv[i], "-o") == 0)
-            out = argv[++i];
-        else
-            bad = 1;
-        if (bad) {
-            fprintf(stderr, "usage: mpirun -n P dmx calibrate gemm [--n N] [--grid-ranks Q] "
-                            "[--k K] [--reps R] [-o FILE]\n");
-            MPI_Finalize();
-            return 2;
-        }
-    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     n = n > 0 ? n : 4096;
@@ -108,7 +116,7 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
     int64_t ml = (n + pr - 1) / pr, nl = (n + pc - 1) / pc, cap = ml < nl ? ml : nl;
     FILE *f = NULL;
     if (rank == 0 && out != NULL && (f = fopen(out, "w")) == NULL) {
-        fprintf(stderr, "calibrate gemm: cannot write %s\n", out);
+        fprintf(stderr, "dmx: calibrate gemm: cannot write %s\n", out);
         rc = 1;
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -125,8 +133,14 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
                     (long long)nl, np);
     }
     double best = 0.0;
+    int nw = 1, step = 0;
+    for (int64_t b = 32; !(b >= cap || b >= 4096); b *= 2)
+        nw++;
     for (int64_t b = 32;; b *= 2) {
         int64_t w = b < cap ? b : cap, k = kk > 0 ? kk : (w > 1024 ? w : 1024);
+        cli_progress(rank != 0, "calibrate gemm", ++step, nw,
+                     "panel width %lld: %lld x %lld x %lld multiply in rank-%lld updates",
+                     (long long)w, (long long)ml, (long long)nl, (long long)k, (long long)w);
         double r = rate_of(ml, nl, k, w, reps), sum = 0.0;
         if (r < 0) { /* on every rank */
             if (rank == 0)
@@ -149,7 +163,7 @@ int dmx_cmd_calibrate_gemm(int argc, char **argv)
     }
     if (rank == 0) {
         if (f && (ferror(f) | fclose(f)) && rc == 0) {
-            fprintf(stderr, "calibrate gemm: error writing %s\n", out);
+            fprintf(stderr, "dmx: calibrate gemm: error writing %s\n", out);
             rc = 1;
         }
         if (rc == 0 && f)

@@ -5,6 +5,7 @@
  * table, so adding a subcommand is adding a row (and declaring its function in bench/bench.h or
  * tools/dmx_tool.h). The function gets argv starting at the subcommand's last word. */
 #include "bench.h"
+#include "dmx.h"
 #include "dmx_tool.h"
 
 #include <stdio.h>
@@ -26,15 +27,15 @@ static const subcommand commands[] = {
      dmx_cmd_bench_rma, 1},
     {"bench coll", "[--json] [options]", "collectives: every algorithm, auto and MPI's own",
      dmx_cmd_bench_coll, 1},
-    {"bench gemm", "[--n N] [--m M --k K] [--reps R] [--json]",
-     "multiply: dmx (auto, each algorithm) vs pdgemm", dmx_cmd_bench_gemm, 1},
-    {"calibrate gemm", "[--n N] [--grid-ranks Q] [-o FILE]", "local multiply rate by panel width",
+    {"bench gemm", "[--json] [options]", "multiply: dmx (auto, each algorithm) vs pdgemm",
+     dmx_cmd_bench_gemm, 1},
+    {"calibrate gemm", "[-o FILE] [options]", "local multiply rate by panel width",
      dmx_cmd_calibrate_gemm, 1},
     {"calibrate", "[-o FILE] [options]", "measure the collectives' cost model parameters",
      dmx_cmd_calibrate, 1},
-    {"model coll", "--p P --bytes B[,B...] [--svg FILE]", "predicted collective times at any P",
+    {"model coll", "--p P[,P...] --bytes B[,B...] [options]", "predicted collective times at any P",
      dmx_cmd_model_coll, 0},
-    {"model gemm", "--p P[,P...] --n N [--svg FILE]", "predicted multiply times, best G (HSUMMA)",
+    {"model gemm", "--p P[,P...] --n N [options]", "predicted multiply times, best G (HSUMMA)",
      dmx_cmd_model_gemm, 0},
     {"bench relabel", "[--json] [options]", "relabeling solver benchmark", dmx_cmd_bench_relabel,
      0},
@@ -56,7 +57,11 @@ static void usage(FILE *f)
         else
             fprintf(f, "%s\n%-*s %s\n", line, HELP_COLUMN, "", commands[c].help);
     }
-    fprintf(f, "Run a subcommand with --help for its options.\n");
+    fprintf(f, "  %-*s %s\n  %-*s %s\n", HELP_COLUMN - 2,
+            "dmx help SUBCOMMAND, dmx SUBCOMMAND --help", "its options and their defaults",
+            HELP_COLUMN - 2, "dmx --version", "the version of dmx");
+    fprintf(f, "Exit status: 0 success, 2 a bad argument (named on stderr); a subcommand's\n"
+               "--help gives its other codes.\n");
 }
 
 /* Number of words of @p name that argv[1..] spells, or 0 if it does not match. */
@@ -77,6 +82,25 @@ static int matches(const char *name, int argc, char **argv)
     return word - 1;
 }
 
+/* dmx help [SUBCOMMAND...]: the subcommand's --help, or the list. */
+static int help(int argc, char **argv)
+{
+    for (int c = 0; c < NCOMMANDS && argc > 2; c++) {
+        int words = matches(commands[c].name, argc - 1, argv + 1);
+        if (words > 0 && words == argc - 2) {
+            char *sub[3] = {argv[argc - 1], "--help", NULL};
+            return commands[c].run(2, sub);
+        }
+    }
+    if (argc > 2) {
+        fprintf(stderr, "dmx: help: unknown subcommand '%s'\n", argv[2]);
+        usage(stderr);
+        return 2;
+    }
+    usage(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     for (int c = 0; c < NCOMMANDS; c++) {
@@ -84,10 +108,19 @@ int main(int argc, char **argv)
         if (words > 0)
             return commands[c].run(argc - words, argv + words);
     }
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 && strcmp(argv[1], "help") == 0)
+        return help(argc, argv);
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("dmx %s\n", dmx_version(NULL, NULL, NULL));
+        return 0;
+    }
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
     }
+    if (argc >= 2)
+        fprintf(stderr, "dmx: unknown %s '%s'\n", argv[1][0] == '-' ? "option" : "subcommand",
+                argv[1]);
     usage(stderr);
     return 2;
 }

@@ -1,19 +1,20 @@
 /* dmx model coll: the collectives' cost model at any scale, without running anything.
  *
- *   dmx model coll --p P[,P...] --bytes B[,B...] [--coll LIST] [--nodes N] [--model FILE]
- *                  [--svg FILE]
+ *   dmx model coll --p P[,P...] --bytes B[,B...] [options]     (--help lists them)
  *
  * For each collective and P: every algorithm's predicted time at each size, the best marked
  * with '*', AUTO's choice (which may be the MPI library's call, per the model file), the
  * crossover points (found by bisection on the size between listed sizes where the best
  * algorithm changes), and for the broadcast the pipelined ring's segment count (the model's and
  * the textbook sqrt(m (p-2) beta / alpha)). --svg draws predicted time against size (8 B to
- * 1 GiB, log-log), one line per algorithm, for the first collective and P. The parameters are
- * the built-in defaults, DMX_MODEL's file, or --model FILE. */
+ * 1 GiB, log-log), one line per algorithm, one panel per collective asked for, at the first P. The
+ * parameters are the built-in defaults, DMX_MODEL's file, or --model FILE. */
 #include "bench_coll.h"
 #include "bench_util.h"
+#include "cli.h"
 #include "dmx.h"
 #include "dmx_tool.h"
+#include "svgplot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,190 +43,177 @@ static dmx_coll_alg best_at(dmx_coll_kind k, int64_t p, int64_t b, int64_t nodes
     return ba;
 }
 
-/* Returns 0, or -1 (after a message) when the file cannot be written. */
-static int svg(const char *path, dmx_coll_kind k, int64_t p, int64_t nodes)
+/* Every change of the best algorithm between sizes lo0 and b1 (bisection), from cur. */
+static void crossovers(dmx_coll_kind k, int64_t p, int64_t lo0, int64_t b1, int64_t nodes,
+                       dmx_coll_alg cur)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "dmx model coll: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
+    for (double x = (double)lo0 * 1.05; lo0 < b1; x *= 1.05) {
+        int64_t hi = x < (double)b1 ? (int64_t)x : b1;
+        if (hi <= lo0)
+            hi = lo0 + 1;
+        dmx_coll_alg nb2 = best_at(k, p, hi, nodes, NULL);
+        if (nb2 != cur) {
+            int64_t lo = lo0, h = hi; /* bisect within [lo, h] */
+            while (h - lo > 1) {
+                int64_t mid = lo + (h - lo) / 2;
+                if (best_at(k, p, mid, nodes, NULL) == cur)
+                    lo = mid;
+                else
+                    h = mid;
+            }
+            printf("%12s crossover at %lld bytes: %s -> %s\n", "", (long long)h,
+                   dmx_coll_alg_name(cur), dmx_coll_alg_name(nb2));
+            cur = nb2;
+        }
+        lo0 = hi;
     }
-    const int W = 760, H = 480, L = 70, R = 150, T = 40, B = 50;
-    double x0 = log10(8), x1 = log10(1073741824.0), y0 = INFINITY, y1 = -INFINITY;
-    enum { N = 91 };
-    double bx[N], ty[DMX_COLL_NALGS][N];
-    for (int i = 0; i < N; i++) {
-        bx[i] = pow(10, x0 + (x1 - x0) * i / (N - 1));
-        for (int a = DMX_COLL_FLAT; a < DMX_COLL_NALGS; a++) {
-            if (!dmx_coll_alg_valid(k, (dmx_coll_alg)a))
+}
+
+enum { NPTS = 91 };
+
+/* One panel per collective asked for: predicted time against size (8 B to 1 GiB, log-log), one
+ * line per dmx algorithm, at P = p. Returns 0, or -1 after a message. */
+static int svg(const char *path, const int *kinds, int64_t p, int64_t nodes)
+{
+    static double bx[NPTS], ty[DMX_COLL_NKINDS][DMX_COLL_NALGS][NPTS];
+    static svgp_panel pan[DMX_COLL_NKINDS];
+    int npan = 0;
+    for (int i = 0; i < NPTS; i++)
+        bx[i] = round(pow(2, 3 + 27.0 * i / (NPTS - 1)));
+    for (int k = 0; k < DMX_COLL_NKINDS; k++) {
+        if (!kinds[k])
+            continue;
+        svgp_panel *q = &pan[npan++];
+        memset(q, 0, sizeof *q);
+        q->title = dmx_coll_kind_name((dmx_coll_kind)k);
+        q->xlabel = "message size";
+        q->ylabel = "predicted time";
+        q->xlog = q->ylog = 1;
+        q->xunit = SVGP_BYTES;
+        q->yunit = SVGP_SECONDS;
+        for (int a = DMX_COLL_FLAT; a < DMX_COLL_NALGS && q->nseries < SVGP_MAX_SERIES; a++) {
+            if (!dmx_coll_alg_valid((dmx_coll_kind)k, (dmx_coll_alg)a))
                 continue;
-            dmx_coll_predict(k, (dmx_coll_alg)a, p, (int64_t)bx[i], nodes, &ty[a][i], NULL);
-            double y = log10(ty[a][i] > 1e-9 ? ty[a][i] : 1e-9);
-            y0 = fmin(y0, y);
-            y1 = fmax(y1, y);
+            for (int i = 0; i < NPTS; i++)
+                dmx_coll_predict((dmx_coll_kind)k, (dmx_coll_alg)a, p, (int64_t)bx[i], nodes,
+                                 &ty[k][a][i], NULL);
+            q->s[q->nseries++] =
+                (svgp_series){dmx_coll_alg_name((dmx_coll_alg)a), NPTS, bx, ty[k][a], -1, NULL, 0};
         }
     }
-    y0 = floor(y0);
-    y1 = ceil(y1);
-    const char *col[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                         "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa0000"};
-    fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
-            "fill=\"white\"/>\n<text x=\"%d\" y=\"22\" font-size=\"15\">dmx model: %s, P = %lld, "
-            "%lld node(s) - predicted time vs message size</text>\n",
-            W, H, L, dmx_coll_kind_name(k), (long long)p, (long long)nodes);
-#define PX(x) (L + ((x)-x0) / (x1 - x0) * (W - L - R))
-#define PY(y) (H - B - ((y)-y0) / (y1 - y0) * (H - T - B))
-    for (int e = (int)ceil(x0); e <= (int)x1; e += 1) {
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", PX(e),
-                T, PX(e), H - B);
-        if (e % 3 == 0)
-            fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d B</text>\n", PX(e),
-                    H - B + 18, e);
+    char sub[128];
+    snprintf(sub, sizeof sub, "P = %lld ranks on %lld node(s); the model's parameters",
+             (long long)p, (long long)nodes);
+    return svgp_write(path, "model coll", "dmx model coll: predicted time against message size",
+                      sub, pan, npan, npan > 1 ? 2 : 1);
+}
+
+/* The table of collective k at P = p over the sizes bs[0..nb), crossovers between them. */
+static void table(dmx_coll_kind k, int64_t p, const int64_t *bs, int nb, int64_t nodes)
+{
+    printf("\n%s, P = %lld, %lld node(s): predicted us (* = best dmx algorithm)\n%12s",
+           dmx_coll_kind_name(k), (long long)p, (long long)nodes, "bytes");
+    for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
+        if (dmx_coll_alg_valid(k, (dmx_coll_alg)a))
+            printf(" %11s", dmx_coll_alg_name((dmx_coll_alg)a));
+    printf("  %-10s%s\n", "auto", k == DMX_COLL_BCAST ? "  segments(model/textbook)" : "");
+    dmx_coll_alg prev = DMX_COLL_AUTO;
+    for (int bi = 0; bi < nb; bi++) {
+        double tb = 0, ta = 0;
+        dmx_coll_alg best = best_at(k, p, bs[bi], nodes, &tb), pick;
+        dmx_coll_predict(k, DMX_COLL_AUTO, p, bs[bi], nodes, &ta, &pick);
+        printf("%12lld", (long long)bs[bi]);
+        for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
+            if (!dmx_coll_alg_valid(k, (dmx_coll_alg)a))
+                continue;
+            double t = 0;
+            dmx_coll_predict(k, (dmx_coll_alg)a, p, bs[bi], nodes, &t, NULL);
+            printf(" %10.4g%s", t * 1e6, a == (int)best ? "*" : " ");
+        }
+        printf("  %-10s", dmx_coll_alg_name(pick));
+        if (k == DMX_COLL_BCAST) {
+            int64_t seg = 0;
+            double text = 0;
+            dmx_coll_pipeline_segments(p, bs[bi], nodes, &seg, &text);
+            printf("  %lld / %.1f", (long long)seg, text);
+        }
+        printf("\n");
+        if (bi > 0)
+            crossovers(k, p, bs[bi - 1], bs[bi], nodes, prev);
+        prev = best;
     }
-    for (int e = (int)y0; e <= (int)y1; e++) {
-        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
-                PY(e), W - R, PY(e));
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d s</text>\n", L - 6,
-                PY(e) + 4, e);
-    }
-    fprintf(f,
-            "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
-            "stroke=\"black\"/>\n",
-            L, T, W - L - R, H - T - B);
-    int li = 0;
-    for (int a = DMX_COLL_FLAT; a < DMX_COLL_NALGS; a++) {
-        if (!dmx_coll_alg_valid(k, (dmx_coll_alg)a))
-            continue;
-        fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"",
-                col[li % 12]);
-        for (int i = 0; i < N; i++)
-            fprintf(f, "%.1f,%.1f ", PX(log10(bx[i])),
-                    PY(log10(ty[a][i] > 1e-9 ? ty[a][i] : 1e-9)));
-        fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>\n", W - R + 8,
-                T + 16 + 18 * li, col[li % 12], dmx_coll_alg_name((dmx_coll_alg)a));
-        li++;
-    }
-#undef PX
-#undef PY
-    fprintf(f, "</svg>\n");
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "dmx model coll: error writing %s\n", path);
-        return -1;
-    }
-    return 0;
+}
+
+typedef struct slist {
+    int64_t v[MAXL];
+    int n;
+    int64_t lo;
+} slist;
+
+static int parse_slist(const char *s, void *dest)
+{
+    slist *l = dest;
+    l->n = bench_parse_size_list(s, l->lo, l->v, MAXL);
+    return l->n > 0 ? 0 : -1;
+}
+
+static int parse_kinds(const char *s, void *dest)
+{
+    return bcoll_parse_names(s, dest, DMX_COLL_NKINDS, 0);
 }
 
 int dmx_cmd_model_coll(int argc, char **argv)
 {
-    int64_t ps[MAXL], bs[MAXL], nodes = 1;
-    int np = 0, nb = 0, kinds[DMX_COLL_NKINDS];
+    slist ps = {{0}, 0, 1}, bs = {{0}, 0, 0};
+    int64_t nodes = 1;
+    int kinds[DMX_COLL_NKINDS];
     const char *svgf = NULL, *model = NULL;
     for (int i = 0; i < DMX_COLL_NKINDS; i++)
         kinds[i] = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--p") == 0 && v)
-            np = bench_parse_size_list(argv[++i], 1, ps, MAXL);
-        else if (strcmp(a, "--bytes") == 0 && v)
-            nb = bench_parse_size_list(argv[++i], 0, bs, MAXL);
-        else if (strcmp(a, "--nodes") == 0 && v) {
-            if (bench_parse_i64(argv[++i], 1, &nodes) != 0)
-                nodes = 0; /* not a count >= 1: usage below */
-        } else if (strcmp(a, "--svg") == 0 && v)
-            svgf = argv[++i];
-        else if (strcmp(a, "--model") == 0 && v)
-            model = argv[++i];
-        else if (strcmp(a, "--coll") == 0 && v) {
-            if (bcoll_parse_names(argv[++i], kinds, DMX_COLL_NKINDS, 0) != 0)
-                np = -1;
-        } else
-            np = -1;
-    }
-    if (np <= 0 || nb <= 0 || nodes < 1) {
-        fprintf(stderr,
-                "usage: dmx model coll --p P[,P...] --bytes B[,B...] [--coll LIST] [--nodes N]\n"
-                "                      [--model FILE] [--svg FILE]\n"
-                "  whole counts, with k/M/G suffixes (x 2^10, 2^20, 2^30); bytes per block for "
-                "scatter, gather, allgather,\n"
-                "  reduce_scatter, alltoall, the whole vector otherwise\n");
+    cli_opt opts[] = {
+        CLI_FUNC_OPT("p", &ps, parse_slist, "a comma-separated list of up to 64 counts >= 1",
+                     "P[,P...]", "rank counts (required)"),
+        CLI_FUNC_OPT("bytes", &bs, parse_slist, "a comma-separated list of up to 64 sizes >= 0",
+                     "B[,B...]",
+                     "message sizes (required): bytes per block for scatter,\ngather, allgather, "
+                     "reduce_scatter, alltoall, the whole\nvector otherwise"),
+        CLI_FUNC_OPT("coll", kinds, parse_kinds, "collective names, comma-separated (bcast, ...)",
+                     "LIST", "collectives to model; default all"),
+        CLI_OPT("nodes", CLI_I64, &nodes, 1, 0, "N", "nodes the ranks are spread over; default 1"),
+        CLI_STR_OPT("model", &model, "FILE",
+                    "parameters (dmx calibrate's file); default DMX_MODEL's\nfile or the "
+                    "built-in values"),
+        CLI_STR_OPT("svg", &svgf, "FILE",
+                    "draw time against size (8 B to 1 GiB), one panel per\ncollective, at the "
+                    "first P; default none"),
+    };
+    cli_spec spec = {"model coll",
+                     0,
+                     "--p P[,P...] --bytes B[,B...] [options]",
+                     "The collectives' cost model at any scale: every algorithm's predicted time, "
+                     "the best\n(*), AUTO's choice, the crossovers between listed sizes and the "
+                     "broadcast's\npipeline segments. Counts take k/M/G suffixes (x 2^10, 2^20, "
+                     "2^30). Runs nothing.",
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
+    int pr = cli_parse(&spec, argc, argv, 1);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
+    if (ps.n == 0 || bs.n == 0) {
+        cli_error(&spec, "%s is required", ps.n == 0 ? "--p" : "--bytes");
         return 2;
     }
     if (model && dmx_coll_model_load(model) != DMX_SUCCESS) {
-        fprintf(stderr, "dmx model coll: %s\n", dmx_last_error());
+        fprintf(stderr, "dmx: model coll: %s\n", dmx_last_error());
         return 1;
     }
-    for (int pi = 0; pi < np; pi++) {
-        int64_t p = ps[pi];
-        if (p < 1) {
-            fprintf(stderr, "P must be >= 1\n");
-            return 2;
-        }
-        for (int k = 0; k < DMX_COLL_NKINDS; k++) {
-            if (!kinds[k])
-                continue;
-            printf("\n%s, P = %lld, %lld node(s): predicted us (* = best dmx algorithm)\n%12s",
-                   dmx_coll_kind_name((dmx_coll_kind)k), (long long)p, (long long)nodes, "bytes");
-            for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
-                if (dmx_coll_alg_valid((dmx_coll_kind)k, (dmx_coll_alg)a))
-                    printf(" %11s", dmx_coll_alg_name((dmx_coll_alg)a));
-            printf("  %-10s%s\n", "auto", k == DMX_COLL_BCAST ? "  segments(model/textbook)" : "");
-            dmx_coll_alg prev = DMX_COLL_AUTO;
-            for (int bi = 0; bi < nb; bi++) {
-                double tb = 0;
-                dmx_coll_alg best = best_at((dmx_coll_kind)k, p, bs[bi], nodes, &tb), pick;
-                double ta = 0;
-                dmx_coll_predict((dmx_coll_kind)k, DMX_COLL_AUTO, p, bs[bi], nodes, &ta, &pick);
-                printf("%12lld", (long long)bs[bi]);
-                for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
-                    if (!dmx_coll_alg_valid((dmx_coll_kind)k, (dmx_coll_alg)a))
-                        continue;
-                    double t = 0;
-                    dmx_coll_predict((dmx_coll_kind)k, (dmx_coll_alg)a, p, bs[bi], nodes, &t, NULL);
-                    printf(" %10.4g%s", t * 1e6, a == (int)best ? "*" : " ");
-                }
-                printf("  %-10s", dmx_coll_alg_name(pick));
-                if (k == DMX_COLL_BCAST) {
-                    int64_t seg = 0;
-                    double text = 0;
-                    dmx_coll_pipeline_segments(p, bs[bi], nodes, &seg, &text);
-                    printf("  %lld / %.1f", (long long)seg, text);
-                }
-                printf("\n");
-                if (bi > 0) { /* every change of the best between the two sizes */
-                    int64_t lo0 = bs[bi - 1];
-                    dmx_coll_alg cur = prev;
-                    for (double x = (double)lo0 * 1.05; lo0 < bs[bi]; x *= 1.05) {
-                        int64_t hi = x < (double)bs[bi] ? (int64_t)x : bs[bi];
-                        if (hi <= lo0)
-                            hi = lo0 + 1;
-                        dmx_coll_alg nb2 = best_at((dmx_coll_kind)k, p, hi, nodes, NULL);
-                        if (nb2 != cur) {
-                            int64_t lo = lo0, h = hi; /* bisect within [lo, h] */
-                            while (h - lo > 1) {
-                                int64_t mid = lo + (h - lo) / 2;
-                                if (best_at((dmx_coll_kind)k, p, mid, nodes, NULL) == cur)
-                                    lo = mid;
-                                else
-                                    h = mid;
-                            }
-                            printf("%12s crossover at %lld bytes: %s -> %s\n", "", (long long)h,
-                                   dmx_coll_alg_name(cur), dmx_coll_alg_name(nb2));
-                            cur = nb2;
-                        }
-                        lo0 = hi;
-                    }
-                }
-                prev = best;
-            }
-        }
-    }
+    for (int pi = 0; pi < ps.n; pi++)
+        for (int k = 0; k < DMX_COLL_NKINDS; k++)
+            if (kinds[k])
+                table((dmx_coll_kind)k, ps.v[pi], bs.v, bs.n, nodes);
     if (svgf) {
-        int k = 0;
-        while (k < DMX_COLL_NKINDS && !kinds[k])
-            k++;
-        if (svg(svgf, (dmx_coll_kind)(k < DMX_COLL_NKINDS ? k : 0), ps[0], nodes) != 0)
+        if (svg(svgf, kinds, ps.v[0], nodes) != 0)
             return 1;
         printf("\nwrote %s\n", svgf);
     }

@@ -1,18 +1,20 @@
 /* dmx model gemm: the multiply's cost model at any scale, without running anything.
  *
- *   dmx model gemm --p P[,P...] --n N [--m M --k K] [--nodes N] [--dtype d|s|c|z]
- *                  [--model FILE] [--svg FILE]
+ *   dmx model gemm --p P[,P...] --n N [options]     (--help lists them)
  *
  * For each P (one rank per node unless --nodes): SUMMA's best panel and time; HSUMMA's time and
  * communication time for every G that splits the grid (best B and b for each), the best G; Cannon;
  * and AUTO's choice. "comm" is the time without look-ahead minus the local multiply, i.e. the
- * communication the seed's analysis compares (HSUMMA against SUMMA over P). --svg draws SUMMA's
- * and the best HSUMMA's communication time against P (log-log). The parameters: built-in
+ * communication the seed's analysis compares (HSUMMA against SUMMA over P). The best G is the one
+ * of least total time (the time column). --svg draws total and communication time against P
+ * (log-log), one line per algorithm, AUTO's choice ringed. The parameters: built-in
  * defaults, DMX_MODEL's file or --model FILE; the local rate: DMX_GEMM_MODEL or the
  * built-in curve scaled to DMX_GEMM_MFLOPS (docs/gemm.md). */
 #include "bench_util.h"
+#include "cli.h"
 #include "dmx.h"
 #include "dmx_tool.h"
+#include "svgplot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,160 +42,203 @@ static double comm_time(dmx_gemm_alg alg, dmx_dtype t, int64_t m, int64_t n, int
     return x.predicted_seconds - x.compute_seconds;
 }
 
+/* One P: total and communication time of SUMMA, HSUMMA at its best G (least total time, the
+ * time column) and Cannon (NAN where an algorithm does not apply), and AUTO's choice. */
 typedef struct row {
     int64_t p;
-    double summa_comm, hsumma_comm;
+    double time[3], comm[3];
     int best_g;
+    double auto_time, auto_comm;
 } row;
 
-/* Returns 0, or -1 (after a message) when the file cannot be written. */
-static int svg(const char *path, const row *r, int nr, int64_t n)
+/* Two panels against P: predicted time and communication time, one line per algorithm, AUTO's
+ * choice ringed. Returns 0 or -1. */
+static int svg(const char *path, const row *r, int nr, int64_t m, int64_t n, int64_t k)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "dmx model gemm: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    const double W = 640, H = 420, L = 70, B = 50;
-    double x0 = log10((double)r[0].p), x1 = log10((double)r[nr - 1].p), y0 = 1e300, y1 = -1e300;
+    static const char *const names[3] = {"SUMMA", "HSUMMA (best G)", "Cannon"};
+    double x[MAXP], y[2][4][MAXP];
     for (int i = 0; i < nr; i++) {
-        double a = log10(r[i].summa_comm), b = log10(r[i].hsumma_comm);
-        y0 = fmin(y0, fmin(a, b));
-        y1 = fmax(y1, fmax(a, b));
-    }
-    if (x1 <= x0)
-        x1 = x0 + 1;
-    if (y1 <= y0)
-        y1 = y0 + 1;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%g' height='%g'>\n", W, H);
-    fprintf(f, "<text x='%g' y='20' font-size='14'>model: communication time, n = %lld</text>\n", L,
-            (long long)n);
-    fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='black'/>\n", L, H - B, W - 10, H - B);
-    fprintf(f, "<line x1='%g' y1='30' x2='%g' y2='%g' stroke='black'/>\n", L, L, H - B);
-    const char *col[2] = {"blue", "red"}, *name[2] = {"SUMMA", "HSUMMA best G"};
-    for (int s = 0; s < 2; s++) {
-        fprintf(f, "<polyline fill='none' stroke='%s' points='", col[s]);
-        for (int i = 0; i < nr; i++) {
-            double y = log10(s ? r[i].hsumma_comm : r[i].summa_comm);
-            fprintf(f, "%g,%g ", L + (log10((double)r[i].p) - x0) / (x1 - x0) * (W - L - 20),
-                    H - B - (y - y0) / (y1 - y0) * (H - B - 40));
+        x[i] = (double)r[i].p;
+        for (int a = 0; a < 3; a++) {
+            y[0][a][i] = r[i].time[a];
+            y[1][a][i] = r[i].comm[a];
         }
-        fprintf(f, "'/>\n<text x='%g' y='%g' fill='%s' font-size='12'>%s</text>\n", W - 160,
-                40.0 + 16 * s, col[s], name[s]);
+        y[0][3][i] = r[i].auto_time;
+        y[1][3][i] = r[i].auto_comm;
     }
-    for (int i = 0; i < nr; i++)
-        fprintf(f, "<text x='%g' y='%g' font-size='10'>%lld</text>\n",
-                L + (log10((double)r[i].p) - x0) / (x1 - x0) * (W - L - 20) - 10, H - B + 15,
-                (long long)r[i].p);
-    fprintf(f, "<text x='5' y='%g' font-size='10'>%.3g s</text>\n", H - B, pow(10, y0));
-    fprintf(f, "<text x='5' y='40' font-size='10'>%.3g s</text>\n", pow(10, y1));
-    fprintf(f, "<text x='%g' y='%g' font-size='12'>P (log)</text>\n</svg>\n", W / 2, H - 10);
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "dmx model gemm: error writing %s\n", path);
+    svgp_panel pan[2];
+    memset(pan, 0, sizeof pan);
+    for (int q = 0; q < 2; q++) {
+        pan[q].title = q ? "communication time (no look-ahead, minus the local multiply)"
+                         : "predicted time of the multiply";
+        pan[q].xlabel = "P (ranks)";
+        pan[q].ylabel = q ? "communication time" : "time";
+        pan[q].xlog = pan[q].ylog = 1;
+        pan[q].xunit = SVGP_PLAIN;
+        pan[q].yunit = SVGP_SECONDS;
+        pan[q].nseries = 4;
+        for (int a = 0; a < 4; a++)
+            pan[q].s[a] =
+                (svgp_series){a < 3 ? names[a] : "auto's choice", nr, x, y[q][a], -1, NULL, a == 3};
+    }
+    char sub[160];
+    snprintf(sub, sizeof sub, "C = A B, m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
+             (long long)k);
+    return svgp_write(path, "model gemm", "dmx model gemm: predicted times against P", sub, pan, 2,
+                      2);
+}
+
+/* HSUMMA at every G that divides p on SUMMA's grid; fills r's HSUMMA entries with the G of least
+ * total time. */
+static void hsumma_rows(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int64_t nd,
+                        const dmx_gemm_info *s, row *r)
+{
+    r->best_g = 0;
+    r->time[1] = r->comm[1] = NAN;
+    for (int64_t G = 1; G <= p; G++) {
+        dmx_gemm_options o;
+        dmx_gemm_info h;
+        if (p % G)
+            continue;
+        dmx_gemm_options_init(&o);
+        o.prow = s->prow;
+        o.pcol = s->pcol;
+        o.groups = (int)G;
+        if (dmx_gemm_predict(DMX_GEMM_HSUMMA, t, m, n, k, p, nd, &o, &h) != DMX_SUCCESS)
+            continue;
+        double hc = comm_time(DMX_GEMM_HSUMMA, t, m, n, k, p, nd, &h);
+        if (p <= 64 || (G & (G - 1)) == 0 || G == p)
+            printf("  hsumma  G %-7lld (%dx%d) B %-5lld b %-5lld time %.4g s  comm %.4g s\n",
+                   (long long)G, h.group_rows, h.group_cols, (long long)h.outer_panel,
+                   (long long)h.panel, h.predicted_seconds, hc);
+        if (r->best_g == 0 || h.predicted_seconds < r->time[1]) {
+            r->best_g = (int)G;
+            r->time[1] = h.predicted_seconds;
+            r->comm[1] = hc;
+        }
+    }
+}
+
+static int parse_dtype(const char *v, void *dest)
+{
+    if (strlen(v) != 1 || !strchr("dscz", v[0]))
         return -1;
+    *(dmx_dtype *)dest = v[0] == 's'   ? DMX_FLOAT
+                         : v[0] == 'c' ? DMX_CFLOAT
+                         : v[0] == 'z' ? DMX_CDOUBLE
+                                       : DMX_DOUBLE;
+    return 0;
+}
+
+typedef struct plist {
+    int64_t v[MAXP];
+    int n;
+} plist;
+
+static int parse_plist(const char *s, void *dest)
+{
+    plist *l = dest;
+    l->n = bench_parse_size_list(s, 1, l->v, MAXP);
+    return l->n > 0 ? 0 : -1;
+}
+
+static int model_row(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int64_t nd, row *r)
+{
+    dmx_gemm_info s, c, a;
+    if (dmx_gemm_predict(DMX_GEMM_SUMMA, t, m, n, k, p, nd, NULL, &s) != DMX_SUCCESS) {
+        fprintf(stderr, "dmx: model gemm: %s\n", dmx_last_error());
+        return -1;
+    }
+    double sc = comm_time(DMX_GEMM_SUMMA, t, m, n, k, p, nd, &s);
+    printf("P %lld  m %lld n %lld k %lld  nodes %lld\n", (long long)p, (long long)m, (long long)n,
+           (long long)k, (long long)nd);
+    printf("  summa   grid %dx%d b %-5lld  time %.4g s  comm %.4g s  (multiply %.4g s)\n", s.prow,
+           s.pcol, (long long)s.panel, s.predicted_seconds, sc, s.compute_seconds);
+    r->p = p;
+    r->time[0] = s.predicted_seconds;
+    r->comm[0] = sc;
+    hsumma_rows(t, m, n, k, p, nd, &s, r);
+    r->time[2] = r->comm[2] = NAN;
+    if (dmx_gemm_predict(DMX_GEMM_CANNON, t, m, n, k, p, nd, NULL, &c) == DMX_SUCCESS) {
+        r->time[2] = c.predicted_seconds;
+        r->comm[2] = comm_time(DMX_GEMM_CANNON, t, m, n, k, p, nd, &c);
+        printf("  cannon  q %d  time %.4g s  comm %.4g s\n", c.prow, r->time[2], r->comm[2]);
+    } else {
+        printf("  cannon  does not apply\n");
+    }
+    if (r->best_g > 0)
+        printf("  best G %d (least time): HSUMMA time %.4g s comm %.4g s vs SUMMA time %.4g s "
+               "comm %.4g s (comm ratio %.3f, sqrt(P) = %.0f)\n",
+               r->best_g, r->time[1], r->comm[1], r->time[0], sc, r->comm[1] / sc, sqrt((double)p));
+    r->auto_time = r->auto_comm = NAN;
+    if (dmx_gemm_predict(DMX_GEMM_AUTO, t, m, n, k, p, nd, NULL, &a) == DMX_SUCCESS) {
+        printf("  auto: %s grid %dx%d G %d B %lld b %lld  time %.4g s\n", dmx_gemm_alg_name(a.alg),
+               a.prow, a.pcol, a.groups, (long long)a.outer_panel, (long long)a.panel,
+               a.predicted_seconds);
+        r->auto_time = a.predicted_seconds;
+        r->auto_comm = comm_time(a.alg, t, m, n, k, p, nd, &a);
     }
     return 0;
 }
 
 int dmx_cmd_model_gemm(int argc, char **argv)
 {
-    int64_t ps[MAXP], m = 0, n = 0, k = 0, nodes = 0;
-    int np = 0;
-    const char *svgf = NULL;
+    int64_t m = 0, n = 0, k = 0, nodes = 0;
+    plist ps = {{0}, 0};
+    const char *svgf = NULL, *model = NULL;
     dmx_dtype t = DMX_DOUBLE;
-    int bad = 0;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *a = argv[i];
-        int v = i + 1 < argc;
-        if (strcmp(a, "--p") == 0 && v)
-            bad = (np = bench_parse_size_list(argv[++i], 1, ps, MAXP)) < 0;
-        else if (strcmp(a, "--n") == 0 && v)
-            bad = bench_parse_size(argv[++i], 1, &n) != 0;
-        else if (strcmp(a, "--m") == 0 && v)
-            bad = bench_parse_size(argv[++i], 1, &m) != 0;
-        else if (strcmp(a, "--k") == 0 && v)
-            bad = bench_parse_size(argv[++i], 1, &k) != 0;
-        else if (strcmp(a, "--nodes") == 0 && v)
-            bad = bench_parse_size(argv[++i], 1, &nodes) != 0;
-        else if (strcmp(a, "--svg") == 0 && v)
-            svgf = argv[++i];
-        else if (strcmp(a, "--model") == 0 && v) {
-            if (dmx_coll_model_load(argv[++i]) != DMX_SUCCESS) {
-                fprintf(stderr, "%s\n", dmx_last_error());
-                return 1;
-            }
-        } else if (strcmp(a, "--dtype") == 0 && v) {
-            const char *d = argv[++i];
-            bad = strlen(d) != 1 || !strchr("dscz", d[0]);
-            t = d[0] == 's'   ? DMX_FLOAT
-                : d[0] == 'c' ? DMX_CFLOAT
-                : d[0] == 'z' ? DMX_CDOUBLE
-                              : DMX_DOUBLE;
-        } else {
-            bad = 1;
-        }
-    }
-    if (bad || np <= 0 || n <= 0 || (svgf && np < 2)) {
-        fprintf(stderr,
-                "usage: dmx model gemm --p P[,P...] --n N [--m M --k K] [--nodes N] "
-                "[--dtype d|s|c|z] [--model FILE] [--svg FILE]\n"
-                "  counts >= 1, with k/M/G suffixes; --svg draws against P: two P or more\n");
+    cli_opt opts[] = {
+        CLI_FUNC_OPT("p", &ps, parse_plist, "a comma-separated list of up to 64 counts >= 1",
+                     "P[,P...]", "rank counts to model (required); k/M/G suffixes allowed"),
+        CLI_OPT("n", CLI_SIZE, &n, 1, 0, "N", "columns of C (required)"),
+        CLI_OPT("m", CLI_SIZE, &m, 1, 0, "M", "rows of C; default N"),
+        CLI_OPT("k", CLI_SIZE, &k, 1, 0, "K", "inner dimension; default N"),
+        CLI_OPT("nodes", CLI_SIZE, &nodes, 1, 0, "N", "nodes; default one rank per node (N = P)"),
+        CLI_FUNC_OPT("dtype", &t, parse_dtype, "d, s, c or z", "d|s|c|z",
+                     "element type: double, float, complex float, complex\ndouble; default d"),
+        CLI_STR_OPT("model", &model, "FILE",
+                    "collectives' parameters (dmx calibrate's file); default\nDMX_MODEL's file "
+                    "or the built-in values"),
+        CLI_STR_OPT("svg", &svgf, "FILE",
+                    "draw time and communication time against P (two P or\nmore), AUTO's "
+                    "choice ringed; default none"),
+    };
+    cli_spec spec = {"model gemm",
+                     0,
+                     "--p P[,P...] --n N [options]",
+                     "The multiply's cost model at any scale: SUMMA's time, HSUMMA's for every G "
+                     "that\nsplits the grid (best G: least time), Cannon's, AUTO's choice. Runs "
+                     "nothing.",
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
+    int pr = cli_parse(&spec, argc, argv, 1);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
+    if (ps.n == 0 || n == 0) {
+        cli_error(&spec, "%s is required", ps.n == 0 ? "--p" : "--n");
         return 2;
+    }
+    if (svgf && ps.n < 2) {
+        cli_error(&spec, "--svg draws against P: give two P or more");
+        return 2;
+    }
+    if (model && dmx_coll_model_load(model) != DMX_SUCCESS) {
+        fprintf(stderr, "dmx: model gemm: %s\n", dmx_last_error());
+        return 1;
     }
     if (m <= 0)
         m = n;
     if (k <= 0)
         k = n;
     row rows[MAXP];
-    for (int pi = 0; pi < np; pi++) {
-        int64_t p = ps[pi], nd = nodes > 0 ? nodes : p;
-        dmx_gemm_info s, h, c, a;
-        if (dmx_gemm_predict(DMX_GEMM_SUMMA, t, m, n, k, p, nd, NULL, &s) != DMX_SUCCESS) {
-            fprintf(stderr, "%s\n", dmx_last_error());
+    for (int pi = 0; pi < ps.n; pi++)
+        if (model_row(t, m, n, k, ps.v[pi], nodes > 0 ? nodes : ps.v[pi], &rows[pi]) != 0)
             return 1;
-        }
-        double sc = comm_time(DMX_GEMM_SUMMA, t, m, n, k, p, nd, &s);
-        printf("P %lld  m %lld n %lld k %lld  nodes %lld\n", (long long)p, (long long)m,
-               (long long)n, (long long)k, (long long)nd);
-        printf("  summa   grid %dx%d b %-5lld  time %.4g s  comm %.4g s  (multiply %.4g s)\n",
-               s.prow, s.pcol, (long long)s.panel, s.predicted_seconds, sc, s.compute_seconds);
-        rows[pi].p = p;
-        rows[pi].summa_comm = sc;
-        rows[pi].hsumma_comm = sc;
-        rows[pi].best_g = 1;
-        double bestc = INFINITY;
-        for (int64_t G = 1; G <= p; G++) {
-            dmx_gemm_options o;
-            if (p % G)
-                continue;
-            dmx_gemm_options_init(&o);
-            o.prow = s.prow;
-            o.pcol = s.pcol;
-            o.groups = (int)G;
-            if (dmx_gemm_predict(DMX_GEMM_HSUMMA, t, m, n, k, p, nd, &o, &h) != DMX_SUCCESS)
-                continue;
-            double hc = comm_time(DMX_GEMM_HSUMMA, t, m, n, k, p, nd, &h);
-            if (p <= 64 || (G & (G - 1)) == 0 || G == p)
-                printf("  hsumma  G %-7lld (%dx%d) B %-5lld b %-5lld time %.4g s  comm %.4g s\n",
-                       (long long)G, h.group_rows, h.group_cols, (long long)h.outer_panel,
-                       (long long)h.panel, h.predicted_seconds, hc);
-            if (hc < bestc) {
-                bestc = hc;
-                rows[pi].best_g = (int)G;
-                rows[pi].hsumma_comm = hc;
-            }
-        }
-        dmx_gemm_predict(DMX_GEMM_CANNON, t, m, n, k, p, nd, NULL, &c);
-        dmx_gemm_predict(DMX_GEMM_AUTO, t, m, n, k, p, nd, NULL, &a);
-        printf("  cannon  q %d  time %.4g s\n", c.prow, c.predicted_seconds);
-        printf("  best G %d: HSUMMA comm %.4g s vs SUMMA %.4g s (ratio %.3f, sqrt(P) = %.0f)\n",
-               rows[pi].best_g, rows[pi].hsumma_comm, sc, rows[pi].hsumma_comm / sc,
-               sqrt((double)p));
-        printf("  auto: %s grid %dx%d G %d B %lld b %lld  time %.4g s\n", dmx_gemm_alg_name(a.alg),
-               a.prow, a.pcol, a.groups, (long long)a.outer_panel, (long long)a.panel,
-               a.predicted_seconds);
+    if (svgf) {
+        if (svg(svgf, rows, ps.n, m, n, k) != 0)
+            return 1;
+        printf("wrote %s\n", svgf);
     }
-    if (svgf && svg(svgf, rows, np, n) != 0)
-        return 1;
     return 0;
 }

@@ -10,8 +10,9 @@
  * solve times, through the public offline calls of dmx/relabel.h (dmx_relabel_volume_*,
  * dmx_relabel_assign). --fig3 reproduces Figure 3 of the
  * COSTA paper (section 7.2). The custom layout file format is documented in docs/relabel.md
- * and in plan_usage() (plan_text.c).
+ * and in the help (dmx plan --help).
  */
+#include "cli.h"
 #include "dmx_tool.h"
 #include "plan_tool.h"
 
@@ -398,71 +399,84 @@ static void describe_bc(char *buf, size_t cap, const dmx_relabel_desc *d)
              d->pcol, d->order);
 }
 
+typedef struct plan_size {
+    int64_t m, n;
+} plan_size;
+
+static int parse_size_opt(const char *v, void *dest)
+{
+    plan_size *z = dest;
+    return plan_parse_size(v, &z->m, &z->n);
+}
+
+static int parse_bc_opt(const char *v, void *dest)
+{
+    return parse_bc(v, dest);
+}
+
 int dmx_cmd_plan(int argc, char **argv)
 {
-    int64_t m = -1, n = -1;
-    int have_from = 0, have_to = 0, transpose = 0, want_sigma = 0, json = 0, fig3 = 0;
+    plan_size z = {-1, -1};
+    int transpose = 0, want_sigma = 0, json = 0, fig3 = 0;
     const char *custom_from = NULL, *custom_to = NULL, *csv = NULL, *svg = NULL;
     dmx_relabel_desc from, to;
     memset(&from, 0, sizeof from);
     memset(&to, 0, sizeof to);
-    for (int k = 1; k < argc; k++) {
-        const char *a = argv[k];
-        const char *val = k + 1 < argc ? argv[k + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            plan_usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--transpose") == 0) {
-            transpose = 1;
-        } else if (strcmp(a, "--sigma") == 0) {
-            want_sigma = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--fig3") == 0) {
-            fig3 = 1;
-        } else if (val && strcmp(a, "--size") == 0) {
-            if (plan_parse_size(val, &m, &n) != 0) {
-                fprintf(stderr, "dmx plan: --size needs M,N (got '%s')\n", val);
-                return 2;
-            }
-            k++;
-        } else if (val && (strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0)) {
-            int isfrom = a[2] == 'f';
-            if (parse_bc(val, isfrom ? &from : &to) != 0) {
-                fprintf(stderr, "dmx plan: %s needs MB,NB,PR,PC,ORD with ORD R or C (got '%s')\n",
-                        a, val);
-                return 2;
-            }
-            if (isfrom)
-                have_from = 1;
-            else
-                have_to = 1;
-            k++;
-        } else if (val && strcmp(a, "--custom-from") == 0) {
-            custom_from = val;
-            k++;
-        } else if (val && strcmp(a, "--custom-to") == 0) {
-            custom_to = val;
-            k++;
-        } else if (val && strcmp(a, "--csv") == 0) {
-            csv = val;
-            k++;
-        } else if (val && strcmp(a, "--svg") == 0) {
-            svg = val;
-            k++;
-        } else {
-            fprintf(stderr, "dmx plan: unknown or incomplete option '%s'\n", a);
-            plan_usage(stderr);
-            return 2;
-        }
+    cli_opt opts[] = {
+        CLI_FUNC_OPT("size", &z, parse_size_opt, "M,N with M, N >= 0", "M,N",
+                     "source size (required with --from and --to)"),
+        CLI_FUNC_OPT("from", &from, parse_bc_opt, "MB,NB,PR,PC,ORD with ORD R or C",
+                     "MB,NB,PR,PC,ORD", "block-cyclic source layout"),
+        CLI_FUNC_OPT("to", &to, parse_bc_opt, "MB,NB,PR,PC,ORD with ORD R or C", "MB,NB,PR,PC,ORD",
+                     "block-cyclic target layout"),
+        CLI_STR_OPT("custom-from", &custom_from, "FILE", "source as a custom grid layout file"),
+        CLI_STR_OPT("custom-to", &custom_to, "FILE", "target as a custom grid layout file"),
+        CLI_FLAG_OPT("transpose", &transpose, "the target holds the transpose of the source"),
+        CLI_FLAG_OPT("sigma", &want_sigma,
+                     "also print the relabeling: role (target rank) j -> process\nsigma[j]"),
+        CLI_FLAG_OPT("json", &json, "one JSON object (--fig3: one per point) instead of text"),
+        CLI_FLAG_OPT("fig3", &fig3,
+                     "the COSTA Figure 3 sweep: 1e5 x 1e5, 10 x 10 grid, R -> C,\ntarget "
+                     "blocks 1e4, source blocks 1 .. 1e4"),
+        CLI_STR_OPT("csv", &csv, "FILE", "write the Figure 3 curve as CSV; default none"),
+        CLI_STR_OPT("svg", &svg, "FILE", "draw the Figure 3 curve (SVG); default none"),
+    };
+    opts[9].requires = opts[10].requires = "fig3";
+    cli_spec spec = {
+        "plan",
+        0,
+        "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]\n"
+        "       dmx plan --custom-from FILE --custom-to FILE [options]\n"
+        "       dmx plan --fig3 [--csv FILE] [--svg FILE] [--json]",
+        "The offline relabeling planner (one process, no MPI): remote volume with the identity,\n"
+        "exact and greedy relabelings. Layouts: block-cyclic with MB x NB blocks on a PR x PC\n"
+        "process grid whose ranks are numbered row-major (ORD = R: rank = pr*PC + pc) or\n"
+        "column-major (C: pr + pc*PR). The target has size M x N, or N x M with --transpose.\n"
+        "Either side can be a custom grid layout read from a file (--size is then optional).\n"
+        "P = the larger rank count; extra ranks own nothing.",
+        opts,
+        CLI_NOPTS(opts),
+        "custom layout file (whitespace separated, '#' starts a comment):\n"
+        "  size M N\n"
+        "  rowsplits 0 r1 ... M      (nrb + 1 increasing values)\n"
+        "  colsplits 0 c1 ... N      (ncb + 1 increasing values)\n"
+        "  procs P                   (optional; default 1 + the largest owner)\n"
+        "  owners                    followed by nrb * ncb ranks, block row by block row\n"};
+    int pr = cli_parse(&spec, argc, argv, 1);
+    if (pr != CLI_RUN)
+        return pr == CLI_HELP ? 0 : 2;
+    int64_t m = z.m, n = z.n;
+    int have_from = cli_given(&spec, "from"), have_to = cli_given(&spec, "to");
+    if (fig3 && (have_from || have_to || custom_from || custom_to || want_sigma || transpose)) {
+        cli_error(&spec, "--fig3 takes only --csv, --svg and --json");
+        return 2;
     }
     if (fig3)
         return run_fig3(csv, svg, json);
     if ((!have_from && !custom_from) || (!have_to && !custom_to) || (have_from && custom_from) ||
         (have_to && custom_to)) {
-        fprintf(stderr, "dmx plan: give one source (--from or --custom-from) and one target "
-                        "(--to or --custom-to)\n");
-        plan_usage(stderr);
+        cli_error(&spec, "give one source (--from or --custom-from) and one target (--to or "
+                         "--custom-to)");
         return 2;
     }
 
@@ -476,7 +490,7 @@ int dmx_cmd_plan(int argc, char **argv)
 
     if (!custom_from && !custom_to) {
         if (m < 0) {
-            fprintf(stderr, "dmx plan: --size M,N is required with --from/--to\n");
+            cli_error(&spec, "--size M,N is required with --from and --to");
             return 2;
         }
         from.m = m;

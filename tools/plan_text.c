@@ -1,4 +1,4 @@
-/* dmx plan: usage text, argument parsing, JSON and sigma output (see plan_tool.h). */
+/* dmx plan: argument parsing, JSON and sigma output (see plan_tool.h). */
 #include "plan_tool.h"
 
 #include <errno.h>
@@ -7,34 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void plan_usage(FILE *f)
-{
-    fprintf(f,
-            "usage:\n"
-            "  dmx plan --size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]\n"
-            "  dmx plan --custom-from FILE --custom-to FILE [options]\n"
-            "  dmx plan --fig3 [--csv FILE] [--svg FILE] [--json]\n"
-            "Layouts: block-cyclic with MB x NB blocks on a PR x PC process grid whose ranks are\n"
-            "numbered row-major (ORD = R: rank = pr*PC + pc) or column-major (C: pr + pc*PR).\n"
-            "The target has size M x N, or N x M with --transpose (op = T). Either side can be a\n"
-            "custom grid layout read from a file (--custom-from / --custom-to; --size is then\n"
-            "optional). P = the larger rank count; extra ranks own nothing.\n"
-            "options:\n"
-            "  --transpose    target holds the transpose of the source\n"
-            "  --sigma        also print the relabeling: role (target rank) j -> process sigma[j]\n"
-            "  --json         print one JSON object instead of text\n"
-            "  --fig3         the COSTA Figure 3 sweep: 1e5 x 1e5, 10 x 10 grid, R -> C, target\n"
-            "                 blocks 1e4, source blocks 1 .. 1e4\n"
-            "  --csv FILE     (with --fig3) write the curve as CSV\n"
-            "  --svg FILE     (with --fig3) write the curve as an SVG line plot\n"
-            "custom layout file (whitespace separated, '#' starts a comment):\n"
-            "  size M N\n"
-            "  rowsplits 0 r1 ... M      (nrb + 1 increasing values)\n"
-            "  colsplits 0 c1 ... N      (ncb + 1 increasing values)\n"
-            "  procs P                   (optional; default 1 + the largest owner)\n"
-            "  owners                    followed by nrb * ncb ranks, block row by block row\n");
-}
 
 double plan_now(void)
 {

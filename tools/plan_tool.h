@@ -1,13 +1,11 @@
 /* dmx plan, shared by its files: plan.c (planning runs, Figure 3 sweep, the subcommand),
- * plan_text.c (usage, argument parsing, JSON and sigma output) and plan_figure.c (the SVG plot of
+ * plan_text.c (argument parsing, JSON and sigma output) and plan_figure.c (the SVG plot of
  * Figure 3). */
 #ifndef DMX_TOOLS_PLAN_TOOL_H
 #define DMX_TOOLS_PLAN_TOOL_H
 
 #include <stdint.h>
 #include <stdio.h>
-
-void plan_usage(FILE *f);
 
 /* Wall-clock seconds. */
 double plan_now(void);

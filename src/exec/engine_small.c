@@ -22,13 +22,16 @@
  * Setup is Local (unlike dmxi_exec_p2p): it lays out and allocates the buffers and the request
  * array; the planner folds its status into its own agreement. Memory: one send and one receive
  * buffer of the bytes exchanged (each package 16-byte aligned) and one request per peer,
- * reported in e->buffer_bytes.
+ * reported in e->buffer_bytes. DMX_PROFILE=1 prints the phase times of every execution on
+ * stderr, as the point-to-point engine does.
  */
 #include "engine.h"
 #include "kernels.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* Bytes of the packages of pv, each rounded up to 16; sets each peer's offset. */
 static dmx_status lay_out(dmxi_peer *pv, int np, int64_t *total)
@@ -48,7 +51,7 @@ cleanup:
 static dmx_status small_setup(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
-    e->profile = 0;
+    e->profile = dmxi_setting_int(DMXI_SET_PROFILE) != 0;
     e->timeout = (double)dmxi_setting_int(DMXI_SET_TIMEOUT);
     e->broken = 0;
     e->shm = 0;
@@ -110,9 +113,38 @@ cleanup:
     return st;
 }
 
+/* DMX_PROFILE=1: CPU seconds of this thread per phase, as the point-to-point engine reports. */
+typedef struct small_prof {
+    int on;
+    double t, pack, local, unpack, idle, wall0;
+} small_prof;
+
+static void small_tick(small_prof *f, double *phase)
+{
+    struct timespec ts;
+    if (f->on && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+        *phase += now - f->t;
+        f->t = now;
+    }
+}
+
+static void small_report(const dmxi_exec *e, const small_prof *f)
+{
+    if (f->on)
+        fprintf(stderr,
+                "dmx profile rank %d (small plan): CPU ms pack %.3f, local %.3f, unpack %.3f, "
+                "idle %.3f; messages out %d, in %d; wall %.3f ms\n",
+                e->rank, 1e3 * f->pack, 1e3 * f->local, 1e3 * f->unpack, 1e3 * f->idle, e->nspeer,
+                e->nrpeer, 1e3 * (MPI_Wtime() - f->wall0));
+}
+
 static dmx_status small_execute(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
+    small_prof f = {e->profile != 0, 0, 0, 0, 0, 0, MPI_Wtime()};
+    double ignore = 0;
+    small_tick(&f, &ignore);
     DMXI_CHECK(!e->broken, DMX_ERR_STATE,
                "an earlier execution of this plan gave up (DMX_TIMEOUT); destroy the plan");
     for (int i = 0; i < e->nrpeer; i++) {
@@ -134,8 +166,10 @@ static dmx_status small_execute(dmxi_exec *e)
         DMXI_MPI(MPI_Isend(e->sbuf + q->off, len, MPI_BYTE, q->rank, DMXI_TAG_DATA, e->comm,
                            &e->sreq[i]));
     }
+    small_tick(&f, &f.pack);
     int64_t next_local = 0;
     dmxi_exec_apply_local(e, &next_local, INT64_MAX);
+    small_tick(&f, &f.local);
     double since = -1.0;
     for (int left = e->nrreq; left > 0;) {
         int idx = MPI_UNDEFINED, flag = 0;
@@ -147,7 +181,9 @@ static dmx_status small_execute(dmxi_exec *e)
 #endif
         if (idx != MPI_UNDEFINED) {
             const dmxi_peer *q = &e->rpeer[idx];
+            small_tick(&f, &f.idle);
             dmxi_exec_unpack_pieces(e, q->first, q->first + q->count, e->rbuf + q->off, 0);
+            small_tick(&f, &f.unpack);
             left--;
             since = -1.0;
         } else {
@@ -165,6 +201,8 @@ static dmx_status small_execute(dmxi_exec *e)
         if (!sent)
             DMXI_TRY(idle(e, &since, "sends to complete", e->nsreq));
     }
+    small_tick(&f, &f.idle);
+    small_report(e, &f);
 cleanup:
     if (st != DMX_SUCCESS)
         e->broken = 1; /* requests may be pending: the plan can only be destroyed */
