@@ -8,7 +8,8 @@
  * 0.5), execute; C of each set is compared element by element with a serial triple loop over the
  * closed-form inputs, and set 0's C must not change during the second execution. Then C is
  * rebound onto set 1's A: the execution returns DMX_ERR_ARG through the (returning) error
- * handler on every rank, and A is unchanged. Prints "N passed, N failed". */
+ * handler on every rank, and A is unchanged; likewise for a new plan whose C is rebound onto A
+ * before its first execution. Prints "N passed, N failed". */
 #include "dmxtest.h"
 
 #include <dmx/gemm.h>
@@ -145,6 +146,35 @@ int main(int argc, char **argv)
                 if (ab && !bad)
                     snprintf(msg, sizeof msg, "%lld elements of A changed", (long long)ab);
                 bad += ab;
+            }
+            /* A new plan whose C is rebound onto A's array before its first execution: refused
+             * the same way (the plan notes where its operands were at planning) */
+            if (!bad) {
+                dmx_layout_rebind(a.l, a.x[0]);
+                dmx_layout_rebind(b.l, b.x[0]);
+                dmx_layout_rebind(c.l, c.x[0]);
+                dmx_gemm_plan *g2 = NULL;
+                st = dmx_gemm_plan_create(ctx.comm, DMX_DOUBLE, DMX_OP_N, DMX_OP_N,
+                                          (dmx_scalar){alpha, 0}, a.l, b.l, (dmx_scalar){beta, 0},
+                                          c.l, &opt, &g2);
+                bad += dmxt_expect_status(&ctx, st, DMX_SUCCESS, "second plan", msg, sizeof msg);
+                if (!bad) {
+                    int before = handled;
+                    dmx_layout_rebind(c.l, a.x[0]);
+                    st = dmx_gemm_plan_execute(g2);
+                    bad += dmxt_expect_status(&ctx, st, DMX_ERR_ARG,
+                                              "C rebound onto A before the first execution", msg,
+                                              sizeof msg);
+                    if (!bad && (handled != before + 1 || !strstr(dmx_last_error(), "overlaps")))
+                        bad++, snprintf(msg, sizeof msg, "handler calls %d, message %s",
+                                        handled - before, dmx_last_error());
+                    int64_t ab = wrong(&a, 0, 0, 0, 0, 0, 0, pr, pc, ctx.rank);
+                    if (ab && !bad)
+                        snprintf(msg, sizeof msg, "%lld elements of A changed (first execution)",
+                                 (long long)ab);
+                    bad += ab;
+                }
+                dmx_gemm_plan_destroy(&g2);
             }
             snprintf(desc, sizeof desc, "%s, %s layouts (in place: A %d, B %d, C %d)",
                      dmx_gemm_alg_name(algs[ai]), fit ? "fitting" : "block-cyclic", info.a_in_place,
