@@ -83,21 +83,30 @@ typedef struct dmx_gemm_plan dmx_gemm_plan;
  * handler). @p options may be NULL (all defaults). Errors,
  * on every rank alike: DMX_ERR_NULL (a NULL layout or output), DMX_ERR_ARG (bad dtype, op or
  * option; C the same layout as A or B, or its memory overlapping theirs on any rank),
- * DMX_ERR_LAYOUT (dimensions that do not match), DMX_ERR_UNSUPPORTED (a forced grid or G that
- * does not fit p), and those of dmx_plan_create.
+ * DMX_ERR_LAYOUT (dimensions that do not match), DMX_ERR_OVERFLOW (m, n or k above INT_MAX:
+ * the local multiplies call CBLAS, whose sizes are int), DMX_ERR_UNSUPPORTED (a forced grid or G
+ * that does not fit p), and those of dmx_plan_create. comm = MPI_COMM_NULL on a rank leaves it
+ * no communicator to tell the others: it calls the error handler (dmx_set_error_handler; the
+ * default prints dmx's message and calls MPI_Abort, ending every rank at once) instead of
+ * returning while the others wait for it; a handler that returns makes the call return
+ * DMX_ERR_NULL on that rank (docs/errors.md). The agreements wait with the bound DMX_TIMEOUT
+ * only for a rank that calls on another communicator or never calls.
  */
 DMX_API dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa,
                                         dmx_op transb, dmx_scalar alpha, const dmx_layout *a,
                                         const dmx_layout *b, dmx_scalar beta, dmx_layout *c,
                                         const dmx_gemm_options *options, dmx_gemm_plan **out);
-/** Run the multiply once with the layouts' current memory. Collective on the plan's comm. */
+/** Run the multiply once with the layouts' current memory. Collective on the plan's comm. A
+ * NULL plan on a rank: the error handler, as for MPI_COMM_NULL in dmx_gemm_plan_create. */
 DMX_API dmx_status dmx_gemm_plan_execute(dmx_gemm_plan *plan);
 /** What the plan chose, and this rank's counts of the last execution. Local. */
 DMX_API dmx_status dmx_gemm_plan_get_info(const dmx_gemm_plan *plan, dmx_gemm_info *info);
-/** NULL-safe, sets *plan to NULL. Collective (frees communicators). */
+/** NULL-safe, sets *plan to NULL. Collective (frees communicators): a rank passing NULL while
+ * the others destroy a plan is not detected, as for dmx_plan_destroy. */
 DMX_API dmx_status dmx_gemm_plan_destroy(dmx_gemm_plan **plan);
 
-/** Plan, execute once and destroy. Collective on @p comm. */
+/** Plan, execute once and destroy. Collective on @p comm; errors as dmx_gemm_plan_create
+ * (MPI_COMM_NULL on a rank: the error handler). */
 DMX_API dmx_status dmx_gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb,
                             dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b,
                             dmx_scalar beta, dmx_layout *c, const dmx_gemm_options *options);

@@ -38,6 +38,17 @@
  * heap) returns a named error and moves nothing. These calls are Local (one-sided): nothing is
  * agreed with other ranks.
  *
+ * A bad handle on one rank (docs/errors.md): a collective call given MPI_COMM_NULL, a NULL heap
+ * or patch handle, or a NULL pointer to one, has no communicator to tell the other ranks, so
+ * it calls the error handler (dmx_set_error_handler; the default prints dmx's message and
+ * calls MPI_Abort, ending every rank at once) instead of returning on that rank alone while
+ * the others wait for it. A handler that returns makes the call return the status on that rank
+ * (right only when every rank made the mistake). Mistakes that leave the rank a communicator
+ * (a NULL output pointer, sizes, dtypes) are agreed: every rank returns the same status. The
+ * agreements wait with the bound DMX_TIMEOUT (docs/settings.md) only for a rank that calls on
+ * another communicator or never calls; the barriers of dmx_rma_barrier, dmx_rma_free,
+ * dmx_patch_barrier and dmx_patch_close are plain MPI barriers (unbounded, as MPI_Barrier).
+ *
  * Environment (read once per heap at creation): DMX_SHM=0 keeps every transfer on MPI's
  * message path (what ranks on different nodes use); DMX_RMA=shm|vector|blocks|pack forces one
  * implementation path for tests and measurements (shm falls back to the automatic choice for
@@ -65,7 +76,12 @@ typedef struct dmx_rma_heap dmx_rma_heap;
  * ranks of one node is one shared-memory segment that node peers copy into directly (MPI
  * shared window, or POSIX shared memory where MPI has none); a window over the whole
  * communicator serves the message path. The memory is zeroed. Fails on every rank alike if any
- * rank's arguments (or its DMX_RMA setting) are invalid.
+ * rank's arguments (or its DMX_RMA setting) are invalid: DMX_ERR_ARG for a negative size or
+ * sizes that differ between ranks, DMX_ERR_NULL for heap = NULL, DMX_ERR_OVERFLOW when the
+ * heaps of a node's ranks (bytes x the node's ranks, each rounded up to 2 MiB) do not fit in 64
+ * bits, DMX_ERR_ALLOC when they exceed the node's physical memory (checked before MPI is asked,
+ * whose own sum of the node's parts would wrap). comm = MPI_COMM_NULL on a rank: the error
+ * handler (see above).
  */
 DMX_API dmx_status dmx_rma_alloc(MPI_Comm comm, int64_t bytes, dmx_rma_heap **heap);
 
@@ -73,12 +89,16 @@ DMX_API dmx_status dmx_rma_alloc(MPI_Comm comm, int64_t bytes, dmx_rma_heap **he
  * Open @p bytes of memory at @p base (borrowed: it must stay valid until dmx_rma_free) for
  * one-sided access. Sizes may differ between ranks (transfers are checked against the target's
  * size); base may be NULL only with bytes = 0. Only the message path is used (plus direct
- * copies when a rank targets itself). Collective on comm (duplicated).
+ * copies when a rank targets itself). Collective on comm (duplicated). comm = MPI_COMM_NULL on a
+ * rank: the error handler (see above).
  */
 DMX_API dmx_status dmx_rma_attach(MPI_Comm comm, void *base, int64_t bytes, dmx_rma_heap **heap);
 
 /** Complete all operations, free the windows (and the memory dmx_rma_alloc made); sets *heap to
- * NULL. NULL-safe: a NULL *heap returns at once without communication. Collective on the heap's
+ * NULL. NULL-safe: a NULL *heap returns at once without communication (so every rank may free
+ * after a failed dmx_rma_alloc); a rank passing a NULL *heap while the others free a heap is
+ * therefore not detected, and the others wait in the free's barrier, as for dmx_plan_destroy.
+ * heap = NULL (no pointer at all): the error handler (see above). Collective on the heap's
  * communicator (every rank passes its handle of the same heap). */
 DMX_API dmx_status dmx_rma_free(dmx_rma_heap **heap);
 
@@ -97,7 +117,8 @@ DMX_API dmx_status dmx_rma_quiet(dmx_rma_heap *heap);
 
 /** Quiet, then synchronise memory and all ranks: afterwards every rank sees every operation
  * issued before the barrier, and its own earlier stores are visible to the others.
- * Collective on the heap's communicator. */
+ * Collective on the heap's communicator; a NULL heap on a rank: the error handler (see above).
+ */
 DMX_API dmx_status dmx_rma_barrier(dmx_rma_heap *heap);
 
 /**
@@ -153,7 +174,8 @@ typedef struct dmx_patch dmx_patch;
  * block, on each rank). Collective on the layout's communicator (duplicated). The window exposes
  * the memory the layout has at open: after a dmx_layout_rebind of the layout, this rank's
  * patch calls return DMX_ERR_STATE (close and reopen the window); a rebind on another rank is
- * not seen here, so rebind only between a close and an open.
+ * not seen here, so rebind only between a close and an open. A NULL layout on a rank: the error
+ * handler (see above); win = NULL or an invalid dtype: the same error on every rank.
  */
 DMX_API dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch **win);
 
@@ -181,11 +203,13 @@ DMX_API dmx_status dmx_patch_acc(dmx_patch *win, int64_t i0, int64_t j0, int64_t
 DMX_API dmx_status dmx_patch_quiet(dmx_patch *win);
 
 /** Synchronise: quiet on every rank, then a barrier; afterwards owners may read their blocks
- * and see all earlier puts and accumulates. Collective. */
+ * and see all earlier puts and accumulates. Collective; a NULL window on a rank: the error
+ * handler (see above). */
 DMX_API dmx_status dmx_patch_barrier(dmx_patch *win);
 
-/** Close a patch window. NULL-safe, sets *win to NULL. Collective on the layout's
- * communicator. */
+/** Close a patch window. NULL-safe, sets *win to NULL: a NULL *win returns at once (a rank
+ * passing one while the others close a window is not detected, as in dmx_rma_free); win = NULL:
+ * the error handler (see above). Collective on the layout's communicator. */
 DMX_API dmx_status dmx_patch_close(dmx_patch **win);
 
 #ifdef __cplusplus

@@ -419,16 +419,28 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     dmx_gemm_plan *g = NULL;
     int64_t dims[3] = {0, 0, 0};
     dmx_gemm_options opt;
-    DMXI_CHECK(out != NULL && comm != MPI_COMM_NULL, DMX_ERR_NULL, "out or comm is NULL");
-    *out = NULL;
+    if (out != NULL)
+        *out = NULL;
+    if (comm == MPI_COMM_NULL) /* nobody to agree with: the others must not be left waiting */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_gemm: the communicator is MPI_COMM_NULL on this rank, which leaves "
+                          "no communicator to agree on");
     dmx_gemm_options_init(&opt);
     if (options)
         opt = *options;
-    dmx_status local = check_args(comm, dtype, transa, transb, a, b, c, dims);
+    dmx_status local = out != NULL ? check_args(comm, dtype, transa, transb, a, b, c, dims)
+                                   : dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__,
+                                                "dmx_gemm_plan_create: out is NULL");
     if (local == DMX_SUCCESS &&
         (opt.alg < DMX_GEMM_AUTO || opt.alg > DMX_GEMM_CANNON || opt.prow < 0 || opt.pcol < 0 ||
          opt.groups < 0 || opt.panel < 0 || opt.outer_panel < 0))
         local = dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__, "invalid gemm options");
+    /* before the model's search, whose time grows with k */
+    if (local == DMX_SUCCESS && (dims[0] > INT_MAX || dims[1] > INT_MAX || dims[2] > INT_MAX))
+        local = dmxi_error(DMX_ERR_OVERFLOW, __FILE__, __LINE__,
+                           "op(A)*op(B) is %lld x %lld with k = %lld: dmx_gemm takes m, n and k "
+                           "up to %d (its local multiplies call CBLAS, whose sizes are int)",
+                           (long long)dims[0], (long long)dims[1], (long long)dims[2], INT_MAX);
     DMXI_TRY(dmxi_agree(comm, local));
     uint64_t h = dmxi_hash(DMXI_HASH_INIT, dims, sizeof dims);
     int sc[4] = {(int)dtype, (int)transa, (int)transb, (int)opt.alg};
@@ -454,8 +466,6 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     g->pr = g->info.prow, g->pc = g->info.pcol;
     g->gr = g->info.group_rows, g->gc = g->info.group_cols;
     g->info.m = g->m, g->info.n = g->n, g->info.k = g->k;
-    DMXI_CHECK(g->m <= INT_MAX && g->n <= INT_MAX && g->k <= INT_MAX, DMX_ERR_OVERFLOW,
-               "local multiply sizes exceed CBLAS's int");
     DMXI_TRY(dmxi_agree(g->comm, setup_grid(g)));
     DMXI_TRY(setup_operand(g, OWN_A));
     DMXI_TRY(setup_operand(g, OWN_B));
@@ -500,7 +510,10 @@ dmx_status dmx_gemm_plan_execute(dmx_gemm_plan *g)
 {
     dmx_status st = DMX_SUCCESS;
     int updated = 0;
-    DMXI_CHECK(g != NULL, DMX_ERR_NULL, "plan is NULL");
+    if (g == NULL) /* no plan, no communicator: the others would wait for this rank */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_gemm_plan_execute: the plan is NULL on this rank, which leaves no "
+                          "communicator to agree on");
     DMXI_TRY(follow_rebind(g));
     g->info.bcasts = g->info.bcast_bytes = g->info.shifts = g->info.shift_bytes = 0;
     g->info.local_gemms = 0;

@@ -263,13 +263,18 @@ dmx_status dmx_patch_open(const dmx_layout *layout, dmx_dtype dtype, dmx_patch *
     dmx_status st = DMX_SUCCESS;
     dmx_patch *w = NULL;
     dmxi_rma_settings set = {1, DMXI_RMA_AUTO, -1, -1};
-    DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch output pointer is NULL");
-    *win = NULL;
-    DMXI_CHECK(layout != NULL, DMX_ERR_NULL, "layout is NULL");
+    if (win != NULL)
+        *win = NULL;
+    if (layout == NULL) /* no layout, no communicator: the others would wait in the agreement */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_patch_open: the layout is NULL on this rank, which leaves no "
+                          "communicator to agree on");
     {
-        dmx_status loc = dmx_dtype_size(dtype) != 0 ? DMX_SUCCESS
-                                                    : dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__,
-                                                                 "invalid dtype %d", (int)dtype);
+        dmx_status loc = DMX_SUCCESS;
+        if (win == NULL)
+            loc = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "patch output pointer is NULL");
+        else if (dmx_dtype_size(dtype) == 0)
+            loc = dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__, "invalid dtype %d", (int)dtype);
         if (loc == DMX_SUCCESS) /* a bad DMX_RMA fails here, before any collective */
             loc = dmxi_rma_read_settings(&set);
         DMXI_TRY(dmxi_agree(layout->d->comm, loc));
@@ -299,7 +304,10 @@ cleanup:
 dmx_status dmx_patch_close(dmx_patch **win)
 {
     dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(win != NULL, DMX_ERR_NULL, "patch pointer is NULL");
+    if (win == NULL) /* no window, no communicator: the others would wait in the close */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_patch_close: the patch pointer is NULL on this rank, which leaves "
+                          "no communicator to agree on");
     if (*win) {
         if ((*win)->win != MPI_WIN_NULL)
             DMXI_TRY(dmxi_rma_flush_touched(&(*win)->pending, (*win)->win, 0));
@@ -329,6 +337,10 @@ cleanup:
 dmx_status dmx_patch_barrier(dmx_patch *win)
 {
     dmx_status st = DMX_SUCCESS;
+    if (win == NULL) /* the others would wait in the barrier for this rank */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_patch_barrier: the patch window is NULL on this rank, which leaves "
+                          "no communicator to agree on");
     DMXI_TRY(dmx_patch_quiet(win));
     if (win->win != MPI_WIN_NULL)
         DMXI_MPI(MPI_Win_sync(win->win));

@@ -23,10 +23,13 @@
  * target with operations since the last one.
  * Memory per rank: the heap, P sizes, P peer pointers, 2P for the touched targets, 16 cached
  * datatypes. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "rma.h"
 
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 static dmx_status heap_validate_local(MPI_Comm comm, int64_t bytes, const void *base, int attach,
                                       dmx_rma_heap **heap)
@@ -38,6 +41,37 @@ static dmx_status heap_validate_local(MPI_Comm comm, int64_t bytes, const void *
     DMXI_CHECK(bytes >= 0, DMX_ERR_ARG, "heap size %lld is negative", (long long)bytes);
     DMXI_CHECK(!attach || base != NULL || bytes == 0, DMX_ERR_NULL,
                "attached memory is NULL but its size is %lld", (long long)bytes);
+cleanup:
+    return st;
+}
+
+/* Every rank of a node holds its heap in the node's memory, and the MPI library sums the node's
+ * parts (in MPI_Aint) before it maps them: check that sum before asking, so a size near
+ * INT64_MAX is refused instead of wrapping inside MPI (a wrapped total "allocated" a segment too
+ * small for the zeroing that follows, which crashed at 2 ranks and hung at 3). Each part is
+ * counted rounded up to HEAP_PART_ROUND bytes, more than any padding a library adds per rank.
+ * A total that fits but exceeds the node's physical memory cannot be zeroed either (the heap is
+ * written at creation): DMX_ERR_ALLOC. Local; the caller agrees on the outcome (nodes differ). */
+#define HEAP_PART_ROUND ((int64_t)1 << 21)
+
+static dmx_status node_total_check(int64_t bytes, int nnode)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t part = 0, total = 0;
+    const long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+    if (dmxi_add64(bytes, HEAP_PART_ROUND - 1, &part) != DMX_SUCCESS ||
+        dmxi_mul64(part / HEAP_PART_ROUND * HEAP_PART_ROUND, nnode, &total) != DMX_SUCCESS ||
+        (MPI_Aint)total != total)
+        DMXI_FAIL(DMX_ERR_OVERFLOW,
+                  "dmx_rma_alloc: %lld bytes on each of the %d ranks of this node: the node's "
+                  "total does not fit in 64 bits",
+                  (long long)bytes, nnode);
+    if (pages > 0 && pagesize > 0 && total / pagesize > (int64_t)pages)
+        DMXI_FAIL(DMX_ERR_ALLOC,
+                  "dmx_rma_alloc: %lld bytes on each of the %d ranks of this node need %lld bytes "
+                  "in all, more than the node's %lld bytes of physical memory",
+                  (long long)bytes, nnode, (long long)total,
+                  (long long)pages * (long long)pagesize);
 cleanup:
     return st;
 }
@@ -186,8 +220,11 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     dmx_rma_heap *h = NULL;
     int64_t mm[2] = {bytes, -bytes};
     int lockfd = -1, nnode = 0;
-    if (comm == MPI_COMM_NULL)
-        return st; /* nobody to agree with */
+    if (comm == MPI_COMM_NULL) /* nobody to agree with: the others must not be left waiting */
+        return dmxi_fatal(DMX_ERR_ARG, __FILE__, __LINE__,
+                          "%s: the communicator is MPI_COMM_NULL on this rank, which leaves no "
+                          "communicator to agree on",
+                          attach ? "dmx_rma_attach" : "dmx_rma_alloc");
     DMXI_TRY(dmxi_agree(comm, st));
     if (!attach) {
         DMXI_MPI(MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT64_T, MPI_MAX, comm));
@@ -214,6 +251,9 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     DMXI_MPI(MPI_Allgather(&bytes, 1, MPI_INT64_T, h->sizes, 1, MPI_INT64_T, h->comm));
     DMXI_MPI(MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &h->node));
     DMXI_MPI(MPI_Comm_set_errhandler(h->node, MPI_ERRORS_RETURN));
+    DMXI_MPI(MPI_Comm_size(h->node, &nnode));
+    if (!attach)
+        DMXI_TRY(dmxi_agree(h->comm, node_total_check(bytes, nnode)));
     DMXI_TRY(dmxi_rma_node_lock(h->comm, h->node, &lockfd));
     if (attach) {
         h->base = base;
@@ -222,7 +262,6 @@ static dmx_status heap_create(MPI_Comm comm, void *base, int64_t bytes, int atta
     } else {
         DMXI_TRY(heap_memory(h, bytes));
     }
-    DMXI_MPI(MPI_Comm_size(h->node, &nnode));
     if (h->kind == 2 && nnode == h->size) {
         /* one node: the shared window serves the message path too (node ranks are comm ranks:
          * the split keeps the order). This also works where MPI_Win_create does not (osc sm). */
@@ -285,7 +324,10 @@ dmx_status dmx_rma_attach(MPI_Comm comm, void *base, int64_t bytes, dmx_rma_heap
 dmx_status dmx_rma_free(dmx_rma_heap **heap)
 {
     dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(heap != NULL, DMX_ERR_NULL, "heap pointer is NULL");
+    if (heap == NULL) /* no heap, no communicator: the others would wait in the free */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_rma_free: the heap pointer is NULL on this rank, which leaves no "
+                          "communicator to agree on");
     if (*heap) {
         dmx_rma_heap *h = *heap;
         if (h->win != MPI_WIN_NULL)
@@ -330,7 +372,10 @@ cleanup:
 dmx_status dmx_rma_barrier(dmx_rma_heap *heap)
 {
     dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(heap != NULL, DMX_ERR_NULL, "heap is NULL");
+    if (heap == NULL) /* the others would wait in the barrier for this rank */
+        return dmxi_fatal(DMX_ERR_NULL, __FILE__, __LINE__,
+                          "dmx_rma_barrier: the heap is NULL on this rank, which leaves no "
+                          "communicator to agree on");
     DMXI_TRY(dmx_rma_quiet(heap));
     if (heap->win != MPI_WIN_NULL)
         DMXI_MPI(MPI_Win_sync(heap->win));
