@@ -101,6 +101,45 @@ static dmx_status operand(MPI_Comm comm, const sp_desc *d, const int *grid, int 
     return st;
 }
 
+/* DMX_PROFILE=1 (docs/settings.md): the drop-in's multiply prints one line per call and rank, as
+ * plan executions print their phases. */
+static int profiling(void)
+{
+    const char *v = getenv("DMX_PROFILE");
+    return v != NULL && atoi(v) != 0;
+}
+
+/* dmx_gemm, or under DMX_PROFILE its steps with what they chose and took. */
+static dmx_status run(const char *name, MPI_Comm comm, dmx_dtype t, dmx_op oa, dmx_op ob,
+                      dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b, dmx_scalar beta,
+                      dmx_layout *c, const sp_gemm_args *g)
+{
+    if (!profiling())
+        return dmx_gemm(comm, t, oa, ob, alpha, a, b, beta, c, NULL);
+    dmx_gemm_plan *plan = NULL;
+    dmx_gemm_info info;
+    const double t0 = MPI_Wtime();
+    dmx_status st = dmx_gemm_plan_create(comm, t, oa, ob, alpha, a, b, beta, c, NULL, &plan);
+    const double t1 = MPI_Wtime();
+    if (st == DMX_SUCCESS)
+        st = dmx_gemm_plan_execute(plan);
+    const double t2 = MPI_Wtime();
+    if (st == DMX_SUCCESS)
+        st = dmx_gemm_plan_get_info(plan, &info);
+    if (st == DMX_SUCCESS) {
+        int rank = -1;
+        MPI_Comm_rank(comm, &rank);
+        fprintf(stderr,
+                "dmx profile rank %d: %s %c%c %d x %d x %d: dmx %s on %d x %d, in place A/B/C "
+                "%d/%d/%d; plan %.2f ms, multiply %.2f ms\n",
+                rank, name, g->ta, g->tb, g->m, g->n, g->k, dmx_gemm_alg_name(info.alg), info.prow,
+                info.pcol, info.a_in_place, info.b_in_place, info.c_in_place, 1e3 * (t1 - t0),
+                1e3 * (t2 - t1));
+    }
+    dmx_status st2 = dmx_gemm_plan_destroy(&plan);
+    return st != DMX_SUCCESS ? st : st2;
+}
+
 /* Step 5: the multiply on dmx. */
 static void multiply(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
                      const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
@@ -121,7 +160,7 @@ static void multiply(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm
     if (st == DMX_SUCCESS)
         st = operand(comm, &g->c, grid, ranks, c, g->ic, g->jc, m, n, t, &fc, &vc);
     if (st == DMX_SUCCESS)
-        st = dmx_gemm(comm, t, oa, ob, alpha, va, vb, beta, vc, NULL);
+        st = run(name, comm, t, oa, ob, alpha, va, vb, beta, vc, g);
     if (st != DMX_SUCCESS) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s: %s", dmx_status_string(st), dmx_last_error());
