@@ -3,7 +3,7 @@
 # unmodified, run plainly and with libdmx_scalapack preloaded; their pass/fail counts compared.
 #
 #   scripts/pblas_testers.sh [--build DIR] [--np N] [--types "s d c z"] [--all-routines]
-#                            [--grids N] [--keep DIR]
+#                            [--grids N] [--keep DIR] [--source DIR]
 #
 # --build        the MPICH build of dmx (default build-mpich; configure it with
 #                -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
@@ -14,6 +14,11 @@
 #                drop-in replaces; the others come from ScaLAPACK in both runs)
 # --grids        process grids of the .dat to run (default all of its list that fit in --np)
 # --keep         keep the run directories (outputs) there instead of a temporary directory
+# --source       a reference ScaLAPACK source tree (Reference-ScaLAPACK/scalapack): build its
+#                PBLAS/TESTING level-3 testers, unmodified, with mpif90.mpich against Debian's
+#                libscalapack-mpich (as its CMake build does: the tester sources plus PB_Cwarn.c
+#                and PB_Cabort.c compiled with -DTestingPblas) and use its .dat files, instead of
+#                Debian's prebuilt testers
 #
 # Each tester runs in a directory holding a copy of its P?BLAS3TST.dat (Debian's, from
 # scalapack-test-common), edited only in the routine flags and the grid count, never in sizes.
@@ -32,6 +37,7 @@ types="s d c z"
 all=0
 grids=""
 keep=""
+source=""
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$(cd "$2" && pwd) || exit 2; shift 2 ;;
@@ -40,7 +46,8 @@ while [ $# -gt 0 ]; do
     --all-routines) all=1; shift ;;
     --grids) grids=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    --source) source=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+    -h | --help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "pblas_testers.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -50,6 +57,9 @@ dats=/usr/share/scalapack/PBLAS
 mpiexec=/usr/bin/mpiexec.mpich
 lib=$build/src/scalapack/libdmx_scalapack.so
 for f in "$testers" "$dats" "$mpiexec" "$lib"; do
+    if [ -n "$source" ] && { [ "$f" = "$testers" ] || [ "$f" = "$dats" ]; }; then
+        continue
+    fi
     if [ ! -e "$f" ]; then
         echo "pblas_testers.sh: $f missing (packages scalapack-mpich-test, scalapack-test-common," \
             "mpich; and the MPICH build of dmx)" >&2
@@ -69,6 +79,28 @@ else
     trap 'rm -rf "$work"' EXIT
 fi
 [ -f "$here/scripts/env.sh" ] && . "$here/scripts/env.sh"
+
+# --source: build the testers from the reference source into $work/testers.
+if [ -n "$source" ]; then
+    src=$source/PBLAS/TESTING
+    if [ ! -f "$src/pblastst.f" ] || [ ! -f "$source/PBLAS/SRC/PTOOLS/PB_Cabort.c" ]; then
+        echo "pblas_testers.sh: $source is not a ScaLAPACK source tree" >&2
+        exit 2
+    fi
+    testers=$work/testers
+    dats=$src
+    mkdir -p "$testers"
+    (cd "$testers" &&
+        mpicc.mpich -c -O1 -DTestingPblas -DAdd_ -I"$source/PBLAS/SRC" \
+            "$source/PBLAS/SRC/PTOOLS/PB_Cabort.c" "$source/PBLAS/SRC/PTOOLS/PB_Cwarn.c") || exit 2
+    for ty in $types; do
+        prec=d
+        case $ty in s | c) prec=s ;; esac
+        (cd "$testers" && mpif90.mpich -O1 -std=legacy -fallow-argument-mismatch -w \
+            -o "${ty}pb3tst" "$src/p${ty}blas3tst.f" "$src/p${ty}blastst.f" "$src/${prec}lamch.f" \
+            "$src/pblastst.f" PB_Cabort.o PB_Cwarn.o -lscalapack-mpich -llapack -lblas) || exit 2
+    done
+fi
 
 # The .dat for one tester: routine flags (all but P?GEMM off unless --all-routines) and the
 # number of grids (line 11) changed, nothing else.
