@@ -148,8 +148,9 @@ for ty in $types; do
         "$pend/$dend"
     if [ "$pend" -ne 1 ] || [ "$dend" -ne 1 ] || [ "$pf" -ne 0 ] || [ "$df" -ne 0 ] ||
         [ "$pe" -ne 0 ] || [ "$de" -ne 0 ] || [ "$pp" -ne "$dp" ] || [ "$pp" -eq 0 ]; then
-        echo "  $t: FAIL (exit codes plain $prc, dmx $drc; outputs in $dir${keep:+}" \
-            "${keep:-(removed: rerun with --keep DIR)})"
+        where="outputs in $dir"
+        [ -n "$keep" ] || where="rerun with --keep DIR to keep the outputs"
+        echo "  $t: FAIL (exit codes plain $prc, dmx $drc; $where)"
         status=1
     fi
     if ! grep -q "dmx profile rank [0-9]*: P${T}GEMM" "$dir/dmx.err"; then
