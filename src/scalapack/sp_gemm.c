@@ -19,7 +19,7 @@
  *    first blocks differ) and a view of the submatrix, then dmx_gemm (plans, runs and frees; no
  *    plan cache yet). Its errors end the job with dmx's message.
  * Not supported (the job ends with a message): RSRC or CSRC = -1 (the PBLAS' replicated
- * operands) on an operand the call reads or writes. */
+ * operands) in a multiply (step 5; step 4 scales a replicated C). */
 #include "sp_internal.h"
 
 #include <stdio.h>
@@ -236,9 +236,7 @@ static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scala
                 name, erow, ecol, other, grid[2], grid[3]);
     } else if (g->m == 0 || g->n == 0 || ((zero_a || g->k == 0) && one_b)) {
         /* quick return */
-    } else if (zero_a || g->k == 0) {
-        if (replicated(&g->c))
-            die(comm, name, "RSRC or CSRC = -1 (a replicated C) is not supported by dmx");
+    } else if (zero_a || g->k == 0) { /* local, a replicated C (RSRC or CSRC = -1) included */
         scale_local(name, t, g, grid, c, beta);
         sp_count_gemm();
     } else {
