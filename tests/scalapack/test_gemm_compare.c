@@ -2,9 +2,9 @@
  * ScaLAPACK in one process: random grids (row-major BLACS grids of every shape that fits, ranks
  * outside the grid included), all four types, op pairs N/T/C in both cases of letter, submatrix
  * offsets ia/ja, block sizes, rsrc/csrc, 9-integer (DTYPE 1) and 11-integer (DTYPE 2) descriptors
- * with first blocks IMB x INB different from MB x NB, alpha and beta including 0, k = 0, NaN in C
- * when beta = 0. Both results must agree within rounding on every local element (padding
- * included).
+ * with first blocks IMB x INB different from MB x NB, alpha and beta including 0, k = 0 (then C
+ * replicated, RSRC = -1, now and then), NaN in C when beta = 0. Both results must agree within
+ * rounding on every local element (padding included).
  *
  * Then the illegal arguments: every argument of p?gemm made illegal in turn, as
  * ScaLAPACK's PBLAS testers do it, given to both; the PBLAS' error code each reports through
@@ -51,6 +51,8 @@ typedef struct mat {
  * first block on src. */
 static int numroc_first(int n, int first, int bs, int p, int src, int np)
 {
+    if (src < 0) /* replicated: every process holds all */
+        return n;
     if (first >= n)
         return p == src ? n : 0;
     int rest = n - first, nextsrc = (src + 1) % np, c = numroc_(&rest, &bs, &p, &nextsrc, &np);
@@ -85,7 +87,7 @@ static void get(int t, const void *d, size_t k, double *re, double *im)
 
 /* Random descriptor for a rows x cols submatrix, local array filled from its seed. */
 static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int pr, int pc, int myr,
-                 int myc, int id)
+                 int myc, int id, int rep)
 {
     x->rows = rows, x->cols = cols;
     x->mb = spt_int(g, 1, 8), x->nb = spt_int(g, 1, 8);
@@ -94,12 +96,20 @@ static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int p
     const int inb = spt_int(g, 0, 2) == 0; /* a third: 11 integers, first blocks 1 .. MB + 3 */
     x->imb = inb ? spt_int(g, 1, x->mb + 3) : x->mb;
     x->inb = inb ? spt_int(g, 1, x->nb + 3) : x->nb;
+    if (rep) { /* replicated rows (RSRC = -1), and columns half of the time */
+        x->rsrc = -1;
+        x->csrc = spt_int(g, 0, 1) ? -1 : x->csrc;
+    }
     int M = x->i - 1 + rows, N = x->j - 1 + cols, info;
     x->lr = myr >= 0 ? numroc_first(M, x->imb, x->mb, myr, x->rsrc, pr) : 0;
     x->lc = myr >= 0 ? numroc_first(N, x->inb, x->nb, myc, x->csrc, pc) : 0;
     int lld = (x->lr > 0 ? x->lr : 1) + spt_int(g, 0, 2);
-    if (myr >= 0 && !inb)
+    if (myr >= 0 && !inb && !rep)
         descinit_(x->desc, &M, &N, &x->mb, &x->nb, &x->rsrc, &x->csrc, &ctxt, &lld, &info);
+    if (myr >= 0 && !inb && rep) { /* descinit_ refuses RSRC = -1 */
+        const int d[9] = {1, ctxt, M, N, x->mb, x->nb, x->rsrc, x->csrc, lld};
+        memcpy(x->desc, d, sizeof d);
+    }
     if (myr >= 0 && inb) {
         const int d[11] = {2, ctxt, M, N, x->imb, x->inb, x->mb, x->nb, x->rsrc, x->csrc, lld};
         memcpy(x->desc, d, sizeof d);
@@ -176,9 +186,11 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
     }
     const int na = toupper((unsigned char)ta) == 'N', nb = toupper((unsigned char)tb) == 'N';
     mat A, B, C, C2;
-    make(&A, &g, t, na ? m : k, na ? k : m, ctxts[q], pr, pc, myr, myc, 1);
-    make(&B, &g, t, nb ? k : n, nb ? n : k, ctxts[q], pr, pc, myr, myc, 2);
-    make(&C, &g, t, m, n, ctxts[q], pr, pc, myr, myc, 3);
+    make(&A, &g, t, na ? m : k, na ? k : m, ctxts[q], pr, pc, myr, myc, 1, 0);
+    make(&B, &g, t, nb ? k : n, nb ? n : k, ctxts[q], pr, pc, myr, myc, 2, 0);
+    /* C = beta C (alpha = 0 or K = 0) is local: a replicated C now and then */
+    const int rep = (al[0] == 0 && al[1] == 0) || k == 0 ? spt_int(&g, 0, 2) == 0 : 0;
+    make(&C, &g, t, m, n, ctxts[q], pr, pc, myr, myc, 3, rep);
     size_t nc = (size_t)(myr >= 0 ? C.lld : 1) * (size_t)(C.lc > 0 ? C.lc : 1);
     if (be[0] == 0 && be[1] == 0) /* beta = 0: C is not read, NaN in it must not matter */
         for (size_t e = 0; e < nc; e++)
