@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ScaLAPACK's own PBLAS level-3 testers ({s,d,c,z}pb3tst, Debian's scalapack-mpi-test for MPICH),
+# ScaLAPACK's own PBLAS level-3 testers ({s,d,c,z}pb3tst, Debian's scalapack-mpi-test, MPICH build),
 # unmodified, run plainly and with libdmx_scalapack preloaded; their pass/fail counts compared.
 #
 #   scripts/pblas_testers.sh [--build DIR] [--np N] [--types "s d c z"] [--all-routines]
@@ -61,8 +61,8 @@ for f in "$testers" "$dats" "$mpiexec" "$lib"; do
         continue
     fi
     if [ ! -e "$f" ]; then
-        echo "pblas_testers.sh: $f missing (packages scalapack-mpich-test, scalapack-test-common," \
-            "mpich; and the MPICH build of dmx)" >&2
+        echo "pblas_testers.sh: $f missing (packages scalapack-mpi-test, scalapack-test-common," \
+            "libscalapack-mpich-dev, mpich: scripts/deps.sh; and the MPICH build of dmx)" >&2
         exit 2
     fi
 done
