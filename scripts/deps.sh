@@ -2,9 +2,13 @@
 # Install what dmx needs on Debian 12 (run as root). Skips apt when everything is present.
 # MPICH is installed beside Open MPI for test.sh's MPICH pass; Open MPI stays the default
 # alternative (mpicc, mpiexec), MPICH is reached as mpicc.mpich / mpiexec.mpich.
+# scripts/pblas_testers.sh needs MPICH's ScaLAPACK and ScaLAPACK's prebuilt PBLAS testers with
+# their data (libscalapack-mpich-dev, scalapack-mpi-test, scalapack-test-common) and, for
+# --source, gfortran.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
-      libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev)
+      libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev
+      libscalapack-mpich-dev scalapack-mpi-test scalapack-test-common gfortran)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -128,6 +128,12 @@ typedef struct dmx_scalapack_stats {
     /** calls (counted in local_calls) done in place with no plan: at most 1024 elements, both
      * descriptors on one grid, every element staying on its process (docs/scalapack.md) */
     int64_t direct_calls;
+    /** calls (counted in calls) of p?gemm_ that ran dmx's multiply or scaled C (not counted:
+     * quick returns, M or N = 0, alpha = 0 or K = 0 with beta = 1, illegal arguments) */
+    int64_t gemm_calls;
+    /** calls of p?gemm_ handed to the linked ScaLAPACK's own p?gemm_ (rank-nb updates and small
+     * products, docs/scalapack.md; not counted in calls) */
+    int64_t gemm_scalapack_calls;
 } dmx_scalapack_stats;
 
 /** Fill @p out with this process's counters. Local. Returns 0, or 1 if out is NULL. */

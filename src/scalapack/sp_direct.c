@@ -85,10 +85,15 @@ static inline int64_t local_extent(int len, int b, int p, int src, int np)
 }
 
 /* The side's fields; 0 when the descriptor is one the general paths must judge. */
-static int side_of(const int *d, int i, int j, int rows, int cols, int nprow, int npcol, dside *s)
+static int side_of(const int *desc, int pblas, int i, int j, int rows, int cols, int nprow,
+                   int npcol, dside *s)
 {
-    s->m = d[2], s->n = d[3], s->mb = d[4], s->nb = d[5];
-    s->rsrc = d[6], s->csrc = d[7], s->lld = d[8];
+    sp_desc d;
+    sp_desc_read(desc, pblas, &d);
+    if (d.dtype != 1)
+        return 0;
+    s->m = d.m, s->n = d.n, s->mb = d.mb, s->nb = d.nb;
+    s->rsrc = d.rsrc, s->csrc = d.csrc, s->lld = d.lld;
     s->i0 = i > 0 ? i - 1 : -1, s->j0 = j > 0 ? j - 1 : -1; /* no overflow at INT_MIN */
     return s->m >= 0 && s->n >= 0 && s->mb >= 1 && s->nb >= 1 && s->rsrc >= 0 && s->rsrc < nprow &&
            s->csrc >= 0 && s->csrc < npcol && i >= 1 && j >= 1 && (int64_t)s->i0 + rows <= s->m &&
@@ -194,8 +199,6 @@ int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
     /* one grid: both descriptors on the context (p?tran: C's, which is the context) */
     if (c->descsrc[1] != c->ictxt || c->descdst[1] != c->ictxt)
         return 0;
-    if (tran && (c->descsrc[0] != 1 || c->descdst[0] != 1)) /* 11 integers, or rejected */
-        return 0;
     const dmx_dtype dtype = c->type == SP_D   ? DMX_DOUBLE
                             : c->type == SP_C ? DMX_CFLOAT
                             : c->type == SP_Z ? DMX_CDOUBLE
@@ -204,8 +207,9 @@ int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
         return 0;
     const int m = c->m, n = c->n;
     dside a, b; /* a: the target (m x n), b: the source (m x n, or n x m for p?tran) */
-    if (!side_of(c->descdst, c->idst, c->jdst, m, n, nprow, npcol, &a) ||
-        !side_of(c->descsrc, c->isrc, c->jsrc, tran ? n : m, tran ? m : n, nprow, npcol, &b))
+    /* 9 integers only (p?tran*: DTYPE 1; 11 integers or a bad DTYPE take the other paths) */
+    if (!side_of(c->descdst, tran, c->idst, c->jdst, m, n, nprow, npcol, &a) ||
+        !side_of(c->descsrc, tran, c->isrc, c->jsrc, tran ? n : m, tran ? m : n, nprow, npcol, &b))
         return 0;
     if (!all_local(&a, &b, tran, m, n, nprow, npcol))
         return 0;

@@ -87,7 +87,7 @@ static struct {
     sp_context *contexts;
     int direct; /* DMX_SCALAPACK_DIRECT: tiny all-local calls in place (sp_direct.c) */
     dmx_scalapack_stats stats;
-} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, 1, {0, 0, 0, 0, 0, 0, 0, 0, 0}};
+} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, 1, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -596,4 +596,15 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out)
 {
     *out = g_sp.stats;
+}
+
+void sp_count_gemm(void)
+{
+    g_sp.stats.calls++;
+    g_sp.stats.gemm_calls++;
+}
+
+void sp_count_gemm_handed(void)
+{
+    g_sp.stats.gemm_scalapack_calls++;
 }

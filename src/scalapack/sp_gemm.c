@@ -1,93 +1,166 @@
 /* ScaLAPACK's p?gemm_ (Fortran convention) on dmx's multiply: sub(C) = alpha op(sub(A))
- * op(sub(B)) + beta sub(C) with sub(X) = X(IX:IX+rows-1, JX:JX+cols-1) of a block-cyclic
- * descriptor, as ScaLAPACK's PBLAS define them.
+ * op(sub(B)) + beta sub(C) with sub(X) = X(IX:IX+rows-1, JX:JX+cols-1), as the PBLAS define it.
  *
- * Each call: the BLACS context's communicator (its grid processes, as for p?gemr2d), the grid's
- * process map gathered once per call, a block-cyclic layout per operand cut at the submatrix's
- * last row and column plus a view of the submatrix, then dmx_gemm (which plans, runs and frees;
- * no plan cache yet). Errors abort the program, as ScaLAPACK does. The prototypes are here, not
- * in dmx/scalapack.h, which belongs to the redistribution entry points. */
+ * Each call, in PDGEMM's order:
+ * 1. The descriptors are read by the PBLAS' rule (sp_desc.c: DTYPE 1, 9 integers; DTYPE 2, 11
+ *    integers with first blocks IMB x INB). A's context is the call's (B's and C's must be it).
+ * 2. A process outside A's grid (no such context here) is an illegal DESCA (code -1002). The
+ *    others check their arguments (sp_gemm_check.c) and allgather their grid coordinates and
+ *    codes over the grid's communicator, so all of them know whether any process found one. An
+ *    illegal argument is reported as the PBLAS do: PB_Cwarn with dmx's message, then the
+ *    library's PB_Cabort with the PBLAS' code (it prints the parameter's number and ends the job;
+ *    in ScaLAPACK's own PBLAS testers it records the code and returns, and so does this call).
+ *    The processes whose own arguments were right return with a message.
+ * 3. Quick return as PDGEMM: M or N = 0, or (alpha = 0 or K = 0) and beta = 1.
+ * 4. alpha = 0 or K = 0: sub(C) = beta sub(C) on each process's own elements (beta = 0 writes
+ *    zeros, NaN in C is fine), with no communication and A and B not read, as the PBLAS do.
+ * 5. Otherwise a layout per operand (sp_layout.c: block-cyclic over the local array with the
+ *    descriptor's blocks, cut at the submatrix's last row and column; a custom layout when the
+ *    first blocks differ) and a view of the submatrix, then dmx_gemm (plans, runs and frees; no
+ *    plan cache yet). Its errors end the job with dmx's message.
+ * Not supported (the job ends with a message): RSRC or CSRC = -1 (the PBLAS' replicated
+ * operands) in a multiply (step 5; step 4 scales a replicated C). */
 #include "sp_internal.h"
 
-#include <complex.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { D_CTXT = 1, D_M = 2, D_N = 3, D_MB = 4, D_NB = 5, D_RSRC = 6, D_CSRC = 7, D_LLD = 8 };
-
 static _Noreturn void die(MPI_Comm comm, const char *name, const char *what)
 {
-    fprintf(stderr, "%s: %s\n", name, what);
+    fprintf(stderr, "dmx_scalapack: %s: %s\n", name, what);
     fflush(stderr);
     sp_abort(comm);
 }
 
-static dmx_op op_of(char t)
+/* The PBLAS' report of an illegal argument (see step 2). */
+static void illegal(int ctxt, const char *name, int info, const char *msg)
 {
-    return (t == 'N' || t == 'n') ? DMX_OP_N : (t == 'T' || t == 't') ? DMX_OP_T : DMX_OP_C;
+    char text[90]; /* PB_Cwarn formats into 100 bytes */
+    snprintf(text, sizeof text, "dmx: %.80s", msg);
+    PB_Cwarn(ctxt, -1, name, "%s", text);
+    PB_Cabort(ctxt, name, info);
 }
 
-/* Layout of sub(X) (rows x cols at 1-based ix, jx) of descriptor desc; *full must be destroyed
- * after the view. */
-static dmx_status sub_layout(MPI_Comm comm, const int *desc, const int *ranks, int nprow, int npcol,
-                             void *data, int ix, int jx, int rows, int cols, dmx_layout **full,
-                             dmx_layout **view)
+static void scale_one(dmx_dtype t, void *p, dmx_scalar b)
 {
-    dmx_status st = dmx_layout_create_block_cyclic_mapped(
-        comm, ix - 1 + rows, jx - 1 + cols, desc[D_MB], desc[D_NB], nprow, npcol, ranks,
-        desc[D_RSRC], desc[D_CSRC], data, desc[D_LLD] > 0 ? desc[D_LLD] : 1, full);
+    const int zero = b.re == 0.0 && b.im == 0.0;
+    switch (t) {
+    case DMX_FLOAT: *(float *)p = zero ? 0.0f : (float)(b.re * *(float *)p); break;
+    case DMX_DOUBLE: *(double *)p = zero ? 0.0 : b.re * *(double *)p; break;
+    case DMX_CFLOAT: {
+        float *z = p, re = z[0], im = z[1];
+        z[0] = zero ? 0.0f : (float)(b.re * re - b.im * im);
+        z[1] = zero ? 0.0f : (float)(b.re * im + b.im * re);
+        break;
+    }
+    default: {
+        double *z = p, re = z[0], im = z[1];
+        z[0] = zero ? 0.0 : b.re * re - b.im * im;
+        z[1] = zero ? 0.0 : b.re * im + b.im * re;
+        break;
+    }
+    }
+}
+
+/* sub(C) = beta sub(C) on this process's elements (step 4). */
+static void scale_local(const char *name, dmx_dtype t, const sp_gemm_args *g, const int *grid,
+                        void *c, dmx_scalar beta)
+{
+    const sp_desc *d = &g->c;
+    const size_t es = dmx_dtype_size(t);
+    int64_t *rows = malloc(sizeof *rows * (size_t)g->m);
+    if (rows == NULL)
+        die(MPI_COMM_WORLD, name, "out of memory");
+    for (int i = 0; i < g->m; i++)
+        rows[i] = sp_local_index(g->ic - 1 + i, d->imb, d->mb, d->rsrc, grid[0], grid[2]);
+    for (int j = 0; j < g->n; j++) {
+        const int64_t lc = sp_local_index(g->jc - 1 + j, d->inb, d->nb, d->csrc, grid[1], grid[3]);
+        for (int i = 0; i < g->m && lc >= 0; i++)
+            if (rows[i] >= 0)
+                scale_one(t, (char *)c + (size_t)(rows[i] + lc * d->lld) * es, beta);
+    }
+    free(rows);
+}
+
+/* The layout of one operand (rows x cols at 1-based i, j of descriptor d) and its view. */
+static dmx_status operand(MPI_Comm comm, const sp_desc *d, const int *grid, int *ranks, void *data,
+                          int i, int j, int rows, int cols, dmx_dtype t, dmx_layout **full,
+                          dmx_layout **view)
+{
+    sp_side s = {0};
+    s.nprow = grid[0], s.npcol = grid[1];
+    s.m = d->m, s.n = d->n, s.mb = d->mb, s.nb = d->nb, s.rsrc = d->rsrc, s.csrc = d->csrc;
+    s.imb = d->imb, s.inb = d->inb, s.custom = d->imb != d->mb || d->inb != d->nb;
+    s.i0 = i - 1, s.j0 = j - 1, s.rows = rows, s.cols = cols;
+    s.grid_ranks = ranks;
+    int64_t oi, oj;
+    dmx_status st =
+        sp_side_layout(comm, &s, 1, grid[2], grid[3], data, d->lld, t, 0, full, &oi, &oj);
     if (st == DMX_SUCCESS)
-        st = dmx_layout_create_view(*full, ix - 1, jx - 1, rows, cols, view);
+        st = dmx_layout_create_view(*full, oi, oj, rows, cols, view);
     return st;
 }
 
-static void gemm(const char *name, dmx_dtype t, char ta, char tb, int m, int n, int k,
-                 dmx_scalar alpha, void *a, int ia, int ja, const int *desca, void *b, int ib,
-                 int jb, const int *descb, dmx_scalar beta, void *c, int ic, int jc,
-                 const int *descc)
+/* DMX_PROFILE=1 (docs/settings.md): the drop-in's multiply prints one line per call and rank, as
+ * plan executions print their phases. */
+static int profiling(void)
 {
-    int nprow, npcol, myrow, mycol, handle = -1, size, rank;
-    if (m == 0 || n == 0)
-        return;
-    Cblacs_gridinfo(descc[D_CTXT], &nprow, &npcol, &myrow, &mycol);
-    if (myrow < 0)
-        return;                             /* not in the grid: nothing to do, as in ScaLAPACK */
-    Cblacs_get(descc[D_CTXT], 10, &handle); /* 10: the grid's communicator */
-    MPI_Comm comm = Cblacs2sys_handle(handle);
-    if (comm == MPI_COMM_NULL)
-        die(MPI_COMM_WORLD, name, "the BLACS context has no communicator");
-    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-        die(comm, name, "MPI_Comm_size or MPI_Comm_rank failed on the grid's communicator");
-    int me[2] = {myrow, mycol}, *all = malloc(sizeof(int) * 2 * (size_t)size);
-    int *ranks = malloc(sizeof(int) * (size_t)nprow * (size_t)npcol);
-    if (!all || !ranks)
-        die(comm, name, "out of memory");
-    if (MPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm) != MPI_SUCCESS)
-        die(comm, name, "MPI_Allgather of the grid coordinates failed");
-    for (int r = 0; r < size; r++)
-        if (all[2 * r] >= 0 && all[2 * r] < nprow && all[2 * r + 1] >= 0 && all[2 * r + 1] < npcol)
-            ranks[all[2 * r] * npcol + all[2 * r + 1]] = r;
-    dmx_op oa = op_of(ta), ob = op_of(tb);
-    if (t <= DMX_DOUBLE) { /* conj is transpose for real types */
-        oa = oa == DMX_OP_C ? DMX_OP_T : oa;
-        ob = ob == DMX_OP_C ? DMX_OP_T : ob;
-    }
-    int ar = oa == DMX_OP_N ? m : k, ac = oa == DMX_OP_N ? k : m;
-    int br = ob == DMX_OP_N ? k : n, bc = ob == DMX_OP_N ? n : k;
-    dmx_layout *fa = NULL, *fb = NULL, *fc = NULL, *va = NULL, *vb = NULL, *vc = NULL;
-    dmx_status st = DMX_SUCCESS;
-    if (k > 0) {
-        st = sub_layout(comm, desca, ranks, nprow, npcol, a, ia, ja, ar, ac, &fa, &va);
-        if (st == DMX_SUCCESS)
-            st = sub_layout(comm, descb, ranks, nprow, npcol, b, ib, jb, br, bc, &fb, &vb);
-    }
+    const char *v = getenv("DMX_PROFILE");
+    return v != NULL && atoi(v) != 0;
+}
+
+/* dmx_gemm, or under DMX_PROFILE its steps with what they chose and took. */
+static dmx_status run(const char *name, MPI_Comm comm, dmx_dtype t, dmx_op oa, dmx_op ob,
+                      dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b, dmx_scalar beta,
+                      dmx_layout *c, const sp_gemm_args *g)
+{
+    if (!profiling())
+        return dmx_gemm(comm, t, oa, ob, alpha, a, b, beta, c, NULL);
+    dmx_gemm_plan *plan = NULL;
+    dmx_gemm_info info;
+    const double t0 = MPI_Wtime();
+    dmx_status st = dmx_gemm_plan_create(comm, t, oa, ob, alpha, a, b, beta, c, NULL, &plan);
+    const double t1 = MPI_Wtime();
     if (st == DMX_SUCCESS)
-        st = sub_layout(comm, descc, ranks, nprow, npcol, c, ic, jc, m, n, &fc, &vc);
-    if (st == DMX_SUCCESS && k == 0) { /* C = beta C */
-        st = dmx_transform_once(t, DMX_OP_N, (dmx_scalar){0, 0}, vc, beta, vc);
-    } else if (st == DMX_SUCCESS) {
-        st = dmx_gemm(comm, t, oa, ob, alpha, va, vb, beta, vc, NULL);
+        st = dmx_gemm_plan_execute(plan);
+    const double t2 = MPI_Wtime();
+    if (st == DMX_SUCCESS)
+        st = dmx_gemm_plan_get_info(plan, &info);
+    if (st == DMX_SUCCESS) {
+        int rank = -1;
+        MPI_Comm_rank(comm, &rank);
+        fprintf(stderr,
+                "dmx profile rank %d: %s %c%c %d x %d x %d: dmx %s on %d x %d, in place A/B/C "
+                "%d/%d/%d; plan %.2f ms, multiply %.2f ms\n",
+                rank, name, g->ta, g->tb, g->m, g->n, g->k, dmx_gemm_alg_name(info.alg), info.prow,
+                info.pcol, info.a_in_place, info.b_in_place, info.c_in_place, 1e3 * (t1 - t0),
+                1e3 * (t2 - t1));
     }
+    dmx_status st2 = dmx_gemm_plan_destroy(&plan);
+    return st != DMX_SUCCESS ? st : st2;
+}
+
+/* Step 5: the multiply on dmx. */
+static void multiply(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
+                     const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
+                     dmx_scalar beta, void *c)
+{
+    const int nota = g->ta == 'N' || g->ta == 'n', notb = g->tb == 'N' || g->tb == 'n';
+    const int ta = g->ta == 'C' || g->ta == 'c', tb = g->tb == 'C' || g->tb == 'c';
+    const int cplx = t == DMX_CFLOAT || t == DMX_CDOUBLE; /* conj is transpose for real types */
+    const dmx_op oa = nota ? DMX_OP_N : (ta && cplx) ? DMX_OP_C : DMX_OP_T;
+    const dmx_op ob = notb ? DMX_OP_N : (tb && cplx) ? DMX_OP_C : DMX_OP_T;
+    const int m = g->m, n = g->n, k = g->k;
+    dmx_layout *fa = NULL, *fb = NULL, *fc = NULL, *va = NULL, *vb = NULL, *vc = NULL;
+    dmx_status st =
+        operand(comm, &g->a, grid, ranks, a, g->ia, g->ja, nota ? m : k, nota ? k : m, t, &fa, &va);
+    if (st == DMX_SUCCESS)
+        st = operand(comm, &g->b, grid, ranks, b, g->ib, g->jb, notb ? k : n, notb ? n : k, t, &fb,
+                     &vb);
+    if (st == DMX_SUCCESS)
+        st = operand(comm, &g->c, grid, ranks, c, g->ic, g->jc, m, n, t, &fc, &vc);
+    if (st == DMX_SUCCESS)
+        st = run(name, comm, t, oa, ob, alpha, va, vb, beta, vc, g);
     if (st != DMX_SUCCESS) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s: %s", dmx_status_string(st), dmx_last_error());
@@ -99,7 +172,79 @@ static void gemm(const char *name, dmx_dtype t, char ta, char tb, int m, int n, 
     dmx_layout_destroy(&fa);
     dmx_layout_destroy(&fb);
     dmx_layout_destroy(&fc);
+}
+
+/* Step 2's exchange: grid coordinates and codes of every process of the grid's communicator;
+ * ranks[prow * npcol + pcol] = its rank there. Returns the first other process's nonzero code
+ * (0 if none) and its coordinates in *erow, *ecol. */
+static int exchange(const char *name, MPI_Comm comm, const int *grid, int info, int *ranks,
+                    int *erow, int *ecol)
+{
+    int size;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        die(comm, name, "MPI_Comm_size failed on the grid's communicator");
+    int me[3] = {grid[2], grid[3], info}, *all = malloc(sizeof(int) * 3 * (size_t)size);
+    if (all == NULL)
+        die(comm, name, "out of memory");
+    if (MPI_Allgather(me, 3, MPI_INT, all, 3, MPI_INT, comm) != MPI_SUCCESS)
+        die(comm, name, "MPI_Allgather of the grid coordinates failed");
+    int other = 0;
+    for (int r = 0; r < size; r++) {
+        const int *f = all + 3 * r;
+        if (f[0] >= 0 && f[0] < grid[0] && f[1] >= 0 && f[1] < grid[1])
+            ranks[f[0] * grid[1] + f[1]] = r;
+        if (f[2] != 0 && other == 0)
+            other = f[2], *erow = f[0], *ecol = f[1];
+    }
     free(all);
+    return other;
+}
+
+static int replicated(const sp_desc *d)
+{
+    return d->rsrc < 0 || d->csrc < 0;
+}
+
+static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scalar alpha, void *a,
+                 void *b, dmx_scalar beta, void *c)
+{
+    int grid[4];
+    char msg[256];
+    const int ctxt = g->a.ctxt;
+    if (!sp_grid_member(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] < 1) {
+        snprintf(msg, sizeof msg, "parameter 10: DESCA CTXT = %d, no grid of this process", ctxt);
+        illegal(ctxt, name, -1002, msg);
+        return;
+    }
+    const int info = sp_gemm_check(g, grid, msg, sizeof msg);
+    int handle = -1, erow = -1, ecol = -1;
+    Cblacs_get(ctxt, 10, &handle); /* 10: the grid's communicator */
+    MPI_Comm comm = Cblacs2sys_handle(handle);
+    if (comm == MPI_COMM_NULL)
+        die(MPI_COMM_WORLD, name, "the BLACS context has no communicator");
+    int *ranks = malloc(sizeof(int) * (size_t)grid[0] * (size_t)grid[1]);
+    if (ranks == NULL)
+        die(comm, name, "out of memory");
+    const int other = exchange(name, comm, grid, info, ranks, &erow, &ecol);
+    const int zero_a = alpha.re == 0.0 && alpha.im == 0.0, one_b = beta.re == 1.0 && beta.im == 0.0;
+    if (info != 0) {
+        illegal(ctxt, name, info, msg);
+    } else if (other != 0) {
+        fprintf(stderr,
+                "dmx_scalapack: %s: process (%d, %d) of the grid found an illegal argument (INFO "
+                "%d); process (%d, %d) returns\n",
+                name, erow, ecol, other, grid[2], grid[3]);
+    } else if (g->m == 0 || g->n == 0 || ((zero_a || g->k == 0) && one_b)) {
+        /* quick return */
+    } else if (zero_a || g->k == 0) { /* local, a replicated C (RSRC or CSRC = -1) included */
+        scale_local(name, t, g, grid, c, beta);
+        sp_count_gemm();
+    } else {
+        if (replicated(&g->a) || replicated(&g->b) || replicated(&g->c))
+            die(comm, name, "RSRC or CSRC = -1 (replicated operands) is not supported by dmx");
+        multiply(name, comm, t, g, grid, ranks, alpha, a, b, beta, c);
+        sp_count_gemm();
+    }
     free(ranks);
 }
 
@@ -120,6 +265,18 @@ static dmx_scalar sc_z(const double *v)
     return (dmx_scalar){v[0], v[1]};
 }
 
+/* Dereference one call into sp_gemm_args, the descriptors read by the PBLAS' rule. */
+static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, const int *n,
+                 const int *k, const int *ia, const int *ja, const int *desca, const int *ib,
+                 const int *jb, const int *descb, const int *ic, const int *jc, const int *descc)
+{
+    g->ta = *ta, g->tb = *tb, g->m = *m, g->n = *n, g->k = *k;
+    g->ia = *ia, g->ja = *ja, g->ib = *ib, g->jb = *jb, g->ic = *ic, g->jc = *jc;
+    sp_desc_read(desca, 1, &g->a);
+    sp_desc_read(descb, 1, &g->b);
+    sp_desc_read(descc, 1, &g->c);
+}
+
 #define SP_DEFINE_GEMM(ch, R, DT, UP, SPT)                                                         \
     DMX_SCALAPACK_API void DMX_SCALAPACK_SYM(p##ch##gemm_)(                                        \
         const char *ta, const char *tb, const int *m, const int *n, const int *k, const R *alpha,  \
@@ -135,8 +292,9 @@ static dmx_scalar sc_z(const double *v)
                               ic, jc, descc);                                                      \
             return;                                                                                \
         }                                                                                          \
-        gemm("P" UP "GEMM", DT, *ta, *tb, *m, *n, *k, sc_##ch(alpha), a, *ia, *ja, desca, b, *ib,  \
-             *jb, descb, sc_##ch(beta), c, *ic, *jc, descc);                                       \
+        sp_gemm_args g;                                                                            \
+        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
+        gemm("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c);                       \
     }
 
 SP_DEFINE_GEMM(s, float, DMX_FLOAT, "S", SP_S)

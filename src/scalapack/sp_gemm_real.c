@@ -17,6 +17,7 @@
 #include "sp_internal.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,18 +58,37 @@ sp_gemm_fn *sp_gemm_next(sp_type t)
     return fn[t];
 }
 
-int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *desca)
+/* Why the call goes to ScaLAPACK, or NULL when it stays with dmx. */
+static const char *reason(sp_type t, char ta, int m, int n, int k, const int *desca)
 {
     int md = mode();
     if (md == MODE_DMX || sp_gemm_next(t) == NULL)
-        return 0;
+        return NULL;
     if (md == MODE_SCALAPACK)
-        return 1;
+        return "DMX_SCALAPACK_GEMM=scalapack";
     if ((double)m * (double)n * (double)k < SP_GEMM_SMALL)
-        return 1;
+        return "a small product";
     /* A's blocking along k: columns (NB) for op N, rows (MB) for T and C. desca[0] (DTYPE) says
      * where they are: 9 integers (1) or the PBLAS' 11 (2, with the first block's sizes first). */
     int kb = desca[0] == 2 ? (ta == 'N' || ta == 'n' ? desca[7] : desca[6])
                            : (ta == 'N' || ta == 'n' ? desca[5] : desca[4]);
-    return kb > 0 && (double)k <= (double)SP_GEMM_PANEL_BLOCKS * kb;
+    if (kb > 0 && (double)k <= (double)SP_GEMM_PANEL_BLOCKS * kb)
+        return "a rank-nb update";
+    return NULL;
+}
+
+int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *desca)
+{
+    const char *why = reason(t, ta, m, n, k, desca);
+    if (why == NULL)
+        return 0;
+    sp_count_gemm_handed();
+    const char *prof = getenv("DMX_PROFILE");
+    if (prof != NULL && atoi(prof) != 0) {
+        int rank = -1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "dmx profile rank %d: P%cGEMM %d x %d x %d: handed to ScaLAPACK (%s)\n",
+                rank, "ISDCZ"[t], m, n, k, why);
+    }
+    return 1;
 }

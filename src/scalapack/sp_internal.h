@@ -43,6 +43,54 @@ typedef struct sp_call {
     dmx_scalar alpha, beta;
 } sp_call;
 
+/* A descriptor as read by sp_desc_read (sp_desc.c): the PBLAS' 11 fields, whatever form it came
+ * in. */
+typedef struct sp_desc {
+    int dtype, ctxt, m, n, imb, inb, mb, nb, rsrc, csrc, lld;
+} sp_desc;
+
+#define sp_desc_read DMXSP_INTERNAL(desc_read)
+#define sp_numroc DMXSP_INTERNAL(numroc)
+/* Read a descriptor by the REDIST rule (pblas = 0: always 9 integers, DTYPE ignored and stored as
+ * 1) or the PBLAS' (pblas = 1: DTYPE 1 is 9 integers with IMB = MB, INB = NB; DTYPE 2 is 11
+ * integers; any other DTYPE is kept, with CTXT, and the rest neutral: M = N = 0, blocks 1,
+ * RSRC = CSRC = 0, LLD = 1). */
+void sp_desc_read(const int *desc, int pblas, sp_desc *d);
+/* Entries of [0, n) that process p of np holds when the first block has `first` entries, the
+ * others bs, block 0 on process src (-1: replicated, every process holds all n). */
+int64_t sp_numroc(int64_t n, int64_t first, int64_t bs, int p, int src, int np);
+#define sp_local_index DMXSP_INTERNAL(local_index)
+/* Local index of global index g on process me (same distribution as sp_numroc), or -1 when
+ * another process holds it. */
+int64_t sp_local_index(int64_t g, int64_t first, int64_t bs, int src, int np, int me);
+
+/* One p?gemm call, dereferenced, its descriptors read by the PBLAS' rule. */
+typedef struct sp_gemm_args {
+    char ta, tb;
+    int m, n, k, ia, ja, ib, jb, ic, jc;
+    sp_desc a, b, c;
+} sp_gemm_args;
+
+#define sp_gemm_check DMXSP_INTERNAL(gemm_check)
+#define sp_count_gemm DMXSP_INTERNAL(count_gemm)
+/* The PBLAS' argument check of p?gemm on this process (sp_gemm_check.c); grid: NPROW, NPCOL,
+ * MYROW, MYCOL of A's context, which this process is in. Returns 0, or the PBLAS' INFO (< 0) with
+ * a message about the first illegal argument. Local. */
+int sp_gemm_check(const sp_gemm_args *g, const int *grid, char *msg, size_t len);
+/* Count one p?gemm call that ran dmx's multiply or scaling in dmx_scalapack_get_stats
+ * (sp_engine.c). */
+void sp_count_gemm(void);
+#define sp_count_gemm_handed DMXSP_INTERNAL(count_gemm_handed)
+/* Count one p?gemm call handed to ScaLAPACK's own routine (sp_gemm_real.c). */
+void sp_count_gemm_handed(void);
+
+/* The PBLAS' error handler and warning of the ScaLAPACK library the program runs with: the
+ * PBLAS report an illegal argument with them, and so does the drop-in's p?gemm. PB_Cabort
+ * prints and ends the job, except in ScaLAPACK's own PBLAS testers, whose PB_Cabort records the
+ * code and returns. PB_Cwarn formats into 100 bytes: keep its text shorter. */
+void PB_Cwarn(int ctxt, int line, const char *rout, const char *form, ...);
+void PB_Cabort(int ctxt, const char *rout, int info);
+
 /* Run one call (aborts the program on an error, as ScaLAPACK does). */
 void DMXSP_INTERNAL(run)(const sp_call *call);
 

@@ -21,15 +21,12 @@ int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
            *mycol < *npcol;
 }
 
-/* Where ScaLAPACK reads DTYPE. The REDIST routines (p?gemr2d, p?trmr2d) never read it: their
- * descriptor is always the 9-integer one (DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD), and their
- * own test drivers leave DTYPE unset. The PBLAS (p?tran*) read it and accept 1, the same 9
- * integers, and 2, 11 integers with first-block sizes (DTYPE, CTXT, M, N, IMB, INB, MB, NB, RSRC,
- * CSRC, LLD); anything else is an error. The side is stored normalized: DTYPE 1 when valid (the
- * raw value otherwise, for the message), IMB/INB = MB/NB for 9 integers. */
-static int is_inb_desc(sp_routine routine, const int *desc)
+/* Where ScaLAPACK reads DTYPE: the PBLAS (p?tran*) do, the REDIST routines (p?gemr2d,
+ * p?trmr2d) do not; sp_desc_read (sp_desc.c) applies the rule. The side is stored normalized:
+ * DTYPE 1 when valid (the raw value otherwise, for the message), IMB/INB = MB/NB for 9 integers. */
+static int is_pblas(sp_routine routine)
 {
-    return routine == SP_TRAN && desc[0] == 2;
+    return routine == SP_TRAN;
 }
 
 static void fill_side(int *s, sp_routine routine, const int *desc, int i, int j, int ictxt,
@@ -40,39 +37,36 @@ static void fill_side(int *s, sp_routine routine, const int *desc, int i, int j,
     if (desc == NULL ||
         (desc[1] != ictxt && !sp_grid_member(desc[1], &nprow, &npcol, &myrow, &mycol)))
         return;
+    sp_desc d;
+    sp_desc_read(desc, is_pblas(routine), &d);
     s[F_IN] = 1;
     s[F_NPROW] = nprow;
     s[F_NPCOL] = npcol;
     s[F_MYROW] = myrow;
     s[F_MYCOL] = mycol;
-    s[F_M] = desc[2];
-    s[F_N] = desc[3];
+    s[F_DTYPE] = d.dtype == 2 ? 1 : d.dtype; /* both accepted forms validate as 1 */
+    s[F_M] = d.m;
+    s[F_N] = d.n;
     s[F_I] = i;
     s[F_J] = j;
-    if (is_inb_desc(routine, desc)) {
-        s[F_DTYPE] = 1;
-        s[F_IMB] = desc[4];
-        s[F_INB] = desc[5];
-        s[F_MB] = desc[6];
-        s[F_NB] = desc[7];
-        s[F_RSRC] = desc[8];
-        s[F_CSRC] = desc[9];
-        s[F_LLD] = desc[10];
-        return;
-    }
-    s[F_DTYPE] = routine == SP_TRAN ? desc[0] : 1;
-    s[F_MB] = s[F_IMB] = desc[4];
-    s[F_NB] = s[F_INB] = desc[5];
-    s[F_RSRC] = desc[6];
-    s[F_CSRC] = desc[7];
-    s[F_LLD] = desc[8];
+    s[F_IMB] = d.imb;
+    s[F_INB] = d.inb;
+    s[F_MB] = d.mb;
+    s[F_NB] = d.nb;
+    s[F_RSRC] = d.rsrc;
+    s[F_CSRC] = d.csrc;
+    s[F_LLD] = d.lld;
 }
 
 /* The address of a side's array where the side needs a custom layout (see K_SRCPTR). */
 static void fill_pointer(int *k, sp_routine routine, const int *desc, const void *local)
 {
     k[0] = k[1] = 0;
-    if (desc == NULL || !is_inb_desc(routine, desc) || (desc[4] == desc[6] && desc[5] == desc[7]))
+    if (desc == NULL)
+        return;
+    sp_desc d;
+    sp_desc_read(desc, is_pblas(routine), &d);
+    if (d.imb == d.mb && d.inb == d.nb)
         return;
     uint64_t v = (uint64_t)(uintptr_t)local;
     k[0] = (int)(uint32_t)(v & 0xffffffffu);

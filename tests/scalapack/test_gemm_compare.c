@@ -1,16 +1,24 @@
 /* libdmx_scalapack's p?gemm_ (test build, symbols prefixed dmxsp_test_) against Debian's
  * ScaLAPACK in one process: random grids (row-major BLACS grids of every shape that fits, ranks
- * outside the grid included), all four types, op pairs N/T/C, submatrix offsets ia/ja, block
- * sizes, rsrc/csrc, alpha and beta including 0, k = 0. Both results must agree within rounding
- * on every local element (padding included).
+ * outside the grid included), all four types, op pairs N/T/C in both cases of letter, submatrix
+ * offsets ia/ja, block sizes, rsrc/csrc, 9-integer (DTYPE 1) and 11-integer (DTYPE 2) descriptors
+ * with first blocks IMB x INB different from MB x NB, alpha and beta including 0, k = 0 (then C
+ * replicated, RSRC = -1, now and then), NaN in C when beta = 0. Both results must agree within
+ * rounding on every local element (padding included).
+ *
+ * Then the illegal arguments: every argument of p?gemm made illegal in turn, as
+ * ScaLAPACK's PBLAS testers do it, given to both; the PBLAS' error code each reports through
+ * PB_Cabort (defined here, so that both return instead of ending the job) must be the same.
  *
  * Usage: test_gemm_compare [ncases [seed]]. */
 #include "dmxt_util.h"
 #include "sp_test.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
@@ -33,9 +41,23 @@ DECL_GEMM(dmxsp_test_pzgemm_, double)
 
 typedef struct mat {
     int rows, cols, mb, nb, rsrc, csrc, i, j; /* submatrix rows x cols at 1-based (i, j) */
-    int desc[9], lr, lc;
+    int imb, inb;                             /* first blocks (DTYPE 2), else mb, nb */
+    int desc[11], lr, lc, lld;
     void *d;
 } mat;
+
+/* Local rows (columns) of n entries with a first block of `first`, then blocks of bs, block 0 on
+ * process src of np: ScaLAPACK's numroc of the n - first entries after the first block, plus the
+ * first block on src. */
+static int numroc_first(int n, int first, int bs, int p, int src, int np)
+{
+    if (src < 0) /* replicated: every process holds all */
+        return n;
+    if (first >= n)
+        return p == src ? n : 0;
+    int rest = n - first, nextsrc = (src + 1) % np, c = numroc_(&rest, &bs, &p, &nextsrc, &np);
+    return c + (p == src ? first : 0);
+}
 
 static size_t esz(int t)
 {
@@ -65,24 +87,273 @@ static void get(int t, const void *d, size_t k, double *re, double *im)
 
 /* Random descriptor for a rows x cols submatrix, local array filled from its seed. */
 static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int pr, int pc, int myr,
-                 int myc, int id)
+                 int myc, int id, int rep)
 {
     x->rows = rows, x->cols = cols;
     x->mb = spt_int(g, 1, 8), x->nb = spt_int(g, 1, 8);
     x->rsrc = spt_int(g, 0, pr - 1), x->csrc = spt_int(g, 0, pc - 1);
     x->i = spt_int(g, 1, 4), x->j = spt_int(g, 1, 4);
+    const int inb = spt_int(g, 0, 2) == 0; /* a third: 11 integers, first blocks 1 .. MB + 3 */
+    x->imb = inb ? spt_int(g, 1, x->mb + 3) : x->mb;
+    x->inb = inb ? spt_int(g, 1, x->nb + 3) : x->nb;
+    if (rep) { /* replicated rows (RSRC = -1), and columns half of the time */
+        x->rsrc = -1;
+        x->csrc = spt_int(g, 0, 1) ? -1 : x->csrc;
+    }
     int M = x->i - 1 + rows, N = x->j - 1 + cols, info;
-    x->lr = myr >= 0 ? numroc_(&M, &x->mb, &myr, &x->rsrc, &pr) : 0;
-    x->lc = myr >= 0 ? numroc_(&N, &x->nb, &myc, &x->csrc, &pc) : 0;
+    x->lr = myr >= 0 ? numroc_first(M, x->imb, x->mb, myr, x->rsrc, pr) : 0;
+    x->lc = myr >= 0 ? numroc_first(N, x->inb, x->nb, myc, x->csrc, pc) : 0;
     int lld = (x->lr > 0 ? x->lr : 1) + spt_int(g, 0, 2);
-    if (myr >= 0)
+    if (myr >= 0 && !inb && !rep)
         descinit_(x->desc, &M, &N, &x->mb, &x->nb, &x->rsrc, &x->csrc, &ctxt, &lld, &info);
+    if (myr >= 0 && !inb && rep) { /* descinit_ refuses RSRC = -1 */
+        const int d[9] = {1, ctxt, M, N, x->mb, x->nb, x->rsrc, x->csrc, lld};
+        memcpy(x->desc, d, sizeof d);
+    }
+    if (myr >= 0 && inb) {
+        const int d[11] = {2, ctxt, M, N, x->imb, x->inb, x->mb, x->nb, x->rsrc, x->csrc, lld};
+        memcpy(x->desc, d, sizeof d);
+    }
     size_t n = (size_t)lld * (size_t)(x->lc > 0 ? x->lc : 1);
+    x->lld = lld;
     x->d = calloc(n, esz(t));
     for (size_t k = 0; k < n; k++)
         put(t, x->d, k,
             (double)((k * 37 + (size_t)id * 11 + (size_t)(myr * 5 + myc)) % 23) / 7.0 - 1.5,
             (double)((k * 13 + (size_t)id * 3) % 19) / 9.0 - 1.0);
+}
+
+/* Call p<t>gemm_ of Debian (real = 1) or of dmx's test build. */
+#define CALL(fn, T)                                                                                \
+    fn(&ta, &tb, &m, &n, &k, (const T *)alpha, a->d, &a->i, &a->j, a->desc, b->d, &b->i, &b->j,    \
+       b->desc, (const T *)beta, c->d, &c->i, &c->j, c->desc)
+static void call_gemm(int real, int t, char ta, char tb, int m, int n, int k, const void *alpha,
+                      const mat *a, const mat *b, const void *beta, mat *c)
+{
+    switch (t * 2 + !real) {
+    case 0: CALL(psgemm_, float); break;
+    case 1: CALL(dmxsp_test_psgemm_, float); break;
+    case 2: CALL(pdgemm_, double); break;
+    case 3: CALL(dmxsp_test_pdgemm_, double); break;
+    case 4: CALL(pcgemm_, float); break;
+    case 5: CALL(dmxsp_test_pcgemm_, float); break;
+    case 6: CALL(pzgemm_, double); break;
+    default: CALL(dmxsp_test_pzgemm_, double); break;
+    }
+}
+#undef CALL
+
+/* The largest difference between two local arrays, relative; a NaN on one side only is infinite
+ * (beta = 0 must overwrite NaN; padding keeps it on both). */
+static double worst_diff(int t, const void *x, const void *y, size_t nc)
+{
+    double worst = 0;
+    for (size_t e = 0; e < nc; e++) {
+        double r1, i1, r2, i2;
+        get(t, x, e, &r1, &i1);
+        get(t, y, e, &r2, &i2);
+        const int n1 = isnan(r1) || isnan(i1), n2 = isnan(r2) || isnan(i2);
+        if (n1 != n2)
+            return INFINITY;
+        if (n1)
+            continue;
+        double d = hypot(r1 - r2, i1 - i2) / (1.0 + hypot(r1, i1));
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* One random case on grid ctxt (pr x pc); returns 1 if it failed on this process, -1 if this
+ * process is outside the grid. */
+static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], int ng, int me)
+{
+    dmxt_rng g = spt_seed(seed, (uint64_t)cs, 7);
+    int q = spt_int(&g, 0, ng - 1), pr = shapes[q][0], pc = shapes[q][1], myr = -1, myc = -1;
+    int t = spt_int(&g, 0, 3);
+    const char ops[6] = {'N', 'T', 'C', 'n', 't', 'c'};
+    char ta = ops[spt_int(&g, 0, 5)], tb = ops[spt_int(&g, 0, 5)];
+    int m = spt_int(&g, 1, 30), n = spt_int(&g, 1, 30),
+        k = spt_int(&g, 0, 5) == 0 ? 0 : spt_int(&g, 1, 40);
+    double al[2] = {spt_int(&g, 0, 4) == 0 ? 0.0 : spt_unit(&g) * 2 - 1, spt_unit(&g)};
+    double be[2] = {spt_int(&g, 0, 3) == 0 ? 0.0 : spt_unit(&g) * 2 - 1, spt_unit(&g)};
+    if (t < 2)
+        al[1] = be[1] = 0;
+    if (spt_int(&g, 0, 9) == 0) /* now and then the PBLAS' quick return: beta = 1, alpha = 0 */
+        be[0] = 1, be[1] = 0, al[0] = al[1] = 0;
+    if (ctxts[q] >= 0) {
+        int a, b;
+        Cblacs_gridinfo(ctxts[q], &a, &b, &myr, &myc);
+    }
+    const int na = toupper((unsigned char)ta) == 'N', nb = toupper((unsigned char)tb) == 'N';
+    mat A, B, C, C2;
+    make(&A, &g, t, na ? m : k, na ? k : m, ctxts[q], pr, pc, myr, myc, 1, 0);
+    make(&B, &g, t, nb ? k : n, nb ? n : k, ctxts[q], pr, pc, myr, myc, 2, 0);
+    /* C = beta C (alpha = 0 or K = 0) is local: a replicated C now and then */
+    const int rep = (al[0] == 0 && al[1] == 0) || k == 0 ? spt_int(&g, 0, 2) == 0 : 0;
+    make(&C, &g, t, m, n, ctxts[q], pr, pc, myr, myc, 3, rep);
+    size_t nc = (size_t)(myr >= 0 ? C.lld : 1) * (size_t)(C.lc > 0 ? C.lc : 1);
+    if (be[0] == 0 && be[1] == 0) /* beta = 0: C is not read, NaN in it must not matter */
+        for (size_t e = 0; e < nc; e++)
+            put(t, C.d, e, NAN, NAN);
+    C2 = C;
+    C2.d = malloc(nc * esz(t));
+    memcpy(C2.d, C.d, nc * esz(t));
+    int failed = -1;
+    if (myr >= 0) {
+        float fa[2] = {(float)al[0], (float)al[1]}, fb[2] = {(float)be[0], (float)be[1]};
+        const int single = t == 0 || t == 2;
+        call_gemm(1, t, ta, tb, m, n, k, single ? (void *)fa : (void *)al, &A, &B,
+                  single ? (void *)fb : (void *)be, &C);
+        call_gemm(0, t, ta, tb, m, n, k, single ? (void *)fa : (void *)al, &A, &B,
+                  single ? (void *)fb : (void *)be, &C2);
+        double tol = single ? 2e-4 : 1e-10, worst = worst_diff(t, C.d, C2.d, nc);
+        failed = worst > tol * (k + 1);
+        if (failed)
+            fprintf(stderr,
+                    "FAIL case %d: p%cgemm %c%c m %d n %d k %d grid %dx%d DTYPE %d/%d/%d rank %d: "
+                    "rel diff %.3g\n",
+                    cs, "sdcz"[t], ta, tb, m, n, k, pr, pc, A.desc[0], B.desc[0], C.desc[0], me,
+                    worst);
+    }
+    free(A.d);
+    free(B.d);
+    free(C.d);
+    free(C2.d);
+    return failed;
+}
+
+/* ---- illegal arguments ------------------------------------------------------------------------
+ * PB_Cabort and PB_Cwarn defined here take the place of the library's for both implementations
+ * (the real pdgemm_ reaches them through the PLT, dmx's test build links them from here), as in
+ * ScaLAPACK's own PBLAS testers: the code is recorded and the call returns. */
+static int g_info, g_aborts;
+static char g_rout[16];
+
+void PB_Cabort(int ctxt, const char *rout, int info);
+void PB_Cwarn(int ctxt, int line, const char *rout, const char *form, ...);
+void PB_Cabort(int ctxt, const char *rout, int info)
+{
+    (void)ctxt;
+    g_info = info;
+    g_aborts++;
+    snprintf(g_rout, sizeof g_rout, "%s", rout);
+}
+void PB_Cwarn(int ctxt, int line, const char *rout, const char *form, ...)
+{
+    (void)ctxt, (void)line, (void)rout, (void)form;
+}
+
+/* The valid 8 x 8 operands of the illegal calls (4 x 4 submatrices at (2, 3)), 9 or 11 integers. */
+static void legal_mat(mat *x, int t, int ctxt, int pr, int pc, int myr, int myc, int eleven)
+{
+    memset(x, 0, sizeof *x);
+    x->mb = x->nb = x->imb = x->inb = 2;
+    x->i = 2, x->j = 3, x->rows = x->cols = 4;
+    x->lr = numroc_first(8, 2, 2, myr, 0, pr), x->lc = numroc_first(8, 2, 2, myc, 0, pc);
+    x->lld = x->lr > 0 ? x->lr : 1;
+    const int d9[9] = {1, ctxt, 8, 8, 2, 2, 0, 0, x->lld};
+    const int d11[11] = {2, ctxt, 8, 8, 2, 2, 2, 2, 0, 0, x->lld};
+    memcpy(x->desc, eleven ? d11 : d9, eleven ? sizeof d11 : sizeof d9);
+    x->d = calloc((size_t)x->lld * (size_t)(x->lc > 0 ? x->lc : 1), esz(t));
+}
+
+typedef struct illegal_case {
+    char ta, tb;
+    int m, n, k;
+    int which; /* 0 none, 1 A, 2 B, 3 C: the matrix changed below */
+    int field; /* -2: I = -1, -1: J = -1, -3: I past M_, 0..10: descriptor entry */
+    int value; /* the entry's value; INT_MIN: the tester's LLD (1 on (0, 0), 0 elsewhere) */
+} illegal_case;
+
+/* Runs case c with both implementations; returns 1 if their codes differ (or the case was
+ * legal for ScaLAPACK). */
+static int run_illegal(const illegal_case *c, int t, int eleven, int ctxt, int pr, int pc, int myr,
+                       int myc)
+{
+    mat x[3];
+    for (int i = 0; i < 3; i++)
+        legal_mat(&x[i], t, ctxt, pr, pc, myr, myc, eleven);
+    if (c->which > 0) {
+        mat *y = &x[c->which - 1];
+        if (c->field == -2)
+            y->i = -1;
+        else if (c->field == -1)
+            y->j = -1;
+        else if (c->field == -3)
+            y->i = 6;
+        else
+            y->desc[c->field] = c->value != INT_MIN ? c->value : (myr == 0 && myc == 0 ? 1 : 0);
+    }
+    const double one[2] = {1, 0};
+    const float onef[2] = {1, 0};
+    const void *s = t == 0 || t == 2 ? (const void *)onef : (const void *)one;
+    int info[2], aborts[2];
+    char rout[2][16];
+    for (int real = 1; real >= 0; real--) {
+        g_info = 0, g_aborts = 0, g_rout[0] = 0;
+        call_gemm(real, t, c->ta, c->tb, c->m, c->n, c->k, s, &x[0], &x[1], s, &x[2]);
+        info[real] = g_info, aborts[real] = g_aborts;
+        memcpy(rout[real], g_rout, sizeof g_rout);
+    }
+    for (int i = 0; i < 3; i++)
+        free(x[i].d);
+    const int bad = info[0] != info[1] || aborts[0] != aborts[1] || aborts[1] != 1 ||
+                    strcmp(rout[0], rout[1]) != 0;
+    if (bad)
+        fprintf(stderr,
+                "FAIL illegal p%cgemm %c%c m %d n %d k %d matrix %d field %d value %d (%d "
+                "integers): ScaLAPACK %s INFO %d (%d calls), dmx %s INFO %d (%d calls)\n",
+                "sdcz"[t], c -> ta, c -> tb, c -> m, c -> n, c -> k, c -> which, c -> field,
+                c -> value, eleven ? 11 : 9, rout[1], info[1], aborts[1], rout[0], info[0],
+                aborts[0]);
+    return bad;
+}
+
+/* Every illegal argument the PBLAS testers try (and a few more) for each type and both
+ * descriptor forms, on grid ctxt; adds to *checks and returns the failures. */
+static long illegal_all(int ctxt, int pr, int pc, int myr, int myc, long *checks)
+{
+    illegal_case cs[160];
+    int nc = 0;
+    const illegal_case base = {'N', 'N', 4, 4, 4, 0, 0, 0};
+    illegal_case c = base;
+    c.ta = '/', cs[nc++] = c, c = base;
+    c.tb = '/', cs[nc++] = c, c = base;
+    c.ta = 'x', c.tb = 'y', cs[nc++] = c, c = base; /* TRANSA first */
+    c.m = -1, cs[nc++] = c, c = base;
+    c.n = -1, cs[nc++] = c, c = base;
+    c.k = -1, cs[nc++] = c, c = base;
+    c.ta = 'T', c.k = -1, cs[nc++] = c, c = base; /* K is then A's rows */
+    c.m = -1, c.ta = 'z', cs[nc++] = c, c = base; /* TRANSA before M */
+    for (int w = 1; w <= 3; w++) {
+        c.which = w;
+        for (int f = -3; f < 0; f++)
+            c.field = f, cs[nc++] = c;
+        for (int e = 0; e < 11; e++) {
+            c.field = e, c.value = -2, cs[nc++] = c;
+            if (e == 0)
+                c.value = 3, cs[nc++] = c;
+        }
+        c = base;
+    }
+    long bad = 0;
+    for (int t = 0; t < 4; t++)
+        for (int eleven = 0; eleven < 2; eleven++)
+            for (int i = 0; i < nc; i++) {
+                illegal_case d = cs[i];
+                if (d.which > 0 && d.field >= 9 && !eleven) /* 9 integers: entries 0 .. 8 */
+                    continue;
+                /* the tester's other values of RSRC, CSRC and LLD */
+                const int rs = eleven ? 8 : 6, cs_ = eleven ? 9 : 7, ll = eleven ? 10 : 8;
+                bad += run_illegal(&d, t, eleven, ctxt, pr, pc, myr, myc);
+                ++*checks;
+                if (d.which > 0 && (d.field == rs || d.field == cs_ || d.field == ll)) {
+                    d.value = d.field == rs ? pr : d.field == cs_ ? pc : INT_MIN;
+                    bad += run_illegal(&d, t, eleven, ctxt, pr, pc, myr, myc);
+                    ++*checks;
+                }
+            }
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -92,85 +363,26 @@ int main(int argc, char **argv)
     int ncases = argc > 1 ? atoi(argv[1]) : 150;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20240611u;
     Cblacs_pinfo(&me, &np);
-    int ctxts[16], shapes[16][2], ng = 0;
+    int ctxts[16], shapes[16][2], ng = 0, big = 0;
     for (int pr = 1; pr <= np && ng < 16; pr++)
         for (int pc = 1; pr * pc <= np && ng < 16; pc++) {
             Cblacs_get(0, 0, &ctxts[ng]);
             Cblacs_gridinit(&ctxts[ng], "Row", pr, pc);
             shapes[ng][0] = pr, shapes[ng][1] = pc;
+            if (pr * pc >= shapes[big][0] * shapes[big][1] && pr <= pc)
+                big = ng;
             ng++;
         }
     long bad = 0, checks = 0;
-    const char ops[3] = {'N', 'T', 'C'};
     for (int cs = 0; cs < ncases; cs++) {
-        dmxt_rng g = spt_seed(seed, (uint64_t)cs, 7);
-        int q = spt_int(&g, 0, ng - 1), pr = shapes[q][0], pc = shapes[q][1], myr = -1, myc = -1;
-        int t = spt_int(&g, 0, 3);
-        char ta = ops[spt_int(&g, 0, 2)], tb = ops[spt_int(&g, 0, 2)];
-        int m = spt_int(&g, 1, 30), n = spt_int(&g, 1, 30),
-            k = spt_int(&g, 0, 5) == 0 ? 0 : spt_int(&g, 1, 40);
-        double al[2] = {spt_int(&g, 0, 4) == 0 ? 0.0 : spt_unit(&g) * 2 - 1, spt_unit(&g)};
-        double be[2] = {spt_int(&g, 0, 3) == 0 ? 0.0 : spt_unit(&g) * 2 - 1, spt_unit(&g)};
-        if (t < 2)
-            al[1] = be[1] = 0;
-        if (ctxts[q] >= 0) {
-            int a, b;
-            Cblacs_gridinfo(ctxts[q], &a, &b, &myr, &myc);
-        }
-        mat A, B, C, C2;
-        make(&A, &g, t, ta == 'N' ? m : k, ta == 'N' ? k : m, ctxts[q], pr, pc, myr, myc, 1);
-        make(&B, &g, t, tb == 'N' ? k : n, tb == 'N' ? n : k, ctxts[q], pr, pc, myr, myc, 2);
-        make(&C, &g, t, m, n, ctxts[q], pr, pc, myr, myc, 3);
-        if (A.rows == 0 || A.cols == 0) /* k = 0: descriptors still need a valid shape */
-            A.desc[SPT_M] = A.desc[SPT_M] > 0 ? A.desc[SPT_M] : 1;
-        size_t nc = (size_t)(myr >= 0 ? C.desc[SPT_LLD] : 1) * (size_t)(C.lc > 0 ? C.lc : 1);
-        C2 = C;
-        C2.d = malloc(nc * esz(t));
-        memcpy(C2.d, C.d, nc * esz(t));
-        if (myr >= 0) {
-            float fa[2] = {(float)al[0], (float)al[1]}, fb[2] = {(float)be[0], (float)be[1]};
-#define CALL(fn, T, ALPHA, BETA, X)                                                                \
-    fn(&ta, &tb, &m, &n, &k, (const T *)ALPHA, A.d, &A.i, &A.j, A.desc, B.d, &B.i, &B.j, B.desc,   \
-       (const T *)BETA, X.d, &C.i, &C.j, C.desc)
-            switch (t) {
-            case 0:
-                CALL(psgemm_, float, fa, fb, C);
-                CALL(dmxsp_test_psgemm_, float, fa, fb, C2);
-                break;
-            case 1:
-                CALL(pdgemm_, double, al, be, C);
-                CALL(dmxsp_test_pdgemm_, double, al, be, C2);
-                break;
-            case 2:
-                CALL(pcgemm_, float, fa, fb, C);
-                CALL(dmxsp_test_pcgemm_, float, fa, fb, C2);
-                break;
-            default:
-                CALL(pzgemm_, double, al, be, C);
-                CALL(dmxsp_test_pzgemm_, double, al, be, C2);
-                break;
-            }
-            double tol = t == 0 || t == 2 ? 2e-4 : 1e-10, worst = 0;
-            for (size_t e = 0; e < nc; e++) {
-                double r1, i1, r2, i2;
-                get(t, C.d, e, &r1, &i1);
-                get(t, C2.d, e, &r2, &i2);
-                double d = hypot(r1 - r2, i1 - i2) / (1.0 + hypot(r1, i1));
-                worst = d > worst ? d : worst;
-            }
-            checks++;
-            if (worst > tol * (k + 1)) {
-                bad++;
-                fprintf(stderr,
-                        "FAIL case %d: p%cgemm %c%c m %d n %d k %d grid %dx%d rank %d: rel "
-                        "diff %.3g\n",
-                        cs, "sdcz"[t], ta, tb, m, n, k, pr, pc, me, worst);
-            }
-        }
-        free(A.d);
-        free(B.d);
-        free(C.d);
-        free(C2.d);
+        int r = one_case(cs, seed, ctxts, shapes, ng, me);
+        checks += r >= 0;
+        bad += r > 0;
+    }
+    if (ctxts[big] >= 0) { /* the illegal arguments on the largest grid (wider than tall) */
+        int a, b, myr, myc;
+        Cblacs_gridinfo(ctxts[big], &a, &b, &myr, &myc);
+        bad += illegal_all(ctxts[big], a, b, myr, myc, &checks);
     }
     long tot[2] = {bad, checks}, sum[2];
     SPT_CHECK_MPI(MPI_Allreduce(tot, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
