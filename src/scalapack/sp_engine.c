@@ -87,7 +87,7 @@ static struct {
     sp_context *contexts;
     int direct; /* DMX_SCALAPACK_DIRECT: tiny all-local calls in place (sp_direct.c) */
     dmx_scalapack_stats stats;
-} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, 1, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, 1, {0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
