@@ -7,6 +7,8 @@
 #include "bench.h"
 #include "dmx_tool.h"
 
+#include <dmx.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +85,10 @@ int main(int argc, char **argv)
         int words = matches(commands[c].name, argc, argv);
         if (words > 0)
             return commands[c].run(argc - words, argv + words);
+    }
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) { /* CMakeLists.txt's project(VERSION) */
+        printf("dmx %s\n", dmx_version(NULL, NULL, NULL));
+        return 0;
     }
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
