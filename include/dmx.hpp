@@ -27,10 +27,12 @@
 #include <utility>
 #include <vector>
 
-namespace dmx {
+namespace dmx
+{
 
 /** A dmx call that did not return DMX_SUCCESS: its status and the library's message. */
-class error : public std::runtime_error {
+class error : public std::runtime_error
+{
   public:
     error(dmx_status st, const char *call)
         : std::runtime_error(std::string(call) + ": " + dmx_status_string(st) + ": " +
@@ -38,7 +40,10 @@ class error : public std::runtime_error {
           status_(st)
     {
     }
-    dmx_status status() const noexcept { return status_; }
+    dmx_status status() const noexcept
+    {
+        return status_;
+    }
 
   private:
     dmx_status status_;
@@ -53,18 +58,38 @@ inline void check(dmx_status st, const char *call)
 
 /** The element type of a C++ type: float, double, std::complex<float>, std::complex<double>. */
 template <class T> constexpr dmx_dtype dtype_of();
-template <> constexpr dmx_dtype dtype_of<float>() { return DMX_FLOAT; }
-template <> constexpr dmx_dtype dtype_of<double>() { return DMX_DOUBLE; }
-template <> constexpr dmx_dtype dtype_of<std::complex<float>>() { return DMX_CFLOAT; }
-template <> constexpr dmx_dtype dtype_of<std::complex<double>>() { return DMX_CDOUBLE; }
+template <> constexpr dmx_dtype dtype_of<float>()
+{
+    return DMX_FLOAT;
+}
+template <> constexpr dmx_dtype dtype_of<double>()
+{
+    return DMX_DOUBLE;
+}
+template <> constexpr dmx_dtype dtype_of<std::complex<float>>()
+{
+    return DMX_CFLOAT;
+}
+template <> constexpr dmx_dtype dtype_of<std::complex<double>>()
+{
+    return DMX_CDOUBLE;
+}
 
 /** A dmx_scalar from a real or complex number. */
-inline dmx_scalar scalar(double re, double im = 0.0) { return dmx_scalar{re, im}; }
-inline dmx_scalar scalar(std::complex<double> z) { return dmx_scalar{z.real(), z.imag()}; }
+inline dmx_scalar scalar(double re, double im = 0.0)
+{
+    return dmx_scalar{re, im};
+}
+inline dmx_scalar scalar(std::complex<double> z)
+{
+    return dmx_scalar{z.real(), z.imag()};
+}
 
-namespace detail {
+namespace detail
+{
 /** Owner of one C object T, freed by Destroy(&p) (NULL-safe, sets p to NULL). Move-only. */
-template <class T, dmx_status (*Destroy)(T **)> class handle {
+template <class T, dmx_status (*Destroy)(T **)> class handle
+{
   public:
     handle() noexcept = default;
     explicit handle(T *p) noexcept : p_(p) {}
@@ -79,14 +104,29 @@ template <class T, dmx_status (*Destroy)(T **)> class handle {
         }
         return *this;
     }
-    ~handle() { Destroy(&p_); }
+    ~handle()
+    {
+        Destroy(&p_);
+    }
 
-    T *get() const noexcept { return p_; }
-    explicit operator bool() const noexcept { return p_ != nullptr; }
+    T *get() const noexcept
+    {
+        return p_;
+    }
+    explicit operator bool() const noexcept
+    {
+        return p_ != nullptr;
+    }
     /** Give up ownership: the caller destroys the object. */
-    T *release() noexcept { return std::exchange(p_, nullptr); }
+    T *release() noexcept
+    {
+        return std::exchange(p_, nullptr);
+    }
     /** Destroy the object now (throws dmx::error if that fails). */
-    void reset() { check(Destroy(&p_), "destroy"); }
+    void reset()
+    {
+        check(Destroy(&p_), "destroy");
+    }
 
   private:
     T *p_ = nullptr;
@@ -94,7 +134,8 @@ template <class T, dmx_status (*Destroy)(T **)> class handle {
 } // namespace detail
 
 /** A distributed matrix layout (dmx/layout.h). Layouts borrow their communicator and memory. */
-class layout : public detail::handle<dmx_layout, dmx_layout_destroy> {
+class layout : public detail::handle<dmx_layout, dmx_layout_destroy>
+{
   public:
     using handle::handle;
 
@@ -104,8 +145,8 @@ class layout : public detail::handle<dmx_layout, dmx_layout_destroy> {
                                int csrc, void *local, std::int64_t lld)
     {
         dmx_layout *p = nullptr;
-        check(dmx_layout_create_block_cyclic(comm, m, n, mb, nb, prow, pcol, grid_order, rsrc,
-                                             csrc, local, lld, &p),
+        check(dmx_layout_create_block_cyclic(comm, m, n, mb, nb, prow, pcol, grid_order, rsrc, csrc,
+                                             local, lld, &p),
               "dmx_layout_create_block_cyclic");
         return layout(p);
     }
@@ -113,14 +154,14 @@ class layout : public detail::handle<dmx_layout, dmx_layout_destroy> {
     /** Row and column splits with an owner per block; see dmx_layout_create_custom. */
     static layout custom(MPI_Comm comm, std::int64_t m, std::int64_t n,
                          const std::vector<std::int64_t> &rowsplits,
-                         const std::vector<std::int64_t> &colsplits,
-                         const std::vector<int> &owners, const std::vector<dmx_block> &blocks)
+                         const std::vector<std::int64_t> &colsplits, const std::vector<int> &owners,
+                         const std::vector<dmx_block> &blocks)
     {
         dmx_layout *p = nullptr;
         check(dmx_layout_create_custom(comm, m, n, (std::int64_t)rowsplits.size() - 1,
                                        rowsplits.data(), (std::int64_t)colsplits.size() - 1,
-                                       colsplits.data(), owners.data(),
-                                       (std::int64_t)blocks.size(), blocks.data(), &p),
+                                       colsplits.data(), owners.data(), (std::int64_t)blocks.size(),
+                                       blocks.data(), &p),
               "dmx_layout_create_custom");
         return layout(p);
     }
@@ -144,8 +185,14 @@ class layout : public detail::handle<dmx_layout, dmx_layout_destroy> {
         return layout(p);
     }
 
-    std::int64_t rows() const { return size().first; }
-    std::int64_t cols() const { return size().second; }
+    std::int64_t rows() const
+    {
+        return size().first;
+    }
+    std::int64_t cols() const
+    {
+        return size().second;
+    }
     std::pair<std::int64_t, std::int64_t> size() const
     {
         std::int64_t m = 0, n = 0;
@@ -153,9 +200,15 @@ class layout : public detail::handle<dmx_layout, dmx_layout_destroy> {
         return {m, n};
     }
     /** Point a block-cyclic layout at another local array of the same shape. Local. */
-    void rebind(void *local) { check(dmx_layout_rebind(get(), local), "dmx_layout_rebind"); }
+    void rebind(void *local)
+    {
+        check(dmx_layout_rebind(get(), local), "dmx_layout_rebind");
+    }
     /** The rank owning element (i, j). Local. */
-    int owner_of(std::int64_t i, std::int64_t j) const { return dmx_layout_owner_of(get(), i, j); }
+    int owner_of(std::int64_t i, std::int64_t j) const
+    {
+        return dmx_layout_owner_of(get(), i, j);
+    }
 };
 
 /** One transform A = alpha*op(B) + beta*A (the whole matrix; set uplo/diag for a trapezoid). */
@@ -166,14 +219,18 @@ inline dmx_transform transform(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, con
 }
 
 /** A plan of a batch of transforms (dmx/plan.h). Borrows the layouts: destroy it first. */
-class plan : public detail::handle<dmx_plan, dmx_plan_destroy> {
+class plan : public detail::handle<dmx_plan, dmx_plan_destroy>
+{
   public:
     using handle::handle;
     /** Plan the batch; see dmx_plan_create. Collective. */
     explicit plan(const std::vector<dmx_transform> &batch) : handle(create(batch)) {}
     explicit plan(const dmx_transform &t) : plan(std::vector<dmx_transform>{t}) {}
 
-    void execute() { check(dmx_plan_execute(get()), "dmx_plan_execute"); }
+    void execute()
+    {
+        check(dmx_plan_execute(get()), "dmx_plan_execute");
+    }
     void set_scalars(int k, dmx_scalar alpha, dmx_scalar beta)
     {
         check(dmx_plan_set_scalars(get(), k, alpha, beta), "dmx_plan_set_scalars");
@@ -202,7 +259,8 @@ inline void transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, const l
 }
 
 /** A plan of C = alpha op(A) op(B) + beta C (dmx/gemm.h). Borrows the layouts. */
-class gemm_plan : public detail::handle<dmx_gemm_plan, dmx_gemm_plan_destroy> {
+class gemm_plan : public detail::handle<dmx_gemm_plan, dmx_gemm_plan_destroy>
+{
   public:
     using handle::handle;
     /** See dmx_gemm_plan_create; @p options may be NULL. Collective on @p comm. */
@@ -212,7 +270,10 @@ class gemm_plan : public detail::handle<dmx_gemm_plan, dmx_gemm_plan_destroy> {
         : handle(create(comm, dtype, transa, transb, alpha, a, b, beta, c, options))
     {
     }
-    void execute() { check(dmx_gemm_plan_execute(get()), "dmx_gemm_plan_execute"); }
+    void execute()
+    {
+        check(dmx_gemm_plan_execute(get()), "dmx_gemm_plan_execute");
+    }
     dmx_gemm_info info() const
     {
         dmx_gemm_info i{};
@@ -243,10 +304,12 @@ inline void gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb, d
 }
 
 /** A process grid of the collectives (dmx/coll.h); destroy is collective. */
-class grid : public detail::handle<dmx_grid, dmx_grid_destroy> {
+class grid : public detail::handle<dmx_grid, dmx_grid_destroy>
+{
   public:
     using handle::handle;
-    grid(MPI_Comm comm, int prow, int pcol, char order = 'R') : handle(create(comm, prow, pcol, order))
+    grid(MPI_Comm comm, int prow, int pcol, char order = 'R')
+        : handle(create(comm, prow, pcol, order))
     {
     }
 
@@ -260,7 +323,8 @@ class grid : public detail::handle<dmx_grid, dmx_grid_destroy> {
 };
 
 /** A symmetric heap of one-sided transfers (dmx/rma.h); freeing is collective. */
-class rma_heap : public detail::handle<dmx_rma_heap, dmx_rma_free> {
+class rma_heap : public detail::handle<dmx_rma_heap, dmx_rma_free>
+{
   public:
     using handle::handle;
     /** dmx_rma_alloc: @p bytes of zeroed memory on every rank. Collective on @p comm. */
@@ -277,12 +341,19 @@ class rma_heap : public detail::handle<dmx_rma_heap, dmx_rma_free> {
         check(dmx_rma_attach(comm, base, bytes, &h), "dmx_rma_attach");
         return rma_heap(h);
     }
-    void *base() const noexcept { return dmx_rma_base(get()); }
-    std::int64_t size() const noexcept { return dmx_rma_size(get()); }
+    void *base() const noexcept
+    {
+        return dmx_rma_base(get());
+    }
+    std::int64_t size() const noexcept
+    {
+        return dmx_rma_size(get());
+    }
 };
 
 /** One-sided access to a layout's blocks (dmx_patch_open); closing is collective. */
-class patch : public detail::handle<dmx_patch, dmx_patch_close> {
+class patch : public detail::handle<dmx_patch, dmx_patch_close>
+{
   public:
     using handle::handle;
     patch(const layout &l, dmx_dtype dtype) : handle(create(l, dtype)) {}
@@ -301,8 +372,14 @@ class patch : public detail::handle<dmx_patch, dmx_patch_close> {
     {
         check(dmx_patch_acc(get(), i0, j0, m, n, buf, ld, op), "dmx_patch_acc");
     }
-    void quiet() { check(dmx_patch_quiet(get()), "dmx_patch_quiet"); }
-    void barrier() { check(dmx_patch_barrier(get()), "dmx_patch_barrier"); }
+    void quiet()
+    {
+        check(dmx_patch_quiet(get()), "dmx_patch_quiet");
+    }
+    void barrier()
+    {
+        check(dmx_patch_barrier(get()), "dmx_patch_barrier");
+    }
 
   private:
     static dmx_patch *create(const layout &l, dmx_dtype dtype)

@@ -3,7 +3,8 @@
 # build and run, against that prefix only,
 #   1. a C program through CMake (find_package(dmx), dmx::dmx and dmx::dmx_static),
 #   2. the same program through pkg-config with the plain C compiler (shared and --static),
-#   3. a C++-only CMake project: one program including only dmx.h, one using dmx.hpp,
+#   3. a C++-only CMake project: one program including only dmx.h, one using dmx.hpp; the first
+#      also through pkg-config with the plain C++ compiler,
 #   4. if the build has the ScaLAPACK drop-in: a Fortran-only CMake project calling pdgemr2d and
 #      pdgemm, linked against libdmx_scalapack.so, against libdmx_scalapack.a, and plain with
 #      libdmx_scalapack.so in LD_PRELOAD (the loader's bindings are checked: dmx's symbols).
@@ -100,6 +101,17 @@ cxx_cmake() {
 step "C++-only CMake project: configure and build" cxx_cmake
 step "C++, dmx.h only: run" "${launch[@]}" "$work/cxx/cxx_plain"
 step "C++, dmx.hpp: run" "${launch[@]}" "$work/cxx/cxx_hpp"
+# With only the C library of MPI on the link line (pkg-config), mpi.h's C++ bindings must have
+# been skipped by dmx.h, or Open MPI's link fails (MPI::Comm::Comm()).
+if command -v c++ >/dev/null; then
+    cxx_pc() {
+        # shellcheck disable=SC2046
+        c++ -o "$work/cxx_pc" "$src/tests/install/cxx/cxx_plain.cpp" \
+            $(pkg-config --cflags --libs dmx) -Wl,-rpath,"$lib"
+    }
+    step "C++, dmx.h only, pkg-config with the plain C++ compiler: build" cxx_pc
+    step "C++, dmx.h only, pkg-config: run" "${launch[@]}" "$work/cxx_pc"
+fi
 
 # ---- 4. Fortran, the ScaLAPACK drop-in ---------------------------------------------------------
 if [ -e "$lib/libdmx_scalapack.so" ]; then

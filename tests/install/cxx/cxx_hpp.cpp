@@ -10,7 +10,8 @@
 #include <utility>
 #include <vector>
 
-namespace {
+namespace
+{
 int rank_ = 0, size_ = 1, failed = 0, passed = 0;
 
 void expect(bool ok, const char *what)
@@ -27,8 +28,14 @@ void expect(bool ok, const char *what)
 }
 
 // Columns j = rank, rank + size, ... of an m x n matrix (1-column blocks on a 1 x size grid).
-int64_t local_cols(int64_t n) { return n > rank_ ? (n - rank_ + size_ - 1) / size_ : 0; }
-int64_t global_col(int64_t jj) { return rank_ + jj * size_; }
+int64_t local_cols(int64_t n)
+{
+    return n > rank_ ? (n - rank_ + size_ - 1) / size_ : 0;
+}
+int64_t global_col(int64_t jj)
+{
+    return rank_ + jj * size_;
+}
 
 dmx::layout columns(int64_t m, int64_t n, std::vector<double> &mem)
 {

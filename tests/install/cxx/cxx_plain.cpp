@@ -26,8 +26,8 @@ int main(int argc, char **argv)
         st = dmx_layout_create_block_cyclic(MPI_COMM_WORLD, m, m, m, 1, 1, size, 'R', 0, 0,
                                             a.data(), m, &A);
     if (st == DMX_SUCCESS)
-        st = dmx_transform_once(DMX_DOUBLE, DMX_OP_T, dmx_scalar{1.0, 0.0}, B,
-                                dmx_scalar{0.0, 0.0}, A);
+        st = dmx_transform_once(DMX_DOUBLE, DMX_OP_T, dmx_scalar{1.0, 0.0}, B, dmx_scalar{0.0, 0.0},
+                                A);
     long wrong = st != DMX_SUCCESS, total = 0;
     for (int64_t jj = 0; st == DMX_SUCCESS && jj < lc; jj++)
         for (int64_t i = 0; i < m; i++)
