@@ -56,8 +56,11 @@ files_present() {
     for f in libdmx.so libdmx.a pkgconfig/dmx.pc; do
         [ -e "$lib/$f" ] || { echo "missing lib/$f"; return 1; }
     done
-    # relocatable: no trace of the build's own install prefix or of the build tree
-    ! grep -n "$build\|/usr/local" "$lib/pkgconfig/dmx.pc" "$lib"/cmake/dmx/*.cmake
+    # relocatable: no trace of the build's own install prefix or of the build tree, and no
+    # library of the system's own folders by its path in the exported targets (bare names)
+    ! grep -n "$build\|/usr/local" "$lib/pkgconfig/dmx.pc" "$lib"/cmake/dmx/*.cmake &&
+        ! grep -nE '[";:]/(usr/)?lib(64)?(/[a-z0-9_]+-linux-gnu)?/lib[^/;"]*\.(so|a)' \
+            "$lib"/cmake/dmx/dmxTargets*.cmake
 }
 step "installed files, relocatable dmx.pc and CMake files" files_present
 step "dmx --version" bash -c "'$prefix/bin/dmx' --version | grep -q '^dmx [0-9]\+\.[0-9]\+\.[0-9]\+$'"
