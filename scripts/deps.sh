@@ -6,9 +6,13 @@
 # their data (libscalapack-mpich-dev, scalapack-mpi-test, scalapack-test-common) and, for
 # --source, gfortran.
 set -euo pipefail
+# libscalapack-mpich-dev: the drop-in and its tests in the MPICH pass; gfortran: the Fortran
+# consumer test (scripts/consumer_test.sh); libblas-dev, libblis-dev: builds with
+# -DBLA_VENDOR=Generic / FLAME (README, "Using the library").
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
       libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev
-      libscalapack-mpich-dev scalapack-mpi-test scalapack-test-common gfortran)
+      libscalapack-mpich-dev scalapack-mpi-test scalapack-test-common gfortran libblas-dev
+      libblis-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

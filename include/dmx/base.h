@@ -17,9 +17,26 @@
 #ifndef DMX_BASE_H
 #define DMX_BASE_H
 
+/* From C++, mpi.h (included by the dmx headers after this one) would bring MPI's deprecated C++
+ * bindings with it, whose symbols live in a library of their own (Open MPI's libmpi_cxx) that a
+ * C++ program linking dmx does not otherwise need: they are skipped. Define DMX_KEEP_MPICXX to
+ * keep them; a program that includes mpi.h before dmx.h defines these macros itself. */
+#if defined(__cplusplus) && !defined(DMX_KEEP_MPICXX)
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
+/* DMX_VERSION_MAJOR, _MINOR, _PATCH and _STRING: the version of these headers, generated from
+ * the project version in CMakeLists.txt; dmx_version() reports the library's. tests/headers
+ * checks that both equal it. */
+#include "dmx/version.h"
 #if defined(DMX_BUILDING_LIBRARY) && defined(__GNUC__)
 #define DMX_API __attribute__((visibility("default")))
 #else
@@ -29,13 +46,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The version of these headers; dmx_version() reports the library's. tests/headers checks that
- * both equal the project version in CMakeLists.txt. */
-#define DMX_VERSION_MAJOR 0
-#define DMX_VERSION_MINOR 1
-#define DMX_VERSION_PATCH 0
-#define DMX_VERSION_STRING "0.1.0"
 
 /** Status codes. Values are pinned and will not change. */
 typedef enum dmx_status {

@@ -32,6 +32,7 @@
  */
 #include "sp_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The context ranks of the processes of the grid of BLACS context gctxt (ranks[prow * npcol +
@@ -52,10 +53,17 @@ static int grid_ranks(int gctxt, int ictxt, MPI_Group cgroup, int np, int *ranks
     int gsize = 0, rc = MPI_Group_size(g, &gsize);
     if (rc == MPI_SUCCESS && gsize != np)
         rc = MPI_ERR_GROUP;
+    /* The grid ranks 0..np-1 in an array of their own: MPI forbids passing one array as both
+     * the ranks to translate and the result (MPICH writes the result while reading, Open MPI
+     * happened not to). */
+    int *idx = rc == MPI_SUCCESS ? malloc(sizeof(int) * (size_t)np) : NULL;
+    if (rc == MPI_SUCCESS && idx == NULL)
+        rc = MPI_ERR_NO_MEM;
     for (int k = 0; k < np && rc == MPI_SUCCESS; k++)
-        ranks[k] = k;
+        idx[k] = k;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Group_translate_ranks(g, np, ranks, cgroup, ranks);
+        rc = MPI_Group_translate_ranks(g, np, idx, cgroup, ranks);
+    free(idx);
     for (int k = 0; k < np && rc == MPI_SUCCESS; k++)
         if (ranks[k] == MPI_UNDEFINED)
             rc = MPI_ERR_GROUP;
