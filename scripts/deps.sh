@@ -2,9 +2,12 @@
 # Install what dmx needs on Debian 12 (run as root). Skips apt when everything is present.
 # MPICH is installed beside Open MPI for test.sh's MPICH pass; Open MPI stays the default
 # alternative (mpicc, mpiexec), MPICH is reached as mpicc.mpich / mpiexec.mpich.
+# gfortran builds the Fortran module (bindings/fortran); python3-mpi4py (built for Open MPI) and
+# python3-numpy run the Python package's tests (bindings/python).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
-      libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev)
+      libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev
+      gfortran python3-mpi4py python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
