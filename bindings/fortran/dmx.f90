@@ -51,6 +51,10 @@ module dmx
   type, public :: dmx_plan
     type(c_ptr) :: ptr = c_null_ptr
   end type
+  !> A multiply planned once, executed many times.
+  type, public :: dmx_gemm_plan
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
   !> One transform A = alpha*op(B) + beta*A; make it with dmx_make_transform.
   type, public :: dmx_transform
     integer :: op = DMX_OP_N
@@ -72,6 +76,7 @@ module dmx
   public :: dmx_layout_local_array, dmx_make_block, dmx_make_transform, dmx_numroc
   public :: dmx_plan_create, dmx_plan_execute, dmx_plan_set_scalars, dmx_plan_destroy
   public :: dmx_transform_once, dmx_gemm, dmx_plan_create_relabeled
+  public :: dmx_gemm_plan_create, dmx_gemm_plan_execute, dmx_gemm_plan_destroy
   public :: dmx_status_string, dmx_last_error, dmx_version, dmx_errors_return
 
   include 'dmx_typed_spec.inc'
@@ -84,6 +89,9 @@ module dmx
   end interface
   interface dmx_gemm
     module procedure gemm_f08, gemm_int
+  end interface
+  interface dmx_gemm_plan_create
+    module procedure gemm_plan_f08, gemm_plan_int
   end interface
   interface dmx_plan_create_relabeled
     module procedure relabeled_f08, relabeled_int
@@ -174,6 +182,22 @@ module dmx
       integer(c_int), value :: comm, dtype, transa, transb
       type(scalar_c), intent(in) :: alpha, beta
       type(c_ptr), value :: a, b, c
+    end function
+    integer(c_int) function c_gemm_plan(comm, dtype, transa, transb, alpha, a, b, beta, c, out) &
+        bind(C, name='dmxf_gemm_plan_create')
+      import :: c_int, c_ptr, scalar_c
+      integer(c_int), value :: comm, dtype, transa, transb
+      type(scalar_c), intent(in) :: alpha, beta
+      type(c_ptr), value :: a, b, c
+      type(c_ptr), intent(out) :: out
+    end function
+    integer(c_int) function c_gemm_plan_execute(plan) bind(C, name='dmx_gemm_plan_execute')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+    end function
+    integer(c_int) function c_gemm_plan_destroy(plan) bind(C, name='dmx_gemm_plan_destroy')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: plan
     end function
     integer(c_int) function c_relabeled(n, t, sigma, newcomm, relabeled, plan) &
         bind(C, name='dmxf_plan_create_relabeled')

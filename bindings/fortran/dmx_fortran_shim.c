@@ -25,6 +25,9 @@ dmx_status dmxf_gemm(MPI_Fint comm, int dtype, int transa, int transb, const dmx
                      dmx_layout *c);
 dmx_status dmxf_plan_create_relabeled(int n, const dmx_transform *t, int *sigma, MPI_Fint *newcomm,
                                       dmx_layout **relabeled, dmx_plan **plan);
+dmx_status dmxf_gemm_plan_create(MPI_Fint comm, int dtype, int transa, int transb,
+                                 const dmx_scalar *alpha, const dmx_layout *a, const dmx_layout *b,
+                                 const dmx_scalar *beta, dmx_layout *c, dmx_gemm_plan **out);
 void dmxf_errors_return(int on);
 int dmxf_errors_return_enabled(void);
 void dmxf_abort(void);
@@ -73,6 +76,14 @@ dmx_status dmxf_plan_create_relabeled(int n, const dmx_transform *t, int *sigma,
     dmx_status st = dmx_plan_create_relabeled(n, t, NULL, sigma, &nc, relabeled, plan, NULL);
     *newcomm = MPI_Comm_c2f(nc);
     return st;
+}
+
+dmx_status dmxf_gemm_plan_create(MPI_Fint comm, int dtype, int transa, int transb,
+                                 const dmx_scalar *alpha, const dmx_layout *a, const dmx_layout *b,
+                                 const dmx_scalar *beta, dmx_layout *c, dmx_gemm_plan **out)
+{
+    return dmx_gemm_plan_create(MPI_Comm_f2c(comm), (dmx_dtype)dtype, (dmx_op)transa,
+                                (dmx_op)transb, *alpha, a, b, *beta, c, NULL, out);
 }
 
 /* A handler that returns: the failing call then returns its status (docs/errors.md). */

@@ -18,9 +18,9 @@ import numpy as np
 from mpi4py import MPI
 
 from . import _lib
-from ._lib import lib, Scalar, Transform, Block
+from ._lib import lib, Scalar, Transform, Block, LocalBlock
 
-__all__ = ["Error", "Layout", "Plan", "local_shape", "transform", "gemm", "relabel",
+__all__ = ["Error", "Layout", "Plan", "GemmPlan", "local_shape", "transform", "gemm", "relabel",
            "errors_return", "__version__",
            "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_ALLOC", "ERR_STATE", "ERR_LAYOUT",
            "ERR_OVERFLOW", "ERR_MPI", "ERR_UNSUPPORTED", "ERR_INTERNAL"]
@@ -247,6 +247,43 @@ class Layout:
         _check(st)
         return cls(out, comm, shape, np.dtype(dtype) if dtype is not None else None, keep)
 
+    @classmethod
+    def local(cls, comm, shape, blocks, dtype=None):
+        """Layout known only locally: blocks is this rank's list of (row0, col0, array), each a
+        rectangle of the matrix at global (row0, col0) of the array's shape, C- or
+        Fortran-ordered; together the ranks' blocks tile the matrix. Collective on comm."""
+        why = None
+        cblocks = (LocalBlock * max(1, len(blocks)))()
+        keep = []
+        for k, (r0, c0, arr) in enumerate(blocks):
+            what = "block %d at (%d, %d)" % (k, r0, c0)
+            why = why or _check_array(arr, what)
+            if why:
+                continue
+            dtype = arr.dtype if dtype is None else np.dtype(dtype)
+            if arr.dtype != dtype:
+                why = "%s has dtype %s, not %s" % (what, arr.dtype, dtype)
+            elif arr.flags.f_contiguous:
+                cblocks[k] = LocalBlock(r0, c0, arr.shape[0], arr.shape[1], arr.ctypes.data,
+                                        max(1, arr.shape[0]), 0)
+            elif arr.flags.c_contiguous:
+                cblocks[k] = LocalBlock(r0, c0, arr.shape[0], arr.shape[1], arr.ctypes.data,
+                                        max(1, arr.shape[1]), 1)
+            else:
+                why = "%s is neither C- nor Fortran-contiguous" % what
+            keep.append(arr)
+        m = shape[0]
+        if why is not None:
+            _local_failure(why)
+            m = -1
+        out = ctypes.c_void_p()
+        st = lib.dmx_layout_create_local(_lib.comm_handle(comm), m, shape[1], len(blocks),
+                                         cblocks, ctypes.byref(out))
+        if why is not None:
+            raise Error(st or ERR_ARG, why)
+        _check(st)
+        return cls(out, comm, shape, np.dtype(dtype) if dtype is not None else None, keep)
+
     def view(self, i0, j0, shape):
         """The shape[0] x shape[1] submatrix whose element (0, 0) is this layout's (i0, j0)
         (0-based). Shares the memory. Collective."""
@@ -376,8 +413,7 @@ class Plan:
             pass
 
 
-def gemm(c, a, b, transa="N", transb="N", alpha=1, beta=0, comm=None):
-    """C = alpha op(A) op(B) + beta C on any layouts. Collective on comm (default: C's)."""
+def _gemm_args(c, a, b, transa, transb):
     ta, tb = _op(transa), _op(transb)
     am, ak = a.shape if ta == 0 else a.shape[::-1]
     bk, bn = b.shape if tb == 0 else b.shape[::-1]
@@ -387,8 +423,49 @@ def gemm(c, a, b, transa="N", transb="N", alpha=1, beta=0, comm=None):
     dt = _pair_dtype(c, a)
     _pair_dtype(c, b)
     _pair_dtype(a, b)
-    _check(lib.dmx_gemm(_lib.comm_handle(comm or c.comm), _DTYPES[dt], ta, tb, _scalar(alpha),
+    return _DTYPES[dt], ta, tb
+
+
+def gemm(c, a, b, transa="N", transb="N", alpha=1, beta=0, comm=None):
+    """C = alpha op(A) op(B) + beta C on any layouts. Collective on comm (default: C's)."""
+    dt, ta, tb = _gemm_args(c, a, b, transa, transb)
+    _check(lib.dmx_gemm(_lib.comm_handle(comm or c.comm), dt, ta, tb, _scalar(alpha),
                         a._h, b._h, _scalar(beta), c._h, None))
+
+
+class GemmPlan:
+    """C = alpha op(A) op(B) + beta C planned once (dmx_gemm_plan_create, default options) and
+    executed with execute(), as often as needed. A context manager; close() is collective."""
+
+    def __init__(self, c, a, b, transa="N", transb="N", alpha=1, beta=0, comm=None):
+        dt, ta, tb = _gemm_args(c, a, b, transa, transb)
+        self._layouts = [c, a, b]
+        self._h = ctypes.c_void_p()
+        _check(lib.dmx_gemm_plan_create(_lib.comm_handle(comm or c.comm), dt, ta, tb,
+                                        _scalar(alpha), a._h, b._h, _scalar(beta), c._h, None,
+                                        ctypes.byref(self._h)))
+
+    def execute(self):
+        """Run the multiply once with the layouts' current memory. Collective."""
+        _check(lib.dmx_gemm_plan_execute(self._h))
+
+    def close(self):
+        """Free the plan. Collective."""
+        if self._h is not None and self._h.value and not MPI.Is_finalized():
+            lib.dmx_gemm_plan_destroy(ctypes.byref(self._h))
+        self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
 
 def relabel(target, b, op="N", alpha=1):

@@ -57,6 +57,11 @@ class Block(ctypes.Structure):
     _fields_ = [("brow", i64), ("bcol", i64), ("data", vp), ("ld", i64), ("order", c_int)]
 
 
+class LocalBlock(ctypes.Structure):
+    _fields_ = [("row0", i64), ("col0", i64), ("rows", i64), ("cols", i64), ("data", vp),
+                ("ld", i64), ("order", c_int)]
+
+
 HANDLER = ctypes.CFUNCTYPE(None, c_int, ctypes.c_char_p)
 
 _protos = {
@@ -69,6 +74,11 @@ _protos = {
     "dmx_layout_create_custom": (c_int, [comm_t, i64, i64, i64, ctypes.POINTER(i64), i64,
                                          ctypes.POINTER(i64), ctypes.POINTER(c_int), i64,
                                          ctypes.POINTER(Block), pvp]),
+    "dmx_layout_create_local": (c_int, [comm_t, i64, i64, i64, ctypes.POINTER(LocalBlock), pvp]),
+    "dmx_gemm_plan_create": (c_int, [comm_t, c_int, c_int, c_int, Scalar, vp, vp, Scalar, vp, vp,
+                                     pvp]),
+    "dmx_gemm_plan_execute": (c_int, [vp]),
+    "dmx_gemm_plan_destroy": (c_int, [pvp]),
     "dmx_layout_create_view": (c_int, [vp, i64, i64, i64, i64, pvp]),
     "dmx_layout_destroy": (c_int, [pvp]),
     "dmx_layout_get_num_local_blocks": (c_int, [vp, ctypes.POINTER(i64)]),

@@ -138,6 +138,30 @@ def t_gemm(dt):
     gi, gj, l = gc.rows[:, None, None], gc.cols[None, :, None], np.arange(k)[None, None, :]
     want = -1 + 2 * ((np.mod(gi + 2 * l, 5) - 2) * (np.mod(3 * l + gj, 7) - 3)).sum(axis=2)
     expect(np.array_equal(c, want.astype(dt)), "%s gemm: C = 2 A B - C" % dt)
+    with dmx.GemmPlan(C, A, B, alpha=2) as plan:
+        for _ in range(2):
+            c[...] = -5
+            plan.execute()
+            expect(np.array_equal(c, (want + 1).astype(dt)), "%s gemm plan: C = 2 A B" % dt)
+
+
+def t_local(dt):
+    """B (block-cyclic) into a layout known only locally: rank r holds row stripe r of the
+    matrix, as two column pieces (one C-, one Fortran-ordered)."""
+    m, n = 33, 21
+    gb = BC((m, n), (4, 5), grid())
+    b = gb.array(dt, 6)
+    B = gb.layout(b)
+    r0, r1 = rank * m // size, (rank + 1) * m // size
+    pieces = [(r0, 0, np.full((r1 - r0, 8), -1, dt, order="C")),
+              (r0, 8, np.full((r1 - r0, n - 8), -1, dt, order="F"))]
+    pieces = [p for p in pieces if p[2].size]
+    L = dmx.Layout.local(comm, (m, n), pieces)
+    dmx.transform(L, B)
+    ok = all(np.array_equal(x, f(6, np.arange(i0, i0 + x.shape[0])[:, None],
+                                 np.arange(j0, j0 + x.shape[1])[None, :], dt))
+             for i0, j0, x in pieces)
+    expect(ok, "%s local: L = B, one row stripe per rank" % dt)
 
 
 def t_relabel(dt):
@@ -198,7 +222,7 @@ def t_errors():
 
 for dt in (np.float32, np.float64, np.complex64, np.complex128):
     name = np.dtype(dt).name
-    for t in (t_plan, t_transpose, t_view, t_custom, t_relabel):
+    for t in (t_plan, t_transpose, t_view, t_custom, t_local, t_relabel):
         t(np.dtype(dt))
     try:
         t_gemm(np.dtype(dt))
