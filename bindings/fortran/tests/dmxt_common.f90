@@ -4,12 +4,13 @@ module dmxt_common
   use mpi_f08
   implicit none
   private
-  public :: bc_desc, bc_make, l2g, expect, npass, nfail
+  public :: bc_desc, bc_make, l2g, expect, finish, npass, nfail
 
   type :: bc_desc
     integer :: m, n, mb, nb, prow, pcol, rsrc, csrc, rank, mypr, mypc, lr, lc
   end type
-  integer :: npass = 0, nfail = 0
+  integer :: npass = 0, nfail = 0, nchecks = 0
+  logical :: results(400) = .true.
 
 contains
 
@@ -66,18 +67,25 @@ contains
     l2g = ((l / nb) * np + modulo(p - src, np)) * nb + mod(l, nb)
   end function
 
+  ! Record a check; the failing rank prints it at once. The counts are agreed by finish().
   subroutine expect(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what
-    logical :: all_ok
     integer :: ierr, rank
-    call MPI_Allreduce(ok, all_ok, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    if (all_ok) then
-      npass = npass + 1
-    else
-      nfail = nfail + 1
-      if (.not. ok) write (*, '(a,i0,a,a)') 'FAIL (rank ', rank, '): ', what
+    nchecks = nchecks + 1
+    if (nchecks <= size(results)) results(nchecks) = ok
+    if (.not. ok) then
+      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+      write (*, '(a,i0,a,a)') 'FAIL (rank ', rank, '): ', what
     end if
+  end subroutine
+
+  ! One reduction over every rank's checks (a check fails if it failed on any rank).
+  subroutine finish()
+    logical :: all_ok(size(results))
+    integer :: ierr
+    call MPI_Allreduce(results, all_ok, size(results), MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
+    npass = count(all_ok(1:nchecks))
+    nfail = nchecks - npass
   end subroutine
 end module

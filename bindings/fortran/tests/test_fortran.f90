@@ -19,6 +19,7 @@ program test_fortran
   call run_c(MPI_COMM_WORLD, MPI_COMM_WORLD%MPI_VAL)
   call run_z(MPI_COMM_WORLD, MPI_COMM_WORLD%MPI_VAL)
   call errors(MPI_COMM_WORLD)
+  call finish()
   if (rank == 0) write (*, '(i0,a,i0,a)') npass, ' passed, ', nfail, ' failed'
   call MPI_Finalize(ierr)
   if (nfail > 0) error stop 1

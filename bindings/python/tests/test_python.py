@@ -11,17 +11,14 @@ import dmx
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
-passed = failed = 0
+results = []
 
 
 def expect(ok, what):
-    global passed, failed
-    if comm.allreduce(bool(ok), op=MPI.LAND):
-        passed += 1
-    else:
-        failed += 1
-        if not ok:
-            print("FAIL (rank %d): %s" % (rank, what), flush=True)
+    """Record a check; the failing rank prints it at once. One reduction at the end."""
+    results.append(bool(ok))
+    if not ok:
+        print("FAIL (rank %d): %s" % (rank, what), flush=True)
 
 
 def f(k, i, j, dt):
@@ -229,6 +226,10 @@ for dt in (np.float32, np.float64, np.complex64, np.complex128):
     except dmx.Error as e:
         expect(False, "%s gemm: %s" % (name, e))
 t_errors()
+agreed = np.array(results, dtype=np.intc)
+comm.Allreduce(MPI.IN_PLACE, agreed, op=MPI.MIN)
+passed = int(np.count_nonzero(agreed))
+failed = len(results) - passed
 if rank == 0:
     print("%d passed, %d failed" % (passed, failed), flush=True)
 sys.exit(1 if failed else 0)
