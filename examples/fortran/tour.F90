@@ -154,6 +154,7 @@ program tour
   call check(dmx_layout_destroy(lcust))
   call check(dmx_layout_destroy(lb))
   call MPI_Comm_free(newcomm, ierr)
+  deallocate (b, t, c, cust, blocks, sigma) ! a main program's arrays are never freed for it
   call MPI_Allreduce(MPI_IN_PLACE, nbad, 1, MPI_INTEGER, MPI_SUM, comm, ierr)
   if (rank == 0) write (*, '(a,i0,a)') 'tour: redistribute, transpose, relabel, multiply: ', &
     nbad, ' wrong elements'
