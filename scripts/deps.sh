@@ -5,6 +5,8 @@
 # scripts/pblas_testers.sh needs MPICH's ScaLAPACK and ScaLAPACK's prebuilt PBLAS testers with
 # their data (libscalapack-mpich-dev, scalapack-mpi-test, scalapack-test-common) and, for
 # --source, gfortran.
+# gfortran builds the Fortran module (bindings/fortran); python3-mpi4py (built for Open MPI) and
+# python3-numpy run the Python package's tests (bindings/python).
 set -euo pipefail
 # libscalapack-mpich-dev: the drop-in and its tests in the MPICH pass; gfortran: the Fortran
 # consumer test (scripts/consumer_test.sh); libblas-dev, libblis-dev: builds with
@@ -12,7 +14,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
       libopenblas-dev clang-format cppcheck mpich libmpich-dev libsimgrid-dev
       libscalapack-mpich-dev scalapack-mpi-test scalapack-test-common gfortran libblas-dev
-      libblis-dev)
+      libblis-dev python3-mpi4py python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -1,0 +1,113 @@
+/* C side of the Fortran module dmx (bindings/fortran/dmx.F90): the calls whose C signatures
+ * Fortran cannot bind directly. Communicators arrive as Fortran handles (MPI_Fint, the integer of
+ * `use mpi` and the MPI_VAL of mpi_f08's type(MPI_Comm)) and are converted with MPI_Comm_f2c;
+ * scalars arrive by reference instead of as a struct by value. Everything else of the module
+ * binds the public C functions directly. */
+#include "dmx.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Prototypes for -Wmissing-prototypes: these are called from Fortran only. */
+dmx_status dmxf_layout_create_block_cyclic(MPI_Fint comm, int64_t m, int64_t n, int64_t mb,
+                                           int64_t nb, int prow, int pcol, int order, int rsrc,
+                                           int csrc, void *local, int64_t lld, dmx_layout **out);
+dmx_status dmxf_layout_create_custom(MPI_Fint comm, int64_t m, int64_t n, int64_t nrb,
+                                     const int64_t *rowsplits, int64_t ncb,
+                                     const int64_t *colsplits, const int *owners, int64_t nlocal,
+                                     const dmx_block *blocks, dmx_layout **out);
+dmx_status dmxf_transform_once(int dtype, int op, const dmx_scalar *alpha, const dmx_layout *b,
+                               const dmx_scalar *beta, dmx_layout *a);
+dmx_status dmxf_plan_set_scalars(dmx_plan *plan, int k, const dmx_scalar *alpha,
+                                 const dmx_scalar *beta);
+dmx_status dmxf_gemm(MPI_Fint comm, int dtype, int transa, int transb, const dmx_scalar *alpha,
+                     const dmx_layout *a, const dmx_layout *b, const dmx_scalar *beta,
+                     dmx_layout *c);
+dmx_status dmxf_plan_create_relabeled(int n, const dmx_transform *t, int *sigma, MPI_Fint *newcomm,
+                                      dmx_layout **relabeled, dmx_plan **plan);
+dmx_status dmxf_gemm_plan_create(MPI_Fint comm, int dtype, int transa, int transb,
+                                 const dmx_scalar *alpha, const dmx_layout *a, const dmx_layout *b,
+                                 const dmx_scalar *beta, dmx_layout *c, dmx_gemm_plan **out);
+void dmxf_errors_return(int on);
+int dmxf_errors_return_enabled(void);
+void dmxf_abort(void);
+
+dmx_status dmxf_layout_create_block_cyclic(MPI_Fint comm, int64_t m, int64_t n, int64_t mb,
+                                           int64_t nb, int prow, int pcol, int order, int rsrc,
+                                           int csrc, void *local, int64_t lld, dmx_layout **out)
+{
+    return dmx_layout_create_block_cyclic(MPI_Comm_f2c(comm), m, n, mb, nb, prow, pcol, (char)order,
+                                          rsrc, csrc, local, lld, out);
+}
+
+dmx_status dmxf_layout_create_custom(MPI_Fint comm, int64_t m, int64_t n, int64_t nrb,
+                                     const int64_t *rowsplits, int64_t ncb,
+                                     const int64_t *colsplits, const int *owners, int64_t nlocal,
+                                     const dmx_block *blocks, dmx_layout **out)
+{
+    return dmx_layout_create_custom(MPI_Comm_f2c(comm), m, n, nrb, rowsplits, ncb, colsplits,
+                                    owners, nlocal, blocks, out);
+}
+
+dmx_status dmxf_transform_once(int dtype, int op, const dmx_scalar *alpha, const dmx_layout *b,
+                               const dmx_scalar *beta, dmx_layout *a)
+{
+    return dmx_transform_once((dmx_dtype)dtype, (dmx_op)op, *alpha, b, *beta, a);
+}
+
+dmx_status dmxf_plan_set_scalars(dmx_plan *plan, int k, const dmx_scalar *alpha,
+                                 const dmx_scalar *beta)
+{
+    return dmx_plan_set_scalars(plan, k, *alpha, *beta);
+}
+
+dmx_status dmxf_gemm(MPI_Fint comm, int dtype, int transa, int transb, const dmx_scalar *alpha,
+                     const dmx_layout *a, const dmx_layout *b, const dmx_scalar *beta,
+                     dmx_layout *c)
+{
+    return dmx_gemm(MPI_Comm_f2c(comm), (dmx_dtype)dtype, (dmx_op)transa, (dmx_op)transb, *alpha, a,
+                    b, *beta, c, NULL);
+}
+
+dmx_status dmxf_plan_create_relabeled(int n, const dmx_transform *t, int *sigma, MPI_Fint *newcomm,
+                                      dmx_layout **relabeled, dmx_plan **plan)
+{
+    MPI_Comm nc = MPI_COMM_NULL;
+    dmx_status st = dmx_plan_create_relabeled(n, t, NULL, sigma, &nc, relabeled, plan, NULL);
+    *newcomm = MPI_Comm_c2f(nc);
+    return st;
+}
+
+dmx_status dmxf_gemm_plan_create(MPI_Fint comm, int dtype, int transa, int transb,
+                                 const dmx_scalar *alpha, const dmx_layout *a, const dmx_layout *b,
+                                 const dmx_scalar *beta, dmx_layout *c, dmx_gemm_plan **out)
+{
+    return dmx_gemm_plan_create(MPI_Comm_f2c(comm), (dmx_dtype)dtype, (dmx_op)transa,
+                                (dmx_op)transb, *alpha, a, b, *beta, c, NULL, out);
+}
+
+/* A handler that returns: the failing call then returns its status (docs/errors.md). */
+static void return_handler(dmx_status st, const char *message)
+{
+    (void)st;
+    (void)message;
+}
+
+static int errors_return;
+
+void dmxf_errors_return(int on)
+{
+    errors_return = on != 0;
+    dmx_set_error_handler(on ? return_handler : NULL);
+}
+
+int dmxf_errors_return_enabled(void)
+{
+    return errors_return;
+}
+
+/* End the job after the module printed a message of its own (a check dmx cannot make). */
+void dmxf_abort(void)
+{
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
