@@ -32,6 +32,7 @@
  */
 #include "sp_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The context ranks of the processes of the grid of BLACS context gctxt (ranks[prow * npcol +
@@ -52,10 +53,19 @@ static int grid_ranks(int gctxt, int ictxt, MPI_Group cgroup, int np, int *ranks
     int gsize = 0, rc = MPI_Group_size(g, &gsize);
     if (rc == MPI_SUCCESS && gsize != np)
         rc = MPI_ERR_GROUP;
+    /* The input ranks need their own array: MPI does not let MPI_Group_translate_ranks read and
+     * write one array, and MPICH 4.0 sets every output to MPI_UNDEFINED before reading the input
+     * (the same array passed twice gave wrong coordinates: ScaLAPACK's xdsvd, a 4 x 1 grid to a
+     * 2 x 2 one). */
+    int stack_in[64], *in = np <= 64 ? stack_in : malloc(sizeof(int) * (size_t)np);
+    if (in == NULL)
+        rc = MPI_ERR_NO_MEM;
     for (int k = 0; k < np && rc == MPI_SUCCESS; k++)
-        ranks[k] = k;
+        in[k] = k;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Group_translate_ranks(g, np, ranks, cgroup, ranks);
+        rc = MPI_Group_translate_ranks(g, np, in, cgroup, ranks);
+    if (in != stack_in)
+        free(in);
     for (int k = 0; k < np && rc == MPI_SUCCESS; k++)
         if (ranks[k] == MPI_UNDEFINED)
             rc = MPI_ERR_GROUP;
