@@ -17,13 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* clang-format off */
 #define NAMES(X)                                                                                   \
-    X(psgemm_)                                                                                     \
-    X(pdgemm_) X(pcgemm_) X(pzgemm_) X(pigemr2d_) X(psgemr2d_) X(pdgemr2d_) X(pcgemr2d_)           \
-        X(pzgemr2d_) X(Cpigemr2d) X(Cpsgemr2d) X(Cpdgemr2d) X(Cpcgemr2d) X(Cpzgemr2d) X(pitrmr2d_) \
-            X(pstrmr2d_) X(pdtrmr2d_) X(pctrmr2d_) X(pztrmr2d_) X(Cpitrmr2d) X(Cpstrmr2d)          \
-                X(Cpdtrmr2d) X(Cpctrmr2d) X(Cpztrmr2d) X(pstran_) X(pdtran_) X(pctranu_)           \
-                    X(pctranc_) X(pztranu_) X(pztranc_)
+    X(psgemm_) X(pdgemm_) X(pcgemm_) X(pzgemm_)                                                    \
+    X(pigemr2d_) X(psgemr2d_) X(pdgemr2d_) X(pcgemr2d_) X(pzgemr2d_)                               \
+    X(Cpigemr2d) X(Cpsgemr2d) X(Cpdgemr2d) X(Cpcgemr2d) X(Cpzgemr2d)                               \
+    X(pitrmr2d_) X(pstrmr2d_) X(pdtrmr2d_) X(pctrmr2d_) X(pztrmr2d_)                               \
+    X(Cpitrmr2d) X(Cpstrmr2d) X(Cpdtrmr2d) X(Cpctrmr2d) X(Cpztrmr2d)                               \
+    X(pstran_) X(pdtran_) X(pctranu_) X(pctranc_) X(pztranu_) X(pztranc_)
+/* clang-format on */
 
 #define ENUM(n) I_##n,
 enum { NAMES(ENUM) N_NAMES };
@@ -116,15 +118,16 @@ typedef void (*f_tran)(P, P, P, P, P, P, P, P, P, P, P, P);
         g_depth--;                                                                                 \
     }
 
-GEMM(psgemm_)
-GEMM(pdgemm_) GEMM(pcgemm_) GEMM(pzgemm_) FGEMR(pigemr2d_) FGEMR(psgemr2d_) FGEMR(pdgemr2d_)
-    FGEMR(pcgemr2d_) FGEMR(pzgemr2d_) CGEMR(Cpigemr2d) CGEMR(Cpsgemr2d) CGEMR(Cpdgemr2d)
-        CGEMR(Cpcgemr2d) CGEMR(Cpzgemr2d) FTRMR(pitrmr2d_) FTRMR(pstrmr2d_) FTRMR(pdtrmr2d_)
-            FTRMR(pctrmr2d_) FTRMR(pztrmr2d_) CTRMR(Cpitrmr2d) CTRMR(Cpstrmr2d) CTRMR(Cpdtrmr2d)
-                CTRMR(Cpctrmr2d) CTRMR(Cpztrmr2d) TRAN(pstran_) TRAN(pdtran_) TRAN(pctranu_)
-                    TRAN(pctranc_) TRAN(pztranu_) TRAN(pztranc_)
+/* clang-format off */
+GEMM(psgemm_) GEMM(pdgemm_) GEMM(pcgemm_) GEMM(pzgemm_)
+FGEMR(pigemr2d_) FGEMR(psgemr2d_) FGEMR(pdgemr2d_) FGEMR(pcgemr2d_) FGEMR(pzgemr2d_)
+CGEMR(Cpigemr2d) CGEMR(Cpsgemr2d) CGEMR(Cpdgemr2d) CGEMR(Cpcgemr2d) CGEMR(Cpzgemr2d)
+FTRMR(pitrmr2d_) FTRMR(pstrmr2d_) FTRMR(pdtrmr2d_) FTRMR(pctrmr2d_) FTRMR(pztrmr2d_)
+CTRMR(Cpitrmr2d) CTRMR(Cpstrmr2d) CTRMR(Cpdtrmr2d) CTRMR(Cpctrmr2d) CTRMR(Cpztrmr2d)
+TRAN(pstran_) TRAN(pdtran_) TRAN(pctranu_) TRAN(pctranc_) TRAN(pztranu_) TRAN(pztranc_)
+    /* clang-format on */
 
-                        int MPI_Finalize(void)
+    int MPI_Finalize(void)
 {
     long long sum[N_NAMES];
     int rank = 0;
