@@ -24,7 +24,7 @@
 #   --only     run only the testers whose name (e.g. xdlu) matches this extended regex
 #   --out      also write the table (markdown) to FILE
 #   --keep     keep every run's output in DIR (<tester>.plain.log, <tester>.dmx.log)
-#   --timeout  seconds per run (default 180; env DMX_TESTER_TIMEOUT); a timeout is a failure
+#   --timeout  seconds per run (default 300; env DMX_TESTER_TIMEOUT); a timeout is a failure
 # Env: DMX_TESTER_DIR (the testers, default Debian's path), MPIEXEC (default mpiexec.mpich),
 #      MPICC (default mpicc.mpich).
 set -uo pipefail
@@ -36,7 +36,7 @@ lib=${DMX_SCALAPACK_MPICH_LIB:-$root/build-mpich/src/scalapack/libdmx_scalapack.
 only=.
 out=
 keep=
-tmo=${DMX_TESTER_TIMEOUT:-180}
+tmo=${DMX_TESTER_TIMEOUT:-300}
 bindir=${DMX_TESTER_DIR:-/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests}
 mpiexec=${MPIEXEC:-mpiexec.mpich}
 mpicc=${MPICC:-mpicc.mpich}
