@@ -2,9 +2,9 @@
 # Install what dmx needs on Debian 12 (run as root). Skips apt when everything is present.
 # MPICH is installed beside Open MPI for test.sh's MPICH pass; Open MPI stays the default
 # alternative (mpicc, mpiexec), MPICH is reached as mpicc.mpich / mpiexec.mpich.
-# scripts/pblas_testers.sh needs MPICH's ScaLAPACK and ScaLAPACK's prebuilt PBLAS testers with
-# their data (libscalapack-mpich-dev, scalapack-mpi-test, scalapack-test-common) and, for
-# --source, gfortran.
+# scripts/pblas_testers.sh and scripts/scalapack_testers.sh need MPICH's ScaLAPACK and
+# ScaLAPACK's prebuilt testers with their data (libscalapack-mpich-dev, scalapack-mpi-test,
+# scalapack-test-common) and, for --source, gfortran.
 # gfortran builds the Fortran module (bindings/fortran); python3-mpi4py (built for Open MPI) and
 # python3-numpy run the Python package's tests (bindings/python).
 set -euo pipefail
