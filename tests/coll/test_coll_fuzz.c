@@ -688,8 +688,8 @@ static void one(dmxt_ctx *ctx, fcase *f, const ttype *b, int derived)
 
 /* Every algorithm (AUTO and MPI's included) of every collective kind allows, in place or not,
  * roots 0 and p-1, with ops from ops[] (reductions) on base. */
-static void sweep(dmxt_ctx *ctx, const ttype *b, const int *ops, int nops, int red_only,
-                  int64_t count)
+static void sweep(dmxt_ctx *ctx, const ttype *const *bs, int nb, const int *ops, int nops,
+                  int red_only, int64_t count)
 {
     for (int k = 0; k < DMX_COLL_NKINDS; k++) {
         if (red_only && !is_red((dmx_coll_kind)k))
@@ -706,8 +706,8 @@ static void sweep(dmxt_ctx *ctx, const ttype *b, const int *ops, int nops, int r
                 f.inplace = v & 1;
                 f.root = v & 2 ? ctx->size - 1 : 0;
                 f.k = v + 1;
-                f.count = count;
-                one(ctx, &f, b, 0);
+                f.count = count + (a + v) % 2 * 30;
+                one(ctx, &f, bs[(a + v) % nb], 0); /* the types take turns */
             }
         }
     }
@@ -717,19 +717,20 @@ static int focus(dmxt_ctx *ctx, const char *what)
 {
     if (strcmp(what, "pairs") == 0) { /* padded pairs: extent, MAXLOC/MINLOC, scans */
         const int ops[] = {O_MAXLOC, O_MINLOC};
-        const MPI_Datatype t[] = {MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
-                                  MPI_FLOAT_INT};
-        for (int i = 0; i < 5; i++)
-            sweep(ctx, find_type(t[i]), ops, 2, 0, i % 2 ? 37 : 5);
+        const ttype *t[] = {find_type(MPI_DOUBLE_INT), find_type(MPI_LONG_INT),
+                            find_type(MPI_SHORT_INT), find_type(MPI_LONG_DOUBLE_INT),
+                            find_type(MPI_FLOAT_INT)};
+        sweep(ctx, t, 5, ops, 2, 0, 7);
     } else if (strcmp(what, "noncomm") == 0) { /* rank order, or DMX_ERR_ARG */
         const int ops[] = {O_UAFFINE};
-        sweep(ctx, find_type(MPI_2INT), ops, 1, 1, 7);
+        const ttype *t[] = {find_type(MPI_2INT)};
+        sweep(ctx, t, 1, ops, 1, 1, 7);
     } else if (strcmp(what, "wrap") == 0) { /* 8/16-bit sums wrap (saturated from 64 elements) */
         const int ops[] = {O_SUM, O_PROD};
-        const MPI_Datatype t[] = {MPI_UNSIGNED_CHAR,  MPI_SIGNED_CHAR, MPI_SHORT,
-                                  MPI_UNSIGNED_SHORT, MPI_INT8_T,      MPI_UINT16_T};
-        for (int i = 0; i < 6; i++)
-            sweep(ctx, find_type(t[i]), ops, 2, 1, 131);
+        const ttype *t[] = {find_type(MPI_UNSIGNED_CHAR), find_type(MPI_SIGNED_CHAR),
+                            find_type(MPI_SHORT),         find_type(MPI_UNSIGNED_SHORT),
+                            find_type(MPI_INT8_T),        find_type(MPI_UINT16_T)};
+        sweep(ctx, t, 6, ops, 2, 1, 131);
     } else if (strcmp(what, "invalid") == 0) { /* refused by name, nothing aborts */
         const struct {
             MPI_Datatype t;
