@@ -15,10 +15,11 @@
  *    the pair types, MPI_BAND on integers and MPI_BYTE, ...), or a user-defined op on any
  *    datatype; anything else (MPI_BAND on doubles, MPI_REPLACE, MPI_NO_OP, a predefined op on a
  *    derived datatype) is DMX_ERR_ARG with a message, checked before any MPI call. A
- *    non-commutative user op (MPI_Op_commutative) is combined in rank order: AUTO runs the MPI
- *    library's call for it, and a named algorithm that cannot keep the order at this p (ring,
- *    rs_gather, halving, recdbl when p is not a power of two) is DMX_ERR_ARG; binomial, recdbl
- *    at powers of two and both scans keep it. 8- and 16-bit integer MPI_SUM/MPI_PROD wrap
+ *    non-commutative user op (MPI_Op_commutative) is combined in rank order: AUTO runs binomial
+ *    (reduce, allreduce), hypercube (scans) or a binomial reduce + scatter (reduce-scatter),
+ *    and a named algorithm that cannot keep the order at this p (ring, rs_gather, halving,
+ *    recdbl when p is not a power of two) is DMX_ERR_ARG; binomial, recdbl at powers of two and
+ *    both scans keep it. 8- and 16-bit integer MPI_SUM/MPI_PROD wrap
  *    modulo 2^bits and unsigned MPI_MAX/MPI_MIN compare as unsigned in every dmx algorithm and
  *    AUTO (dmx does that arithmetic: Open MPI 4.1 saturates the sums, MPICH 4.0 compares
  *    unsigned as signed); DMX_COLL_MPI is the library's call with its results. Counts are

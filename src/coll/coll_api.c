@@ -456,6 +456,30 @@ cleanup:
     return st;
 }
 
+/* Reduce-scatter of a non-commutative op for AUTO (no reduce-scatter algorithm keeps rank
+ * order): a binomial reduce of the p blocks to rank 0 (in rank order), then a scatter. Cost:
+ * ceil(log2 p)(alpha + p m (beta + gamma)) + (p-1) t(m); temporary memory p m on rank 0. */
+static dmx_status redscat_in_order(const call *c)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_ccomm *cc = NULL;
+    void *all = NULL;
+    MPI_Aint lb = 0, ext = 0;
+    DMXI_TRY(dmxi_ccomm_fast(c->comm, &cc));
+    DMXI_MPI(MPI_Type_get_extent(c->type, &lb, &ext));
+    const int64_t n = c->count * cc->size;
+    const void *in = c->sbuf == MPI_IN_PLACE ? c->rbuf : c->sbuf;
+    if (cc->rank == 0) {
+        all = dmxi_malloc(n * (int64_t)ext, 1);
+        DMXI_CHECK(all != NULL, DMX_ERR_ALLOC, "out of memory (in-order reduce-scatter)");
+    }
+    DMXI_TRY(dmx_coll_reduce(in, all, n, c->type, c->op, 0, c->comm, DMX_COLL_BINOMIAL));
+    DMXI_TRY(dmx_coll_scatter(all, c->rbuf, c->count, c->type, 0, c->comm, DMX_COLL_AUTO));
+cleanup:
+    free(all);
+    return st;
+}
+
 static dmx_status run_full(const call *c)
 {
     dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
@@ -491,9 +515,13 @@ static dmx_status run_full(const call *c)
     const int blocks = c->kind == DMX_COLL_SCATTER || c->kind == DMX_COLL_GATHER ||
                        c->kind == DMX_COLL_ALLGATHER || c->kind == DMX_COLL_ALLTOALL;
     if (alg == DMX_COLL_AUTO && ti.noncomm) {
-        /* a non-commutative op: the library's call keeps rank order (and so do some dmx
-         * algorithms, but not at every p: dmxi_coll_keeps_order) */
-        alg = DMX_COLL_MPI;
+        /* a non-commutative op: a dmx algorithm that keeps rank order at any p. Not the
+         * library's call: MPICH 4.0.2's MPI_Reduce_scatter_block combined a non-commutative
+         * op on a resized vector type wrongly, and differently from one call to the next */
+        if (c->kind == DMX_COLL_REDUCE_SCATTER)
+            return redscat_in_order(c);
+        alg = c->kind == DMX_COLL_SCAN || c->kind == DMX_COLL_EXSCAN ? DMX_COLL_HYPERCUBE
+                                                                     : DMX_COLL_BINOMIAL;
     } else if (alg == DMX_COLL_AUTO && !dmxi_coll_forced(c->kind) &&
                ((is_reduction(c->kind) && dmxi_c_own_arith(c->type, c->op)) ||
                 (blocks && c->count > dmxi_coll_mpi_count_max))) {
