@@ -669,7 +669,7 @@ static void draw(dmxt_rng *g, fcase *f, int p, int big)
     if (big && dmxt_rng_chance(g, 4)) /* over 1 MiB (per block where there are blocks) */
         f->count = ((int64_t)1 << 20) / ebytes() + 3;
     /* the algorithms: AUTO, MPI's, each dmx one of the collective */
-    dmx_coll_alg algs[DMX_COLL_NALGS];
+    dmx_coll_alg algs[DMX_COLL_NALGS] = {DMX_COLL_AUTO};
     int na = 0;
     for (int a = 0; a < DMX_COLL_NALGS; a++)
         if (dmx_coll_alg_valid(f->kind, (dmx_coll_alg)a))
