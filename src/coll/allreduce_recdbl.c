@@ -5,10 +5,14 @@
  * r - q, which combines it (fold in); the q ranks double; ranks r < p - q then send the result
  * to r + q (fold out). Partners combine in the same order (commutative op), so all ranks hold
  * bitwise the same result.
- * Preconditions: a commutative op.
+ * Non-commutative op (a->noncomm, p a power of two only: the folds would break rank order):
+ * the lower rank's vector is the left operand, so both partners still compute the same bits.
+ * Preconditions: a commutative op, or p a power of two.
  * Cost: log2(q)(alpha + m beta + m gamma), plus 2 (alpha + m beta) + m gamma if p != q.
  * Temporary memory: m bytes. */
 #include "coll_internal.h"
+
+#include <string.h>
 
 dmx_status dmxi_allreduce_recdbl(const dmxi_cargs *a)
 {
@@ -34,7 +38,13 @@ dmx_status dmxi_allreduce_recdbl(const dmxi_cargs *a)
         /* the first exchange sends the input untouched unless a folded-in rank's was added */
         const void *src = d == 1 && r >= p - q ? dmxi_own_src(a, a->rbuf) : a->rbuf;
         DMXI_TRY(dmxi_c_sendrecv(src, m, t, tmp, m, t, DMXI_COLL_TAG2, a->comm));
-        DMXI_TRY(dmxi_c_reduce_local(tmp, a->rbuf, a->count, a->type, a->op));
+        if (!a->noncomm || t < r) {
+            DMXI_TRY(dmxi_c_reduce_local(tmp, a->rbuf, a->count, a->type, a->op));
+        } else { /* the partner's ranks follow mine */
+            DMXI_TRY(dmxi_c_reduce_local(a->rbuf, tmp, a->count, a->type, a->op));
+            if (m > 0)
+                memcpy(a->rbuf, tmp, (size_t)m);
+        }
     }
     if (r < p - q)
         DMXI_TRY(dmxi_c_send(a->rbuf, m, r + q, DMXI_COLL_TAG3, a->comm));

@@ -63,43 +63,82 @@ static int root_ok(dmx_coll_kind k, int root, int p)
 static MPI_Datatype ok_type = MPI_DATATYPE_NULL, ok_op_type = MPI_DATATYPE_NULL;
 static int64_t ok_esize = 0;
 static MPI_Op ok_op = MPI_OP_NULL;
-static int ok_unsigned_minmax = 0; /* dmxi_c_unsigned_minmax(ok_op_type, ok_op) */
+static int ok_own_arith = 0; /* dmxi_c_own_arith(ok_op_type, ok_op) */
 
-static dmx_status check_type(MPI_Datatype type, int64_t *esize)
+/* What the checks found out about the datatype and op of a call. */
+typedef struct tinfo {
+    int64_t esize; /* the extent: elements are this many bytes apart */
+    int simple;    /* contiguous bytes (size = extent, no gaps): no staging */
+    int derived;
+    int noncomm; /* a user op that is not commutative */
+} tinfo;
+
+/* Only predefined datatypes are remembered (a freed derived type's handle may come back as
+ * another type). Elements are an extent apart: MPI_DOUBLE_INT has 12 bytes of data every 16. */
+static dmx_status check_type(MPI_Datatype type, tinfo *ti)
 {
     dmx_status st = DMX_SUCCESS;
     int ni = 0, na = 0, nd = 0, comb = 0, sz = 0;
+    MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
     if (type == ok_type && type != MPI_DATATYPE_NULL) {
-        *esize = ok_esize;
+        ti->esize = ok_esize;
+        ti->simple = 1;
         goto cleanup;
     }
     CCHECK(type != MPI_DATATYPE_NULL, DMX_ERR_ARG, "datatype is MPI_DATATYPE_NULL");
     DMXI_MPI(MPI_Type_get_envelope(type, &ni, &na, &nd, &comb));
-    CCHECK(comb == MPI_COMBINER_NAMED, DMX_ERR_UNSUPPORTED,
-           "only predefined MPI datatypes are supported");
     DMXI_MPI(MPI_Type_size(type, &sz));
     CCHECK(sz > 0, DMX_ERR_ARG, "datatype has size 0");
-    *esize = sz;
-    ok_type = type;
-    ok_esize = sz;
+    DMXI_MPI(MPI_Type_get_extent(type, &lb, &ext));
+    DMXI_MPI(MPI_Type_get_true_extent(type, &tlb, &text));
+    CCHECK(tlb >= 0 && text <= ext - tlb, DMX_ERR_UNSUPPORTED,
+           "datatype's data (true lower bound %lld, true extent %lld) does not lie within one "
+           "extent (%lld) from the element's start: consecutive elements would overlap",
+           (long long)tlb, (long long)text, (long long)ext);
+    ti->esize = ext;
+    ti->derived = comb != MPI_COMBINER_NAMED;
+    ti->simple = sz == ext && tlb == 0 && text == ext;
+    if (!ti->derived && ti->simple) {
+        ok_type = type;
+        ok_esize = ext;
+    }
 cleanup:
     return st;
 }
 
-/* A reduction of one zero element tells whether MPI accepts (type, op). */
-static dmx_status check_op(MPI_Datatype type, MPI_Op op, int64_t esize)
+/* Whether op may reduce type: a predefined op by the MPI standard's table (coll_types.c), on
+ * predefined datatypes only; a user op on any datatype, its commutativity noted. Looked up, not
+ * tried: MPI_Reduce_local on a pair MPI refuses ends the job in the library's error handler. */
+static dmx_status check_op(MPI_Datatype type, MPI_Op op, tinfo *ti)
 {
     dmx_status st = DMX_SUCCESS;
     if (op == ok_op && type == ok_op_type && op != MPI_OP_NULL)
         goto cleanup;
     CCHECK(op != MPI_OP_NULL, DMX_ERR_ARG, "op is MPI_OP_NULL");
-    CCHECK(esize <= 64, DMX_ERR_UNSUPPORTED, "datatype too large for reductions");
-    unsigned char a[64] = {0}, b[64] = {0};
-    int rc = MPI_Reduce_local(a, b, 1, type, op);
-    CCHECK(rc == MPI_SUCCESS, DMX_ERR_ARG, "MPI_Op not valid for this datatype");
+    if (!dmxi_c_op_predefined(op)) {
+        int commute = 1;
+        DMXI_MPI(MPI_Op_commutative(op, &commute));
+        ti->noncomm = !commute;
+        goto cleanup;
+    }
+    CCHECK(!ti->derived, DMX_ERR_ARG,
+           "%s on a derived datatype: MPI defines predefined ops in reductions on predefined "
+           "datatypes only (use a user-defined op, or the element type)",
+           dmxi_c_op_name(op));
+    if (!dmxi_c_op_valid(type, op)) {
+        char name[MPI_MAX_OBJECT_NAME] = "?";
+        int len = 0;
+        DMXI_MPI(MPI_Type_get_name(type, name, &len));
+        CCHECK(0, DMX_ERR_ARG,
+               "%s is not defined on %s (the MPI standard's table of ops and "
+               "datatypes%s)",
+               dmxi_c_op_name(op), len > 0 ? name : "this datatype",
+               op == MPI_REPLACE || op == MPI_NO_OP ? "; it is for one-sided accumulates only"
+                                                    : "");
+    }
     ok_op = op;
     ok_op_type = type;
-    ok_unsigned_minmax = dmxi_c_unsigned_minmax(type, op);
+    ok_own_arith = dmxi_c_own_arith(type, op);
 cleanup:
     return st;
 }
@@ -135,17 +174,24 @@ static inline int overlap(const call *c, uint64_t bytes, uint64_t total)
     return bytes > 0 && (s0 < r0 ? r0 - s0 < sn : s0 - r0 < rn);
 }
 
-static dmx_status local_checks(const call *c, int rank, int p, int64_t *esize, int64_t *bytes)
+static dmx_status local_checks(const call *c, int rank, int p, tinfo *ti, int64_t *bytes)
 {
+    int64_t *esize = &ti->esize;
     dmx_status st = DMX_SUCCESS;
     CCHECK(c->count >= 0, DMX_ERR_ARG, "negative count %lld", (long long)c->count);
     CCHECK((unsigned)c->alg < DMX_COLL_NALGS && ((dmxi_coll_valid_mask[c->kind] >> c->alg) & 1u),
            DMX_ERR_ARG, "algorithm %d is not one of %s's", (int)c->alg,
            dmx_coll_kind_name(c->kind));
     CCHECK(root_ok(c->kind, c->root, p), DMX_ERR_ARG, "root %d out of range [0, %d)", c->root, p);
-    DMXI_TRY(check_type(c->type, esize));
-    if (is_reduction(c->kind))
-        DMXI_TRY(check_op(c->type, c->op, *esize));
+    DMXI_TRY(check_type(c->type, ti));
+    if (is_reduction(c->kind)) {
+        DMXI_TRY(check_op(c->type, c->op, ti));
+        CCHECK(!ti->noncomm || c->alg == DMX_COLL_AUTO || dmxi_coll_keeps_order(c->kind, c->alg, p),
+               DMX_ERR_ARG,
+               "%s %s does not combine in rank order at %d ranks, and the op is not commutative "
+               "(MPI_Op_commutative): use DMX_COLL_AUTO or DMX_COLL_MPI",
+               dmx_coll_kind_name(c->kind), dmx_coll_alg_name(c->alg), p);
+    }
     int64_t total = 0;
     CCHECK(mul_ok(c->count, *esize, bytes) && mul_ok(*bytes, p, &total), DMX_ERR_OVERFLOW,
            "%lld elements of %lld bytes on %d ranks overflow int64_t", (long long)c->count,
@@ -285,7 +331,7 @@ static dmx_status run(const call *c)
         return run_full(c);
     if (c->alg != DMX_COLL_MPI &&
         (c->alg != DMX_COLL_AUTO || memo_get(cc, c->kind, c->count * ok_esize) != DMX_COLL_MPI ||
-         (is_reduction(c->kind) && ok_unsigned_minmax)))
+         (is_reduction(c->kind) && ok_own_arith)))
         return run_full(c);
     /* buffers that may overlap (on a rank where one of them does not count, too): the checks
      * decide; the product saturates */
@@ -297,7 +343,7 @@ static dmx_status run(const call *c)
 
 /* Normalize the buffers (the table in coll_internal.h) and run dmx algorithm alg. */
 static dmx_status run_alg(const call *c, dmxi_ccomm *cc, dmx_coll_alg alg, int64_t esize,
-                          int64_t bytes)
+                          int64_t bytes, int noncomm)
 {
     dmx_status st = DMX_SUCCESS;
     void *tmp = NULL;
@@ -306,8 +352,8 @@ static dmx_status run_alg(const call *c, dmxi_ccomm *cc, dmx_coll_alg alg, int64
     DMXI_CHECK(fn != NULL, DMX_ERR_INTERNAL, "no implementation of %s for %s",
                dmx_coll_alg_name(alg), dmx_coll_kind_name(c->kind));
 
-    dmxi_cargs a = {cc,       cc->dup, rank,  p,     c->sbuf, c->rbuf, NULL,
-                    c->count, c->type, esize, c->op, c->root, 0,       0};
+    dmxi_cargs a = {cc,      cc->dup, rank,  p,       c->sbuf, c->rbuf, NULL,   c->count,
+                    c->type, esize,   c->op, c->root, 0,       0,       noncomm};
     int in_place = c->sbuf == MPI_IN_PLACE;
     switch (c->kind) {
     case DMX_COLL_BCAST: break;
@@ -393,20 +439,70 @@ static dmx_coll_alg best_own(dmx_coll_kind kind, int p, int64_t bytes, int nodes
     return best;
 }
 
+/* A dmx algorithm on a datatype with gaps: on staged temporaries (coll_stage.c), packed bytes
+ * for the collectives that move data, elements an extent apart for reductions. */
+static dmx_status run_staged(const call *c, dmxi_ccomm *cc, dmx_coll_alg alg, int noncomm)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_cstage s;
+    call in;
+    int64_t es = 0;
+    DMXI_TRY(dmxi_coll_stage(c, cc, is_reduction(c->kind), &s, &in, &es));
+    st = run_alg(&in, cc, alg, es, in.count * es, noncomm);
+    dmx_status st2 = dmxi_coll_unstage(&s, cc, st == DMX_SUCCESS);
+    if (st == DMX_SUCCESS)
+        st = st2;
+cleanup:
+    return st;
+}
+
+/* Reduce-scatter of a non-commutative op for AUTO (no reduce-scatter algorithm keeps rank
+ * order): a binomial reduce of the p blocks to rank 0 (in rank order), then a scatter. Cost:
+ * ceil(log2 p)(alpha + p m (beta + gamma)) + (p-1) t(m); temporary memory p m on rank 0. */
+static dmx_status redscat_in_order(const call *c)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_ccomm *cc = NULL;
+    void *all = NULL;
+    MPI_Aint lb = 0, ext = 0;
+    DMXI_TRY(dmxi_ccomm_fast(c->comm, &cc));
+    DMXI_MPI(MPI_Type_get_extent(c->type, &lb, &ext));
+    const int64_t n = c->count * cc->size;
+    const void *in = c->sbuf == MPI_IN_PLACE ? c->rbuf : c->sbuf;
+    if (cc->rank == 0) {
+        all = dmxi_malloc(n * (int64_t)ext, 1);
+        DMXI_CHECK(all != NULL, DMX_ERR_ALLOC, "out of memory (in-order reduce-scatter)");
+    }
+    DMXI_TRY(dmx_coll_reduce(in, all, n, c->type, c->op, 0, c->comm, DMX_COLL_BINOMIAL));
+    DMXI_TRY(dmx_coll_scatter(all, c->rbuf, c->count, c->type, 0, c->comm, DMX_COLL_AUTO));
+cleanup:
+    free(all);
+    return st;
+}
+
 static dmx_status run_full(const call *c)
 {
     dmx_status st = DMX_SUCCESS, local = DMX_SUCCESS;
     dmxi_ccomm *cc = NULL;
     dmxi_ctune *trial = NULL;
     int p = 0;
-    int64_t esize = 0, bytes = 0;
+    int64_t bytes = 0;
+    tinfo ti = {0, 0, 0, 0};
     dmxi_coll_check_mode mode = dmxi_coll_check(); /* reads the settings once */
     fail = mode == DMXI_COLL_CHECK_LOCAL ? dmxi_fatal : dmxi_error;
     fast_allowed = mode != DMXI_COLL_CHECK_AGREE;
-    CCHECK(c->comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
+    /* A rank without the communicator cannot take part in the agreement either: in agree mode
+     * as in local mode the handler is called (the default one ends the job with the message
+     * within the time MPI_Abort takes), so the other ranks never wait for it. */
+    if (c->comm == MPI_COMM_NULL) {
+        st = (mode == DMXI_COLL_CHECK_OFF ? dmxi_error : dmxi_fatal)(
+            DMX_ERR_ARG, __FILE__, __LINE__, "communicator is MPI_COMM_NULL (in %s)",
+            dmx_coll_kind_name(c->kind));
+        goto cleanup;
+    }
     DMXI_TRY(dmxi_ccomm_fast(c->comm, &cc));
     p = cc->size;
-    local = local_checks(c, cc->rank, p, &esize, &bytes);
+    local = local_checks(c, cc->rank, p, &ti, &bytes);
     if (mode == DMXI_COLL_CHECK_AGREE)
         DMXI_TRY(agree(cc->dup, local, c));
     else
@@ -418,10 +514,19 @@ static dmx_status run_full(const call *c)
     dmx_coll_alg alg = c->alg;
     const int blocks = c->kind == DMX_COLL_SCATTER || c->kind == DMX_COLL_GATHER ||
                        c->kind == DMX_COLL_ALLGATHER || c->kind == DMX_COLL_ALLTOALL;
-    if (alg == DMX_COLL_AUTO && !dmxi_coll_forced(c->kind) &&
-        ((is_reduction(c->kind) && dmxi_c_unsigned_minmax(c->type, c->op)) ||
-         (blocks && c->count > dmxi_coll_mpi_count_max))) {
-        /* AUTO stays off the library's call where that call is wrong (unsigned max and min) or
+    if (alg == DMX_COLL_AUTO && ti.noncomm) {
+        /* a non-commutative op: a dmx algorithm that keeps rank order at any p. Not the
+         * library's call: MPICH 4.0.2's MPI_Reduce_scatter_block combined a non-commutative
+         * op on a resized vector type wrongly, and differently from one call to the next */
+        if (c->kind == DMX_COLL_REDUCE_SCATTER)
+            return redscat_in_order(c);
+        alg = c->kind == DMX_COLL_SCAN || c->kind == DMX_COLL_EXSCAN ? DMX_COLL_HYPERCUBE
+                                                                     : DMX_COLL_BINOMIAL;
+    } else if (alg == DMX_COLL_AUTO && !dmxi_coll_forced(c->kind) &&
+               ((is_reduction(c->kind) && dmxi_c_own_arith(c->type, c->op)) ||
+                (blocks && c->count > dmxi_coll_mpi_count_max))) {
+        /* AUTO stays off the library's call where that call is wrong (unsigned max and min,
+         * 8/16-bit sums and products) or
          * would need blocks of more than 2^31 elements: MPICH 4.0.2 misplaces data at
          * displacements beyond 4 GiB (a 2^31 + 5 byte allgather on 2 ranks lost a byte) */
         alg = best_own(c->kind, p, bytes, cc->nodes); /* not the MPI library's (coll_internal.h) */
@@ -440,8 +545,10 @@ static dmx_status run_full(const call *c)
         dmxi_coll_test_slow_wait();
     if (alg == DMX_COLL_MPI)
         DMXI_TRY(dmxi_coll_run_mpi(c, cc));
+    else if (!ti.simple && c->count > 0)
+        DMXI_TRY(run_staged(c, cc, alg, ti.noncomm));
     else
-        DMXI_TRY(run_alg(c, cc, alg, esize, bytes));
+        DMXI_TRY(run_alg(c, cc, alg, ti.esize, bytes, ti.noncomm));
     if (trial != NULL)
         DMXI_TRY(dmxi_coll_tune_record(cc, trial, MPI_Wtime() - t0));
 cleanup:

@@ -240,11 +240,35 @@ int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op)
         }                                                                                          \
     } while (0)
 
+/* inout[i] = in[i] + or * inout[i] for n 8- or 16-bit integers, wrapping modulo 2^bits (done in
+ * unsigned 32-bit arithmetic: two's complement gives the same bits for the signed types). */
+#define WRAP(T)                                                                                    \
+    do {                                                                                           \
+        const T *x = in;                                                                           \
+        T *y = inout;                                                                              \
+        if (op == MPI_SUM) {                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = (T)((uint32_t)x[i] + (uint32_t)y[i]);                                       \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = (T)((uint32_t)x[i] * (uint32_t)y[i]);                                       \
+        }                                                                                          \
+    } while (0)
+
 dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type, MPI_Op op)
 {
     dmx_status st = DMX_SUCCESS;
     int es = 0;
     DMXI_MPI(MPI_Type_size(type, &es));
+    if ((op == MPI_SUM || op == MPI_PROD) && dmxi_c_own_arith(type, op)) {
+        /* Open MPI 4.1.4 saturates 8/16-bit MPI_SUM in its vector kernels (from 64 elements):
+         * 200 + 200 as unsigned char gave 255; MPI requires the wrapped 144 */
+        switch (es) {
+        case 1: WRAP(uint8_t); goto cleanup;
+        case 2: WRAP(uint16_t); goto cleanup;
+        default: break;
+        }
+    }
     if (dmxi_c_unsigned_minmax(type, op)) {
         switch (es) {
         case 1: MINMAX(uint8_t); goto cleanup;
@@ -254,10 +278,14 @@ dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datat
         default: break; /* no such unsigned type: MPI's */
         }
     }
+    /* elements are an extent apart (the pair types: 16 bytes for MPI_DOUBLE_INT's 12) */
+    MPI_Aint lb = 0, ext = es;
+    if (n > INT_MAX)
+        DMXI_MPI(MPI_Type_get_extent(type, &lb, &ext));
     for (int64_t o = 0; o < n; o += INT_MAX) {
         int64_t m = n - o < INT_MAX ? n - o : INT_MAX;
-        DMXI_MPI(
-            MPI_Reduce_local((const char *)in + o * es, (char *)inout + o * es, (int)m, type, op));
+        DMXI_MPI(MPI_Reduce_local((const char *)in + o * (int64_t)ext,
+                                  (char *)inout + o * (int64_t)ext, (int)m, type, op));
     }
 cleanup:
     return st;

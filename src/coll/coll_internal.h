@@ -60,6 +60,7 @@ typedef struct dmxi_cargs {
     int root;
     int64_t k;
     int64_t nseg; /* pipeline segments (0: let the model choose) */
+    int noncomm;  /* op is not commutative: combine in rank order (dmxi_coll_keeps_order) */
 } dmxi_cargs;
 
 typedef dmx_status (*dmxi_coll_fn)(const dmxi_cargs *a);
@@ -122,6 +123,21 @@ dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datat
  * library's call. Local. */
 int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op);
 
+/* ---- coll_types.c: which (datatype, op) a reduction takes --------------------------------- */
+/* op is one of MPI's predefined ops (MPI_REPLACE and MPI_NO_OP included). */
+int dmxi_c_op_predefined(MPI_Op op);
+/* "MPI_SUM", ..., or "a user-defined op". */
+const char *dmxi_c_op_name(MPI_Op op);
+/* The predefined op is defined on the predefined datatype (the MPI standard's table). */
+int dmxi_c_op_valid(MPI_Datatype type, MPI_Op op);
+/* dmx does (type, op)'s arithmetic itself, not MPI_Reduce_local: unsigned MAX/MIN
+ * (dmxi_c_unsigned_minmax) and MPI_SUM/MPI_PROD on 8- and 16-bit integers, which Open MPI 4.1.4
+ * saturates instead of wrapping. AUTO keeps such reductions off the library's call. */
+int dmxi_c_own_arith(MPI_Datatype type, MPI_Op op);
+/* Algorithm alg of reduction kind combines the p ranks' inputs in rank order, as a
+ * non-commutative op needs (the MPI library's call does). */
+int dmxi_coll_keeps_order(dmx_coll_kind kind, dmx_coll_alg alg, int p);
+
 /* ---- coll_select.c: settings, AUTO ------------------------------------------------------ */
 /* The algorithm to run: alg itself, or for AUTO the DMX_COLL_<NAME> override or the model's
  * choice. Deterministic given (kind, p, bytes, nodes), so every rank picks the same. */
@@ -168,6 +184,26 @@ typedef struct dmxi_ccall {
     MPI_Comm comm;
     dmx_coll_alg alg;
 } dmxi_ccall;
+
+/* ---- coll_stage.c: datatypes whose elements are not contiguous bytes ------------------- */
+/* A datatype with gaps (the padded pairs such as MPI_DOUBLE_INT: 12 bytes of data every 16;
+ * vectors and other derived types) goes through the dmx algorithms in temporaries: packed bytes
+ * (MPI_BYTE) for the collectives that only move data, elements an extent apart (the datatype
+ * itself, for MPI_Reduce_local) for reductions. dmxi_coll_stage makes them and the call on
+ * them (inner, *esize its element size); dmxi_coll_unstage writes the result into the caller's
+ * receive buffer (only the datatype's bytes, never its gaps) and frees them. */
+typedef struct dmxi_cstage {
+    void *tin, *tout, *pack; /* temporaries: input, output, packed copy */
+    void *user_out;          /* the caller's receive buffer */
+    int64_t nback;           /* elements of it the collective writes on this rank */
+    int self;                /* temporaries hold elements of the datatype (else packed bytes) */
+    MPI_Datatype type;
+    int64_t size, ext;
+} dmxi_cstage;
+dmx_status dmxi_coll_stage(const dmxi_ccall *c, const dmxi_ccomm *cc, int self, dmxi_cstage *s,
+                           dmxi_ccall *inner, int64_t *esize);
+/* Writes back when write is nonzero; always frees. */
+dmx_status dmxi_coll_unstage(dmxi_cstage *s, const dmxi_ccomm *cc, int write);
 
 /* The MPI library's own call for c on cc's duplicate, counts above dmxi_coll_mpi_count_max in
  * chunks (coll_mpi.c). */

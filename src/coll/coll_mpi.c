@@ -28,10 +28,10 @@ static dmx_status run_mpi_large(const dmxi_ccall *c, const dmxi_ccomm *cc)
 {
     dmx_status st = DMX_SUCCESS;
     const int p = cc->size;
-    int isz = 0;
+    MPI_Aint lb = 0, ext = 0;
     MPI_Datatype chunk_type = MPI_DATATYPE_NULL, block_type = MPI_DATATYPE_NULL;
-    DMXI_MPI(MPI_Type_size(c->type, &isz));
-    const int64_t esize = isz;
+    DMXI_MPI(MPI_Type_get_extent(c->type, &lb, &ext));
+    const int64_t esize = ext; /* elements are an extent apart (MPI_DOUBLE_INT: 16 bytes) */
     int64_t per = dmxi_coll_mpi_chunk_bytes / esize; /* elements per chunk: 1 to the count limit */
     per = per < 1 ? 1 : per > dmxi_coll_mpi_count_max ? dmxi_coll_mpi_count_max : per;
     if (c->kind == DMX_COLL_REDUCE_SCATTER) {

@@ -6,7 +6,10 @@
  * ranks belong to the topmost partial subcube and only ever flow to lower ranks' totals, never
  * into a prefix, so the prefixes are exact. Exclusive scan: the prefix starts empty and takes
  * only partners' totals; rank 0's receive buffer is not written.
- * Preconditions: a commutative op (predefined ops are).
+ * Order: the prefix only ever takes lower ranks' totals on its left; the total takes the
+ * partner's on the left when the partner is lower, else on the right (then copied back), so
+ * a non-commutative op is combined in rank order.
+ * Preconditions: none on the op.
  * Cost: ceil(log2 p)(alpha + m beta + 2 m gamma).
  * Temporary memory: 3 m bytes (total, incoming, exclusive prefix). */
 #include "coll_internal.h"
@@ -39,7 +42,14 @@ dmx_status dmxi_scan_hypercube(const dmxi_cargs *a, int exclusive)
                 memcpy(ex, in, (size_t)m);
             have_ex = 1;
         }
-        DMXI_TRY(dmxi_c_reduce_local(in, tot, a->count, a->type, a->op));
+        if (t < r || !a->noncomm) {
+            DMXI_TRY(dmxi_c_reduce_local(in, tot, a->count, a->type, a->op));
+        } else { /* tot = tot op in, the partner's ranks being higher */
+            DMXI_TRY(dmxi_c_reduce_local(tot, in, a->count, a->type, a->op));
+            char *x = tot;
+            tot = in;
+            in = x;
+        }
     }
     if (exclusive) {
         if (have_ex && m > 0)

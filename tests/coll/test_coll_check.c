@@ -27,6 +27,10 @@
  *          count to a broadcast that rank 0 roots. The handler prints the message and aborts
  *          the job: ctest passes on that message and fails on a hang (timeout) or on the line
  *          "check FAIL" printed if the bad call returns.
+ *  nullcomm, nullcomm_agree   DMX_COLL_CHECK unset (local) or agree, dmx's own handler: the
+ *          last rank passes MPI_COMM_NULL to an allreduce. It cannot take part in the agreement,
+ *          so in both modes it calls the handler, which ends the job with the message; ctest
+ *          passes on the message within its 20 s timeout (before, agree mode waited forever).
  * Prints "N passed, N failed" from rank 0 (modes local, off, agree). */
 #define _POSIX_C_SOURCE 200809L
 #include "dmxtest.h"
@@ -254,8 +258,9 @@ static void run_alias(dmxt_ctx *ctx)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[argc - 1] : "local";
-    if (strcmp(mode, "off") == 0 || strcmp(mode, "agree") == 0)
-        setenv("DMX_COLL_CHECK", mode, 1);
+    if (strcmp(mode, "off") == 0 || strcmp(mode, "agree") == 0 ||
+        strcmp(mode, "nullcomm_agree") == 0)
+        setenv("DMX_COLL_CHECK", strcmp(mode, "off") == 0 ? "off" : "agree", 1);
     else
         unsetenv("DMX_COLL_CHECK"); /* the default: local */
     if (strcmp(mode, "abort") == 0) {
@@ -267,6 +272,20 @@ int main(int argc, char **argv)
         dmx_status st = dmx_coll_bcast(buf, rank == p - 1 ? -1 : 4, MPI_INT, p - 1, MPI_COMM_WORLD,
                                        DMX_COLL_BINOMIAL);
         printf("check FAIL [abort]: rank %d returned %s instead of ending the job\n", rank,
+               dmx_status_string(st));
+        fflush(stdout);
+        MPI_Finalize();
+        return 1;
+    }
+    if (strncmp(mode, "nullcomm", 8) == 0) {
+        int rank = 0, p = 0, x = 1, y = 0;
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &p);
+        dmx_status st =
+            dmx_coll_allreduce(&x, &y, 1, MPI_INT, MPI_SUM,
+                               rank == p - 1 ? MPI_COMM_NULL : MPI_COMM_WORLD, DMX_COLL_AUTO);
+        printf("check FAIL [%s]: rank %d returned %s instead of ending the job\n", mode, rank,
                dmx_status_string(st));
         fflush(stdout);
         MPI_Finalize();

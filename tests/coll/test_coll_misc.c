@@ -14,6 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+static void quiet(dmx_status st, const char *msg)
+{
+    (void)st;
+    (void)msg;
+}
+
 static void expect(dmxt_ctx *ctx, dmx_status got, dmx_status want, const char *what)
 {
     char msg[300] = "";
@@ -59,16 +65,21 @@ static void bad_arguments(dmxt_ctx *ctx)
            dmx_coll_allreduce(buf, out, 4, MPI_INT, r == last ? MPI_OP_NULL : MPI_SUM, w,
                               DMX_COLL_RING),
            DMX_ERR_ARG, "allreduce MPI_OP_NULL on the last rank");
-    MPI_Datatype vec;
-    MPI_Type_contiguous(2, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    expect(ctx, dmx_coll_alltoall(buf, out, 1, r == 0 ? vec : MPI_LONG_LONG, w, DMX_COLL_PAIRWISE),
-           DMX_ERR_UNSUPPORTED, "alltoall derived datatype on rank 0");
-    MPI_Type_free(&vec);
+    /* derived datatypes are taken (test_coll_fuzz); one whose elements overlap is not */
+    MPI_Datatype lap;
+    MPI_Type_create_resized(MPI_INT, 0, 2, &lap);
+    MPI_Type_commit(&lap);
+    expect(ctx, dmx_coll_alltoall(buf, out, 1, r == 0 ? lap : MPI_LONG_LONG, w, DMX_COLL_PAIRWISE),
+           DMX_ERR_UNSUPPORTED, "alltoall datatype with overlapping elements on rank 0");
+    MPI_Type_free(&lap);
     expect(ctx, dmx_coll_allgather(buf, r == last ? NULL : out, 4, MPI_INT, w, DMX_COLL_BRUCK),
            DMX_ERR_NULL, "allgather NULL receive buffer on the last rank");
+    /* MPI_COMM_NULL calls the handler even in agree mode (that rank cannot agree): a returning
+     * one here, every rank passing it */
+    dmx_error_handler old = dmx_set_error_handler(quiet);
     expect(ctx, dmx_coll_bcast(buf, 4, MPI_INT, 0, MPI_COMM_NULL, DMX_COLL_RING), DMX_ERR_ARG,
            "MPI_COMM_NULL");
+    dmx_set_error_handler(old);
     sane(ctx, "all the bad calls");
 }
 
