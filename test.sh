@@ -3,7 +3,8 @@
 # as errors, run the whole test suite (including the 6- and 8-rank tests labelled "large"), then
 # build against MPICH (beside Open MPI; the ScaLAPACK parts against Debian's libscalapack-mpich)
 # and run the tests there (1-4 ranks), then build and run the suite again under
-# AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero if anything fails. Both plain
+# AddressSanitizer + UndefinedBehaviorSanitizer. The MPICH pass also runs ScaLAPACK's own testers
+# with the drop-in preloaded. Exits non-zero if anything fails. Both plain
 # passes include the ctest install_consumer (scripts/consumer_test.sh: C, C++ and Fortran
 # programs built against an install at a scratch prefix).
 # DMX_SKIP_MPICH=1 / DMX_SKIP_SANITIZE=1 skip those passes.
@@ -33,6 +34,14 @@ if [ "${DMX_SKIP_MPICH:-0}" != 1 ]; then
         -LE large -E "core_transform|scalapack_(compare|small|loop|gemm_compare)_np[34]" &&
         DMX_TEST_CASES=300 ctest --output-on-failure -j1 --timeout 900 -LE large \
             -R core_transform)
+    # ScaLAPACK's own programs with the MPICH-built drop-in preloaded, against the same programs
+    # without it (docs/scalapack.md): Debian's prebuilt solver testers in double and double
+    # complex (LU, QR, Cholesky, inverse, least squares, the reductions, eigen- and SVD solvers,
+    # banded; x?heevr left out: Debian's own xzheevr/xcheevr fail about every other run without
+    # dmx), and the PBLAS level-3 testers' P?GEMM with its error exits.
+    bash scripts/scalapack_testers.sh --lib build-mpich/src/scalapack/libdmx_scalapack.so \
+        --only '^x[dz]' --skip heevr
+    bash scripts/pblas_testers.sh --build build-mpich --types "d z"
 fi
 
 if [ "${DMX_SKIP_SANITIZE:-0}" != 1 ]; then

@@ -13,8 +13,8 @@
 # status | calls that reached dmx. Exits non-zero if any tester's dmx "passed" count differs
 # from the plain one, any run reports a failed test, passes nothing, times out or crashes.
 #
-# usage: scripts/scalapack_testers.sh [--lib PATH] [--only REGEX] [--out FILE] [--keep DIR]
-#                                     [--timeout SECONDS]
+# usage: scripts/scalapack_testers.sh [--lib PATH] [--only REGEX] [--skip REGEX] [--out FILE]
+#                                     [--keep DIR] [--timeout SECONDS]
 #   --lib      the MPICH-built libdmx_scalapack.so (env DMX_SCALAPACK_MPICH_LIB; default
 #              build-mpich/src/scalapack/libdmx_scalapack.so, built by
 #              cmake -S . -B build-mpich -DMPI_C_COMPILER=mpicc.mpich
@@ -22,6 +22,7 @@
 #                -DDMX_SCALAPACK_LIB=/usr/lib/x86_64-linux-gnu/libscalapack-mpich.so
 #              && cmake --build build-mpich --target dmx_scalapack)
 #   --only     run only the testers whose name (e.g. xdlu) matches this extended regex
+#   --skip     leave out the testers whose name matches this extended regex
 #   --out      also write the table (markdown) to FILE
 #   --keep     keep every run's output in DIR (<tester>.plain.log, <tester>.dmx.log)
 #   --timeout  seconds per run (default 300; env DMX_TESTER_TIMEOUT); a timeout is a failure
@@ -34,6 +35,7 @@ root=$PWD
 
 lib=${DMX_SCALAPACK_MPICH_LIB:-$root/build-mpich/src/scalapack/libdmx_scalapack.so}
 only=.
+skip=
 out=
 keep=
 tmo=${DMX_TESTER_TIMEOUT:-300}
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --lib) lib=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --skip) skip=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
@@ -118,6 +121,7 @@ for fam in "${families[@]}"; do
     for ((i = 0; i < ${#precs}; i++)); do
         name=x${precs:i:1}$base
         [[ $name =~ $only ]] || continue
+        [ -n "$skip" ] && [[ $name =~ $skip ]] && continue
         [ -x "$bindir/$name" ] || { echo "| $name | - | - | - | - | MISSING | |" | tee -a "$table"; nbad=$((nbad + 1)); continue; }
         read -r prc pt <<<"$(run "$name" plain "$tmp/mpi_yield.so")"
         read -r drc dt <<<"$(run "$name" dmx "$tmp/mpi_yield.so:$tmp/sp_calls.so:$lib")"
