@@ -307,8 +307,10 @@ static int64_t run_multiply(gcase *c, dmxt_matrix *M, dmx_layout **v, MPI_Comm c
         dmx_gemm_plan_destroy(&plan);
         return 1;
     }
-    int64_t bad = check_all(c, M, "first execute", msg, len);
-    if (c->use_plan && bad == 0) {
+    int64_t bad = check_all(c, M, "first execute", msg, len), any = 0;
+    /* the second execute is collective: run it only if the first passed on every rank */
+    MPI_Allreduce(&bad, &any, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (c->use_plan && any == 0) {
         c->a.id = c->ida2;
         c->b.id = c->idb2;
         c->c.id = c->idc2;
