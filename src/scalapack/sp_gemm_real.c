@@ -49,12 +49,13 @@ sp_gemm_fn *sp_gemm_next(sp_type t)
     if (t < SP_S || t > SP_Z)
         return NULL;
     if (!looked[t]) {
-        /* The ISO C cast from an object pointer to a function pointer is what dlsym's contract
-         * (POSIX) provides. */
-        void *p = dlsym(RTLD_NEXT, names[t]);
-        memcpy(&fn[t], &p, sizeof p);
+        /* ISO C leaves converting dlsym's object pointer to a function pointer undefined; POSIX
+         * requires it to work, written this way. */
+        *(void **)(&fn[t]) = dlsym(RTLD_NEXT, names[t]);
         looked[t] = 1;
     }
+    /* cppcheck-suppress CastIntegerToAddressAtReturn ; fn holds function pointers (the typedef
+     * sp_gemm_fn, which cppcheck takes for an integer) */
     return fn[t];
 }
 
