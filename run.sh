@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The default case: install dependencies, build, and run the redistribution benchmark
 # (4096 x 4096 doubles, 32x32 -> 128x128 blocks on a 2x2 grid, 4 ranks) against ScaLAPACK and
 # MPI_Alltoallv. Extra arguments go to `dmx bench redist`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install dependencies, check formatting and run cppcheck (scripts/lint.sh), build with warnings
 # as errors, run the whole test suite (including the 6- and 8-rank tests labelled "large"), then
 # build against MPICH (beside Open MPI; the ScaLAPACK parts against Debian's libscalapack-mpich)

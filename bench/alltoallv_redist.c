@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hand-written block-cyclic redistribution with MPI_Alltoallv: the "naive all-to-all" baseline
  * of `dmx bench redist`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The baseline of `dmx bench redist`: a block-cyclic redistribution written the way an MPI user
  * would write it by hand with one MPI_Alltoallv, plus the block-cyclic index helpers the
  * benchmark shares with it. Not part of the library. */

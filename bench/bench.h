@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Entry points of the benchmarks, run by the dmx program (tools/dmx.c lists them in its table of
  * subcommands). Each gets argv starting at its own name and returns the process exit code. */
 #ifndef DMX_BENCH_H

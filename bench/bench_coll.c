@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench coll: every collective x every algorithm x AUTO x the MPI library's own call, at
  * sizes 8 B to 64 MiB, MPI_COMM_WORLD. Median of interleaved rounds (each round runs every
  * algorithm once, each round starting with a different one), time = max over ranks, every result

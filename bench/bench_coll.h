@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The measurement engine shared by `dmx bench coll` (bench_coll.c) and `dmx calibrate`
  * (tools/calibrate.c): one collective at one size on MPI_COMM_WORLD, its inputs, MPI's result
  * as the reference, and a timed, verified run of any algorithm. */

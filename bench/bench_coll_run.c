@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The measurement engine of the collectives benchmark and calibration (bench_coll.h). */
 #include "bench_coll.h"
 #include "bench_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench exchange: time the sparse data exchange protocols against each other.
  *
  *   mpirun -n P dmx bench exchange [options]      (--help lists them with their defaults)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench gemm: the distributed multiply C = A B (doubles) by dmx (auto and each algorithm)
  * against ScaLAPACK's pdgemm on the same block-cyclic data, and with A, B, C given in 32 x 32
  * blocks (the redistribution's share of the time).

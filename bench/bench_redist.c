@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist: A = op(B) between two block-cyclic layouts, timed for dmx, ScaLAPACK
  * (pdgemr2d for op N, pdtran for op T) and a hand-written MPI_Alltoallv redistribution.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist, shared by its three files: bench_redist.c (cases, reports, entry point),
  * bench_redist_options.c (command line) and bench_redist_run.c (layouts, fill and verification,
  * setup and one timed run of each implementation). Not part of the library. */

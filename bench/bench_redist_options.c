@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist: the command line (see bench_redist.h), parsed by bench/cli.c. */
 #include "bench_redist.h"
 #include "bench_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist: layouts, fill and verification, and the setup and one timed run of each
  * implementation (dmx, ScaLAPACK, hand-written MPI_Alltoallv). See bench_redist.c for the method.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench relabel: solve time of the exact and the greedy relabeling on block-cyclic layout
  * pairs at P = 1e3, 1e4, 1e5. One process, no MPI.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench rma: strided one-sided put and get, dmx against MPI's own ways to do it, and the
  * patch fetch of bench_rma_patch.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared pieces of `dmx bench rma` (bench_rma.c: strided put/get, bench_rma_patch.c: patch
  * fetch against pdgemr2d). */
 #ifndef BENCH_RMA_H

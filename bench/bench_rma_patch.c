@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench rma, patch part: fetch random m x m patches of an n x n block-cyclic matrix of
  * doubles (nb x nb blocks, a near-square process grid) to the rank that wants them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ScaLAPACK and BLACS prototypes for the benchmarks that compare with ScaLAPACK (Debian's
  * libscalapack-openmpi ships no C header; 32-bit integers, Fortran symbols take every argument by
  * reference). */

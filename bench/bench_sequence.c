@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist --sequence: a sequence of redistributions in the style of ScaLAPACK's REDIST
  * tester (xdgemr reading GEMR2D.dat), timed as a whole.
  *

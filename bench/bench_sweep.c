@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist --sweep: one-shot calls from 1 x 1 to 4096 x 4096 against ScaLAPACK.
  *
  * Per size n (1, 2, 4, ..., 64, 256, 1024, 4096, up to --max-n) and op: B is n x n in blocks of

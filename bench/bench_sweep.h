@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench redist --sweep and --sequence: one-shot and small calls against ScaLAPACK.
  *
  * bench_sweep.c: square sizes 1 .. 4096, each call a one-shot (dmx_transform_once: plan create +

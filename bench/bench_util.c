@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers every benchmark shares; see bench_util.h. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, posix_memalign, nanosleep */
 #include "bench_util.h"

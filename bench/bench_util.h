@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers every benchmark shares: clocks, the maximum of a time over ranks, medians, option
  * parsing, JSON string output and aligned allocation. Not part of the library.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one command-line parser of the dmx program (see cli.h). */
 #include "cli.h"
 

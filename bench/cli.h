@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one command-line parser of the dmx program (glibc's getopt_long behind a table).
  *
  * A subcommand describes its options as an array of cli_opt (name, kind, where the value goes,

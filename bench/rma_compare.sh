@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Run `dmx bench rma` (strided put/get) and the OpenSHMEM reference (bench/oshmem/oshmem_aput.c,
 # built here with oshcc when it is found) at the same size, and print the ratios the one-sided
 # module is judged by (issue 11):

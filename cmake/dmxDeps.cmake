@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # BLAS (with its C interface) and ScaLAPACK, for any vendor. Included by the top CMakeLists.txt
 # after MPI was found. Sets:
 #   DMX_BLAS_LIBRARIES       what the multiply's local products link (CBLAS included)

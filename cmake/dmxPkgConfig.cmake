@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # dmx.pc: relocatable (prefix found from the file's own folder, so `cmake --install --prefix X`
 # gives a working file wherever X is), naming the MPI dmx was built with, and complete for
 # static links (Libs.private: OpenMP's runtime, BLAS, libm). Included by the top CMakeLists.txt.

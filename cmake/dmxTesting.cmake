@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Test registration helpers, shared by tests/ and examples/.
 # Test registration helpers. Every MPI test is registered at the rank counts given, through
 # mpiexec with the flags this machine needs (root, oversubscription on 2 cores).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Example 1: move a matrix into a new layout with communication-optimal process relabeling.
  *
  * The application holds B in a block-cyclic layout on a 2 x 2 grid whose ranks are numbered

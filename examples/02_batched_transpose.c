@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Example 2: two matrices in one round, into a layout ScaLAPACK cannot describe.
  *
  * B1 and B2 are m x n double matrices in ScaLAPACK's block-cyclic layout (24 x 16 blocks on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx.h
  * @brief dmx: move distributed dense matrices between layouts, A = alpha*op(B) + beta*A.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx.hpp
  * @brief A header-only C++17 face of dmx: handles that free themselves, exceptions for errors.

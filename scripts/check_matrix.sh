@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The suite under every configuration issue 14 asks for (not in CI: about the time of test.sh's
 # first pass for each row, on 2 cores):
 #   - DMX_EXCHANGE forced to nbx, pex, pcx and rsx in turn (the library reads it on every rank);

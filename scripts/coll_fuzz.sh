@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The longer randomized comparison of dmx's collectives with the MPI library's own calls
 # (tests/coll/test_coll_fuzz.c): CASES cases at each of 1..NP ranks, oversubscribed.
 #   scripts/coll_fuzz.sh [BUILD_DIR [CASES [NP [SEED]]]]     defaults: build 2000 6 12345

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What a user of an installed dmx does, at a scratch prefix: install the build tree there, then
 # build and run, against that prefix only,
 #   1. a C program through CMake (find_package(dmx), dmx::dmx and dmx::dmx_static),

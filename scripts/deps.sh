@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install what dmx needs on Debian 12 (run as root). Skips apt when everything is present.
 # MPICH is installed beside Open MPI for test.sh's MPICH pass; Open MPI stays the default
 # alternative (mpicc, mpiexec), MPICH is reached as mpicc.mpich / mpiexec.mpich.

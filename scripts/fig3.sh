@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Reproduce Figure 3 of the COSTA paper (section 7.2) with the offline planner: communication-
 # volume reduction by process relabeling for a 1e5 x 1e5 matrix on a 10 x 10 grid, row-major
 # ranks -> column-major ranks, final blocks 1e4, initial blocks 1 .. 1e4.

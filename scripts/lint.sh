@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Static checks of the tracked C sources, run by test.sh (and so by .ci/run):
 #  1. formatting: every tracked *.c / *.h must be unchanged by clang-format (the repo's
 #     .clang-format); fix with `clang-format -i FILE`;
 #  2. cppcheck (warning, performance, portability; every preprocessor configuration) with the
 #     project's include folders. A finding that is not a bug is suppressed where it occurs with
-#     `/* cppcheck-suppress <id> ; <reason> */` on the line before.
+#     `/* cppcheck-suppress <id> ; <reason> */` on the line before;
+#  3. every source file opens with its SPDX license line (scripts/spdx.sh).
 # Exits non-zero if either check fails. Needs clang-format and cppcheck (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +34,12 @@ if ! cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portabilit
     -I include -I src -I src/core -I tests/common -I bench -I tools \
     --template='{file}:{line}: {severity}: {id}: {message}' "${units[@]}"; then
     echo "lint: cppcheck found problems"
+    rc=1
+fi
+
+echo "lint: license lines (scripts/spdx.sh)"
+if ! bash scripts/spdx.sh; then
+    echo "lint: add them with scripts/spdx.sh --add"
     rc=1
 fi
 

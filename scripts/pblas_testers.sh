@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # ScaLAPACK's own PBLAS level-3 testers ({s,d,c,z}pb3tst, Debian's scalapack-mpi-test, MPICH build),
 # unmodified, run plainly and with libdmx_scalapack preloaded; their pass/fail counts compared.
 #

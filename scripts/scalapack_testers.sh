@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Debian's prebuilt ScaLAPACK testers (package scalapack-mpi-test, built for MPICH; .dat inputs
 # from scalapack-test-common) run at 4 ranks under MPICH, each once plain and once with dmx's
 # drop-in (libdmx_scalapack built against libscalapack-mpich) preloaded, so ScaLAPACK's own

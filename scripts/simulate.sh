@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Simulated scale for the multiply (docs/gemm.md): builds the dmx program with SimGrid's smpicc
 # into build-smpi/ and sweeps SUMMA (panel b), HSUMMA (groups G, panel b, outer panel B) and
 # Cannon at 256 and 1024 simulated ranks on the two platform files in bench/simgrid/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx calibrate: measure this machine's parameters for the collectives' cost model and write
  * them as a model file (format: docs/coll.md; read with DMX_MODEL=FILE).
  *

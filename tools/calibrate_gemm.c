@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx calibrate gemm: the local multiply's rate by panel width, for the multiply's model.
  *
  *   mpirun -n P dmx calibrate gemm [options]      (--help lists them)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The dmx command-line program: benchmarks and the offline relabeling planner.
  *
  * Every subcommand is one row of the table below: its words, its argument synopsis, a one-line

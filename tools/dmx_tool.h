@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Subcommands of the dmx command-line program that live in tools/ (the benchmarks' are in
  * bench/bench.h). Each returns the process exit code. */
 #ifndef DMX_TOOL_H

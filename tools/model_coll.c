@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx model coll: the collectives' cost model at any scale, without running anything.
  *
  *   dmx model coll --p P[,P...] --bytes B[,B...] [options]     (--help lists them)

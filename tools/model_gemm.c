@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx model gemm: the multiply's cost model at any scale, without running anything.
  *
  *   dmx model gemm --p P[,P...] --n N [options]     (--help lists them)

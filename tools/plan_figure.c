@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx plan: the plot of the Figure 3 sweep (see plan_tool.h), drawn by tools/svgplot.c. */
 #include "plan_tool.h"
 #include "svgplot.h"

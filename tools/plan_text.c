@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx plan: argument parsing, JSON and sigma output (see plan_tool.h). */
 #include "plan_tool.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx plan, shared by its files: plan.c (planning runs, Figure 3 sweep, the subcommand),
  * plan_text.c (argument parsing, JSON and sigma output) and plan_figure.c (the SVG plot of
  * Figure 3). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The dmx program's SVG line-plot writer (see svgplot.h). */
 #include "svgplot.h"
 

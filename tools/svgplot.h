@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The dmx program's one SVG line-plot writer (dependency-free): panels with axes, ticks and
  * tick labels, axis labels, log or linear scales, a legend, and one style per series (colour,
  * dash pattern and marker shape all differ, and markers of different series sit at staggered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OpenSHMEM reference for `dmx bench rma`: strided put of MIB MiB of doubles in blocks of b
  * elements at a stride of 2b on both sides, PE r -> PE (r+1) % npes, with what OpenSHMEM 1.4
  * offers (Open MPI's oshmem has no ibput):

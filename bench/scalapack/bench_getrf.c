@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ScaLAPACK's LU factorization (PDGETRF) as an unmodified ScaLAPACK program: no dmx header, no dmx
  * library, so the same binary runs plain and with libdmx_scalapack preloaded (whose p?gemm_,
  * p?gemr2d_ and p?tran*_ ScaLAPACK's routines then call). bench/scalapack/getrf_compare.sh runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Time pdgemr2d_ and pdtran_ through dmx against Debian's ScaLAPACK in one run.
  *
  * Default case: a 4096 x 4096 double matrix on a 2 x 2 grid, 32 x 32 blocks -> 128 x 128 blocks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # PDGETRF plain against the same binary with libdmx_scalapack preloaded, launches interleaved
 # (Open MPI build; run from the repository root after building into build/):
 #   bench/scalapack/getrf_compare.sh [launches [n [nb [prow [reps]]]]]   (defaults 3 4096 64 2 3)

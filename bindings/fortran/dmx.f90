@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The Fortran 2008 module of dmx: `use dmx`. Thin wrappers over the C API (include/dmx.h) with
 ! the same names and argument order, except where Fortran makes an argument redundant (the dtype
 ! comes from the arrays, counts from array sizes). Conventions (docs/fortran.md):

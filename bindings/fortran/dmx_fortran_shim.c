@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* C side of the Fortran module dmx (bindings/fortran/dmx.F90): the calls whose C signatures
  * Fortran cannot bind directly. Communicators arrive as Fortran handles (MPI_Fint, the integer of
  * `use mpi` and the MPI_VAL of mpi_f08's type(MPI_Comm)) and are converted with MPI_Comm_f2c;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install the build into a scratch prefix and use the bindings from there, as a user would:
 #  - Fortran: examples/fortran/tour.F90 built with pkg-config dmx-fortran (mpifort) and with
 #    CMake (find_package(dmx), target dmx::fortran), each run at 2 ranks;

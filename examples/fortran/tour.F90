@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! dmx from Fortran, the whole tour on one matrix: redistribute a block-cyclic matrix into a
 ! custom layout, transpose it, relabel, and multiply with dmx_gemm, checking every element.
 ! Built twice: with `use mpi_f08` (type(MPI_Comm)) and, with USE_MPI defined, with `use mpi`

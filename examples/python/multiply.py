@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Multiply C = A B with dmx.gemm, A in a block-cyclic layout, B in a custom layout of two
 column panels, C block-cyclic; check every element against the formula's sums.
 

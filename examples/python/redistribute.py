@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Redistribute an m x n matrix of doubles from 32 x 32 blocks to 128 x 128 blocks on a 2-D
 grid (the C benchmark's default case, smaller), check every element, and time the plan.
 

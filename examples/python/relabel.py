@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Relabel: move a block-cyclic matrix into a layout with another grid order on the ranks that
 keep the most of it in place. dmx returns the relabeled communicator and the target's memory;
 check every element there.

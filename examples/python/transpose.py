@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Transpose a complex matrix between two block-cyclic layouts, conjugated and scaled:
 A = 2 conj(B)^T, in one call; check every element.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/base.h
  * @brief dmx base types: status codes, element types, operations, scalars, errors, version.

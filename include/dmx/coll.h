@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file coll.h
  * @brief Collective operations with selectable algorithms (ring, hypercube, 2D grid), a cost

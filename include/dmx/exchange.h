@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/exchange.h
  * @brief Dynamic sparse data exchange: every rank sends payloads to ranks of its choosing and

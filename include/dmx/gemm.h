@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/gemm.h
  * @brief Distributed matrix multiply C = alpha*op(A)*op(B) + beta*C on dmx layouts, by SUMMA,

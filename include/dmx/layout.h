@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/layout.h
  * @brief Distributed matrix layouts: block-cyclic, custom grid, locally known blocks, views.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/plan.h
  * @brief Transforms A = alpha*op(B) + beta*A between layouts, batched into plans.

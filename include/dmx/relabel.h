@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/relabel.h
  * @brief Communication-optimal process relabeling (included by dmx.h; compiles on its own).

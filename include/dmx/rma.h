@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/rma.h
  * @brief One-sided communication: symmetric heaps, strided put/get/accumulate (APUT/AGET after

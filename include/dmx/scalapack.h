@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx/scalapack.h
  * @brief ScaLAPACK-compatible redistribution and transposition on the dmx engine.

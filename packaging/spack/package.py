@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Spack recipe for dmx. To use it from this tree:
 #   spack repo create myrepo && mkdir -p myrepo/packages/dmx &&
 #   cp packaging/spack/package.py myrepo/packages/dmx/ && spack repo add myrepo && spack install dmx

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather by Bruck's algorithm: in round k every rank sends the first min(2^k, p - 2^k)
  * blocks it holds to rank r - 2^k and appends what rank r + 2^k sends it; after
  * ceil(log2 p) rounds it holds blocks r, r+1, ..., r+p-1, which a final rotation puts in place.

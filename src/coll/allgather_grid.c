@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather on a 2D grid (seed: "all-to-all broadcast in a grid"): a ring allgather along
  * every row, then a ring allgather of whole rows along every column.
  *

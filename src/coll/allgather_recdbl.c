@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather by recursive doubling (hypercube): in round k every rank swaps everything it has
  * with the rank whose number differs in bit k, doubling what it holds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather on a ring: in step s every rank passes to its right neighbour the block it
  * received in step s-1 (its own in step 0), so after p-1 steps every block has been
  * everywhere. Also the nearly-equal-blocks version used by the ring allreduce.

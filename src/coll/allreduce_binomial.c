@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce as a binomial-tree reduce to rank 0 followed by a binomial-tree broadcast.
  *
  * Preconditions: a commutative op.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce by recursive doubling (hypercube): in the round of distance d every rank swaps its
  * whole vector with r ^ d and combines; after log2 p rounds every rank has the full result.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce on a ring: ring reduce-scatter of p nearly equal blocks, then ring allgather of
  * the completed blocks (the bandwidth-optimal scheme of Patarasuk and Yuan).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Personalized all-to-all by Bruck's algorithm: after a local rotation the block at position j
  * is meant for rank r + j; in the round of distance 2^k every block whose position has bit k
  * moves to rank r + 2^k (one packed message), so after ceil(log2 p) rounds every block is home;

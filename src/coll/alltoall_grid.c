@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Personalized all-to-all on a 2D grid, two phases: along my row, each rank of the row gets in
  * one message all my blocks for its column (gr blocks); then along my column, each rank of the
  * column gets all the blocks for it that arrived from my row (gc blocks).

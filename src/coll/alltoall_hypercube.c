@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Personalized all-to-all on a hypercube, store and forward: a block from s to d travels along
  * the dimensions where s and d differ, one dimension per round; in the round of dimension k
  * every rank sends its partner r ^ 2^k, in one message, the half of its blocks that must cross

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Personalized all-to-all, pairwise exchange on a ring: in step s (1 <= s < p) rank r sends
  * block r+s to rank r+s and receives block r-s from rank r-s, one MPI_Sendrecv per step.
  *

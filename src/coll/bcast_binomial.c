@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast on a binomial tree (hypercube broadcast with ranks renamed relative to the root).
  *
  * Algorithm: with v = (rank - root) mod p, rank v receives from v - lowbit(v) and then sends to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast, flat tree: the root sends the whole message to every other rank in turn.
  *
  * Preconditions: none (any p, any root).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast on a 2D grid (seed: "broadcast in a grid"): a ring broadcast along the root's
  * row, then ring broadcasts down every column at once.
  *

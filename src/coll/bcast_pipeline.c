@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast on a ring, pipelined: the message is cut into r segments that follow each other
  * along the ring, so a rank forwards segment i while it receives segment i+1.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast on a ring, store and forward: rank root+i receives the whole message from root+i-1
  * and then passes it to root+i+1.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast as scatter + ring allgather (van de Geijn): the root scatters p nearly equal pieces
  * of the message along a binomial tree, then a ring allgather assembles the whole message
  * everywhere.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives, the public entry points: argument checks, what happens when one fails
  * (DMX_COLL_CHECK), buffer normalization (MPI_IN_PLACE, own blocks, writable accumulators) and
  * dispatch to the chosen algorithm or to the MPI library's own call.

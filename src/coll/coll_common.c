@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives, the parts every algorithm shares: the cached communicator duplicate (with the
  * internal 2D grid and the node count the model needs), block offsets, point-to-point calls of
  * any length and the local reduction.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public 2D process grid (dmx_grid): a prow x pcol arrangement of a communicator's ranks
  * with one communicator per grid row and per grid column, for row and column collectives. */
 #include "coll_internal.h"

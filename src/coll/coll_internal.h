@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives, internal: the arguments every algorithm receives, the cached communicator, the
  * shared helpers of coll_common.c and the algorithm entry points. Not installed. */
 #ifndef DMXI_COLL_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: the cost model. Every algorithm's predicted time from p, the message size and
  * the machine parameters; AUTO takes the smallest.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI library's own collectives for dmx's front end (coll_api.c): one call on the
  * communicator's duplicate, or, for a count above what MPI's int counts take
  * (dmxi_coll_mpi_count_max), several calls of at most dmxi_coll_mpi_chunk_bytes per block. */

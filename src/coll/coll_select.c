@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
  * Every DMX_* setting of the module is read here (dmxi_coll_settings_read): DMX_MODEL (a model
  * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective),

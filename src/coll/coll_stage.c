@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: datatypes whose elements are not contiguous bytes, through the dmx algorithms.
  *
  * The algorithms move bytes: element i at i * esize, a block of n elements n * esize bytes.

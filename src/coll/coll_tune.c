@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: AUTO's tuning by measurement on the caller's communicator.
  *
  * The model (coll_model.c) ranks the algorithms of a cell, but on a shared or oversubscribed

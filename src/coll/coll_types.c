@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: which (datatype, op) pairs a reduction takes, and the arithmetic dmx does itself.
  *
  * Predefined ops on predefined datatypes follow the table of the MPI standard (section

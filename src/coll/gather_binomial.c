@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Gather on a binomial tree (the scatter's mirror image): every rank collects the blocks of
  * its subtree, relative ranks [v, v + lowbit(v)), then sends them to its parent in one message.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Gather, flat: every rank sends its block straight to the root, which receives them in rank
  * order.
  *

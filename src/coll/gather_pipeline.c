@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Gather on a ring, pipelined (the scatter's mirror image): every rank sends its own block
  * toward the root first and then forwards, nearest first, the blocks of the ranks behind it,
  * so the root receives blocks of ranks 1, 2, ..., p-1 (relative to it) in that order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter by recursive halving: in the round of distance d every rank sends the half of
  * its current range that its partner r ^ d keeps and combines the partner's copy of the half
  * it keeps, halving the range each round.

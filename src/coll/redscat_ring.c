@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter on a ring: in step s rank r sends its partial sum of block r-s-1 to r+1 and
  * adds the partial sum of block r-s-2 arriving from r-1 to its own; after p-1 steps block r is
  * complete on rank r. Also the nearly-equal-blocks version used by the ring allreduce and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce on a binomial tree (the broadcast reversed): every rank combines the partial results
  * of its children, smallest subtree first, into its own and sends the sum to its parent.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce as a ring reduce-scatter followed by a gather (Rabenseifner's scheme with ring
  * phases): the vector is cut into p nearly equal blocks, block b is completed on rank b by the
  * ring reduce-scatter, and the root then collects the p blocks directly.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Prefix reduction on a hypercube (seed: "prefix sum"): every rank keeps its prefix and the
  * total of its current subcube; in the round of distance d it swaps totals with r ^ d, adds the
  * partner's total to its own total, and to its prefix if the partner is lower.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Prefix reduction on a ring (a chain): rank r receives the prefix of ranks 0..r-1 from r-1,
  * adds its own input and passes the result to r+1.
  *

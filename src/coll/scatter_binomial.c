@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scatter on a binomial tree: the root sends each child the blocks of the child's whole
  * subtree in one message; inner ranks keep their own block and pass the rest on.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scatter, flat: the root sends block i straight to rank i, one rank after another.
  *
  * Preconditions: none. The root's own block was copied by the front end.

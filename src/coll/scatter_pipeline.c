@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scatter on a ring, pipelined, farthest first (seed): the root sends the block of the most
  * distant rank first, and every rank passes on the blocks meant for ranks after it while it
  * receives the next one, keeping its own (the last to arrive).

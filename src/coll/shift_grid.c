@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Circular shift by k on a 2D grid (torus): with k = a gc + b, first every row shifts by b
  * columns, then every column j shifts by a rows, or a + 1 for the blocks that wrapped around
  * their row (those now in columns j < b).

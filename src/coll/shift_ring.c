@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Circular shift by k on a ring, store and forward (seed): every block moves min(k, p-k) hops
  * between neighbours, in the shorter direction, all blocks at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal core helpers shared by every dmx source file: error reporting, checked casts,
  * checked MPI calls, allocation. Not installed. */
 #ifndef DMXI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error reporting: status names, thread-local last-error text, the handler for errors that
  * cannot be agreed, collective agreement (a nonblocking reduction waited for by
  * dmxi_wait_bounded, so ranks on different communicators end with a message, not a hang). */

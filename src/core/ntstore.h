@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Copies whose destination is written with non-temporal stores (no read of the destination's
  * cache lines first, and the lines do not displace what is in the cache). Used where a large
  * destination is written once and not read again soon: the unpack into A (exec/kernels.c) and

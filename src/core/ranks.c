@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rank translation between communicators of the same processes, and the node split: the one
  * home of what the planner (a layout's ranks as plan ranks), the engine (node peers) and
  * relabeling (node numbers for the node-aware cost) each did for themselves.

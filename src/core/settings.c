@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of DMX_* environment settings: name, default, meaning, and whether it is test-only.
  * Every DMX_* variable the library reads is read here and only here (dmxi_setting_int,
  * dmxi_setting_str); docs/settings.md documents the same table, by hand.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The DMX_* environment settings: one table (settings.c), one reader, one document
  * (docs/settings.md). Included by dmxi.h. */
 #ifndef DMXI_SETTINGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Copies of many short runs (at most DMXI_SHORT_RUN bytes each, all of one length) with one
  * stride per side: the columns of a tile of small blocks in the redistribution's copy kernel
  * (exec/kernels.c; block-cyclic blocks of a few elements, as ScaLAPACK codes and its REDIST tester

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checked integer arithmetic, allocation, hashing and environment settings. */
 #include "dmxi.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The library's version, as the headers it was built with state it (dmx/base.h). */
 #include "dmxi.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded waiting: complete one MPI request, or give up after DMX_TIMEOUT seconds.
  *
  * Algorithm: test the request; while it is not complete, first test again at once (a few

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal interface of the sparse data exchange (src/exchange/).
  *
  * Layers: exchange_common.c holds the public entry points, argument checks and the cached

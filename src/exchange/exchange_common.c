@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sparse data exchange, the parts every protocol shares: public entry points and dispatch,
  * argument checks and the cached communicator duplicate (result objects and the send and
  * receive helpers: exchange_result.c). The protocols themselves are in exchange_{nbx,pex,pcx,rsx}.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NBX: nonblocking consensus (Hoefler, Siebert, Lumsdaine, PPoPP 2010, Algorithm 2).
  *
  * Algorithm

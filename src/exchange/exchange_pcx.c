@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PCX: personalized census (Hoefler, Siebert, Lumsdaine, PPoPP 2010, protocol PCX).
  *
  * Algorithm

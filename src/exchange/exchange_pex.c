@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PEX: personalized exchange (Hoefler, Siebert, Lumsdaine, PPoPP 2010, protocol PEX).
  *
  * Algorithm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sparse data exchange: the result object (entries in an aligned arena, the public getters)
  * and the send, census and receive helpers every protocol shares. The entry points that use
  * them are in exchange_common.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* RSX: remote summation (Hoefler, Siebert, Lumsdaine, PPoPP 2010, protocol RSX).
  *
  * Algorithm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* AUTO's protocol choice, the DMX_EXCHANGE override and the protocol names. The thresholds
  * live here and only here; docs/exchange.md shows the measurements behind them.
  *

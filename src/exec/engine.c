@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The point-to-point engine (dmxi_exec_p2p): runs a plan.
  *
  * 1. Start the persistent receives of the peers reached by messages (one message per peer on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inside the point-to-point engine dmxi_exec_p2p (engine.c runs it, engine_setup.c makes its
  * buffers and requests, shm.c its rings). Not for the planner: it sees only exec/exec.h. */
 #ifndef DMXI_ENGINE_H

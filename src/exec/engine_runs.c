@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The data path of run-compressed pieces (exec.h: dmxi_seg, xf[t].runs), shared by both
  * engines through dmxi_exec_pack_pieces / unpack_pieces / apply_local (engine.c).
  *

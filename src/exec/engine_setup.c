@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
 /* Setup and release of the point-to-point engine (dmxi_exec_p2p): which peers go through the
  * node's shared window (shm.c), the message chunks, buffers and persistent requests of the

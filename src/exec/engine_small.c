@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
 /* The engine for small plans (dmxi_exec_small): one plain MPI message per peer, no shared window.
  *

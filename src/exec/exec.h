@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The contract between the planner and the engines that run a plan.
  *
  * The planner (src/plan) decides what goes where: it fills a dmxi_exec with the transforms,

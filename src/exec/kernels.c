@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Local transform kernels: D = alpha * op(S) + beta * D on one rows x cols tile.
  *
  * Algorithm.

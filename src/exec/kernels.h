@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Local transform kernels: the only code that touches matrix elements.
  *
  * dmxi_kernel_apply computes, for a rows x cols destination tile D,

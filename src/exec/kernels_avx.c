@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Transposing bit copy with AVX register transposes (x86-64 CPUs that have AVX).
  *
  * Algorithm. D(i,j) = S(j,i) for 4-, 8- and 16-byte elements, bit for bit, where D(i,j) is at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Packages between ranks of one node through rings in an MPI-3 shared window.
  *
  * Through MPI, a package between two ranks of a node is copied three times: packed into the

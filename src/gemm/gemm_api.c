@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The multiply's small public calls: names, options, info, destroy, the one-shot form. */
 #include "dmx/gemm.h"
 #include "gemm_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cannon's algorithm (Cannon, 1969) on a q x q grid, q = floor(sqrt(p)).
  *
  * Algorithm

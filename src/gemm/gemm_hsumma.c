@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hierarchical SUMMA (Quintin, Hasanov, Lastovetsky, 2013) on a pr x pc grid split into
  * G = gr x gc groups of (pr/gr) x (pc/gc) ranks, outer panel width B, inner panel width b.
  *

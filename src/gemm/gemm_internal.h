@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal state of a multiply plan and the helpers the algorithm files share. Not installed. */
 #ifndef DMXI_GEMM_INTERNAL_H
 #define DMXI_GEMM_INTERNAL_H

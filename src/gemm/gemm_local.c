@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Local kernels of the multiply: CBLAS calls for the four element types, scaling and copying
  * of column-major blocks. No communication, no temporary memory. */
 #include "dmx/gemm.h"

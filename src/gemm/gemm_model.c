@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The multiply's cost model and choice: each algorithm's time from the collectives model
  * (dmx_coll_predict for the broadcasts and shifts) and the local multiply's rate curve, and the
  * search over algorithm, grid, G, B and b that AUTO runs. The DMX_GEMM, DMX_GEMM_MFLOPS and

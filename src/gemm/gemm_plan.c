@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The multiply plan: argument checks and agreement, the algorithm's layouts (custom layouts
  * over the plan's communicator, one column-major block per grid rank), the redistribution plans
  * that bring A and B in and C back, and execution.

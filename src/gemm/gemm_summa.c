@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SUMMA (van de Geijn and Watts, 1997) on a pr x pc grid with panel width b.
  *
  * Algorithm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Layouts: the shared description, windows, block-cyclic and mapped block-cyclic layouts,
  * views, clones and destruction. Custom and local-only layouts (and their collective
  * validation) are in layout_custom.c, the queries the planner and the public getters use in

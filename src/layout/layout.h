@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal view of layouts, used by the planner.
  *
  * A layout is a window (i0, j0, m, n) onto a shared, immutable description (dmxi_desc) of a

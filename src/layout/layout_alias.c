@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Whether two layouts store some element in the same memory on this rank (aliasing), for the
  * planner's batch check (plan/overlap.c) and the multiply's C-against-A/B check.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Layouts from explicit grids (dmx_layout_create_custom) and from local rectangles only
  * (dmx_layout_create_local), with the validation every rank agrees on. */
 #include "layout_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inside the layout module (layout.c: descriptions, windows, block-cyclic layouts, views and
  * clones; layout_custom.c: custom and local-only layouts; layout_query.c: the queries). Only
  * these files include it. */

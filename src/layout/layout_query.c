@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Layout queries: block starts and lookups in window coordinates, owners, local blocks and
  * element memory (used by the planner), and the public getters. Local. */
 #include "layout_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A's coordinates: the one home of two rules every stage of a transform A = alpha*op(B) + beta*A
  * needs (the planner's overlay and directory, the engine's kernels):
  *  - the op(B) window: op(B) seen in A's coordinates is B for DMX_OP_N and B's transpose for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Partner discovery for layouts known only locally: an assumed-partition directory.
  *
  * No rank knows who owns the rest of A or of B, so the ranks meet in a directory that every rank

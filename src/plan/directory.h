@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inside the directory of the planner (directory.c: geometry, wire records, registration,
  * pieces and the driver; directory_match.c: the sweep that matches one region). Only these two
  * files include it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Step 2 of the directory (see directory.c): matching the registrations of one region.
  * A sweep over the region's rows keeps, per side, an ordered set of the active column
  * intervals (a bit tree over the distinct column starts); inserting a rectangle checks it

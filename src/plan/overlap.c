@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Whether a batch of transforms reads, through some B, memory that an A writes for another
  * element: then the result would depend on the order in which the engine reads and writes (an
  * in-place transpose came back with a third of its elements wrong), so planning refuses it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Grid overlay (the paper's Algorithm 2 restricted to one rank): the rectangles where A's block
  * grid and op(B)'s block grid (seen in A's coordinates) meet, found from this rank's own blocks
  * only. On the receive side each of this rank's A blocks is cut by op(B)'s grid; on the send

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Run-compressed overlay: the pieces of a transform between two block-cyclic layouts described
  * by runs of rows and columns instead of one rectangle per pair of blocks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Packages: the pieces of one peer grouped into one message image.
  *
  * Both sides of a pair must lay out a package alike without talking: they hold the same

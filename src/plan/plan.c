@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public plan calls: create (validate and agree, overlay or directory, packages, hand the
  * packages to the engine), execute, set scalars, info, destroy, and the one-shot transform.
  * Plans in which every rank exchanges few bytes are made by plan_small.c with one agreement

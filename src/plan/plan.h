@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal plan: what this rank sends and receives, computed once from the layouts (the grid
  * overlay of A and op(B), restricted to this rank's blocks, or the directory for layouts known
  * only locally) and grouped into packages. The planner fills the engine's contract

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The plans' private communicators, kept across plans.
  *
  * Algorithm: every plan runs on a private duplicate of its first layout's communicator (its

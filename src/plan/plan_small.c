@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small plans: dmx_plan_create with one agreement when every rank exchanges few bytes.
  *
  * Algorithm: every rank checks its arguments (validate.c, no agreement) and, when both layouts

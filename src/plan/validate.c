@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Validation and agreement of a batch of transforms: every rank checks its own arguments, the
  * ranks agree on the outcome, and then agree that they all describe the same transforms (a hash
  * of dtype, op, uplo/diag, scalars, layout descriptions, layout ids and windows). Also the map

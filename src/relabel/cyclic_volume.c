@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Package volumes between two layouts of one matrix (block-cyclic or general grids), and the
  * remote volume of a relabeling.
  *

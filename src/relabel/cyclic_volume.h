@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Package volumes between two grid layouts of one global matrix: the sparse P x P matrix
  * V(S_{i,j}) = elements source rank i must send to target rank j (seed section 5, algorithm 2),
  * and the remote volume before and after a relabeling.

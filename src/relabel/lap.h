@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Linear assignment solvers for communication-optimal process relabeling (COPR).
  *
  * The relabeling problem (seed sections 4.1-4.2): n roles x (target ranks in the original

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exact dense linear assignment for relabeling with a general cost function.
  *
  * Algorithm: the Hungarian method in its shortest-augmenting-path form. Costs c(x, y) =

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exact sparse linear assignment for process relabeling, and the helpers the solvers share.
  *
  * Algorithm: maximum-weight bipartite matching by shortest augmenting paths with potentials

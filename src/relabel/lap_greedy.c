@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Greedy assignment for process relabeling: a baseline to compare the exact solver with.
  *
  * Edges in order of gain descending (ties in CSR order: role ascending, then the order within

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public offline relabeling calls (dmx/relabel.h, "Offline relabeling studies"): thin
  * wrappers that validate the arguments, translate the public descriptions into the internal ones
  * field by field and call the MPI-free solvers (lap_exact.c, lap_greedy.c) and the package

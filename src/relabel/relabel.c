@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communication-optimal process relabeling for a batch of transforms (seed sections 3-4).
  *
  * 1. Every rank i measures its row of the package matrix: V[i][j] = bytes of B it holds that

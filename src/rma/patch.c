@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Patches: one-sided get, put and accumulate of any submatrix of a distributed matrix (the
  * Global Arrays model) without the owners' participation.
  *

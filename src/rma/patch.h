@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal view of patch windows (patch.c opens them, patch_xfer.c moves data). */
 #ifndef DMXI_PATCH_H
 #define DMXI_PATCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Patch direct path: read or write a node peer's block memory with one system call per up to
  * 1024 contiguous runs (Linux cross-memory attach, process_vm_readv/writev).
  *

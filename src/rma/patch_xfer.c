@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Patch transfers: the piece of a patch inside one owner block, moved by one MPI operation
  * with derived datatypes (remote side contiguous along the block's storage order), or copied
  * directly when the block is this rank's. See patch.c for the algorithm and its cost. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal view of the one-sided module: the heap, the paths a strided transfer can take, and
  * the datatype helpers they share. Not installed. */
 #ifndef DMXI_RMA_H

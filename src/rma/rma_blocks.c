@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Blocks path: one contiguous MPI operation per block.
  *
  * Algorithm: for each of the blockcount blocks, MPI_Put/MPI_Get/MPI_Accumulate of blockelems

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Symmetric heaps: creation, completion (quiet), synchronisation (barrier), and freeing.
  *
  * Memory. dmx_rma_alloc places the heap in a shared-memory segment of the node

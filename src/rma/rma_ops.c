@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public strided operations (dmx_aput, dmx_aget, dmx_aacc and their _nbi forms): argument
  * checks, translation of a symmetric address into a remote displacement, dispatch to the path
  * rma_select.c picks; and the helpers the paths share (MPI types, issuing, completion).

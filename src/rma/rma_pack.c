@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Pack path: the origin side is made contiguous locally, the target side stays a vector type.
  *
  * Algorithm: put/acc: copy the source blocks into a contiguous buffer, issue one operation with

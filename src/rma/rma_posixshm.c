@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The node segment of a heap without MPI shared windows: POSIX shared memory.
  *
  * Why: one-sided components without the shared flavour (osc ucx, pt2pt, or rdma when forced)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Probe of the message path at heap creation: which MPI method this MPI's one-sided component
  * does well. The fastest way to move strided data differs between Open MPI's components (osc
  * rdma and sm: one operation with a vector datatype; osc ucx: for small blocks a contiguous

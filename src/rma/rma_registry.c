@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registry of this process's symmetric heaps whose node peers are mapped here, so that other
  * parts of the module (patch windows over matrices living in a heap) can turn "offset o in rank
  * r's heap number id" into an address in this process.

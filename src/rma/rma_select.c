@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Choice of the implementation path of one strided transfer, and the module's environment
  * settings. The thresholds are in rma.h, in one block.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Direct path: a strided copy through the node's shared-memory segment.
  *
  * Algorithm: the target's heap is mapped into this process (MPI_Win_shared_query at heap

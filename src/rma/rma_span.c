@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Span path (gets only): fetch the whole remote span contiguously and unpack it here.
  *
  * Algorithm: the remote blocks of a get lie in [rdisp, rdisp + ((blockcount-1)*rstride +

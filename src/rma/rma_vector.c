@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Vector path: one MPI operation whose origin and target datatypes are (h)vectors.
  *
  * Algorithm: describe the blocks on each side as MPI_Type_create_hvector(blockcount,

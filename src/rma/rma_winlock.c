@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Node-wide serialisation of window creation (a workaround for Open MPI 4.x).
  *
  * Problem: Open MPI 4.x's one-sided components name the shared-memory file that holds a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dmx_scalapack.h
  * @brief The ScaLAPACK drop-in's declarations under their first name; see dmx/scalapack.h.

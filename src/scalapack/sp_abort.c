@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ending the job after an error message: a short pause, then MPI_Abort.
  *
  * Why the pause: MPICH's Hydra kills the job on MPI_Abort without forwarding what the aborting

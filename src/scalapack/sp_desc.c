@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one descriptor reader of the drop-in: every entry point (p?gemr2d, p?trmr2d, p?tran*,
  * p?gemm) turns its descriptors into an sp_desc here, so they all read DTYPE, the 9- and the
  * 11-integer forms alike.

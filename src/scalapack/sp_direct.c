@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tiny calls whose every element stays on its process: done in place, with no plan, no key and
  * no communication.
  *

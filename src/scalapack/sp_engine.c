@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Glue between ScaLAPACK's calling conventions and the dmx engine.
  *
  * One call goes:

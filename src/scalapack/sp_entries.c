@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ScaLAPACK entry points: p?gemr2d, p?trmr2d (C and Fortran conventions) and p?tran*.
  *
  * Each entry point only dereferences its arguments into an sp_call and hands it to the engine

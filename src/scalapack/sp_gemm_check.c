@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The argument check of p?gemm, in the PBLAS' order and with their error codes: each process
  * checks its own arguments (LLD is local), the first illegal argument wins, and the code is the
  * PBLAS' INFO: -(position) for a scalar, -(100 x position + entry) for a descriptor entry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which p?gemm_ calls dmx's multiply takes, and the rest handed to the ScaLAPACK the program
  * links (the next p?gemm_ in the loader's search order: libscalapack after a preloaded or
  * linked-first libdmx_scalapack).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal interface between the ScaLAPACK entry points (sp_entries.c) and the engine glue
  * (sp_engine.c). Not installed. */
 #ifndef DMX_SP_INTERNAL_H

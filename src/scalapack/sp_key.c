@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ScaLAPACK calls as keys: what each process contributes (its grid coordinates, descriptors,
  * indices, sizes, routine), the validation of a gathered key exactly as ScaLAPACK would check
  * the arguments, and the pieces (with trapezoid masks) one call becomes. Local, deterministic:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The dmx layout of one side (source or target) of a ScaLAPACK call.
  *
  * A 9-integer descriptor (and an 11-integer one whose first blocks are full: IMB = MB, INB = NB)

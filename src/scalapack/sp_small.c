@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small calls with no collective: which calls take that path, and the gathered key each process
  * makes alone for them.
  *

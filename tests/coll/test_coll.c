@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every collective x every algorithm (and AUTO and MPI) against the MPI library's own
  * collective on the same input: sizes 0, 1, 7, p+1 (not divisible by p) and ~1 MB, every root
  * in {0, p/2, p-1}, several datatypes and ops (integer values, so sums are exact), in place

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives, DMX_COLL_CHECK: what a bad argument on one rank does in each mode.
  *
  * Usage: test_coll_check MODE, MODE one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random collectives against the MPI library's own calls.
  *
  * Each case draws a communicator (MPI_COMM_WORLD, or halves of a split with the ranks in

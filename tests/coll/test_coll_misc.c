@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: bad arguments on one rank only (same named status everywhere, no hang, and the
  * next collective still works), the model file (a good file changes predictions; a malformed
  * one gives DMX_ERR_ARG with the line in dmx_last_error() and keeps the parameters), the

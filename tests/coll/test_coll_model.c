@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: a model file with per-algorithm corrections (corr.<coll>.<alg>, mpi.<coll>, as
  * dmx calibrate writes them) is read and changes the predictions and AUTO's choice as the
  * formulas say, piecewise by size; AUTO keeps MPI's call when MPI is predicted at most 5 %

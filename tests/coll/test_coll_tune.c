@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: AUTO's tuning by measurement (src/coll/coll_tune.c).
  *
  * For every collective, at a block of 256 KiB (long enough for the model to let it be tuned):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_MAX and MPI_MIN on unsigned integer types, against a serial reference (not the MPI
  * library's own collective: Debian 12's MPICH 4.0.2 compares every unsigned type as signed, and
  * its Open MPI 4.1.4 MPI_UNSIGNED_LONG, in their collectives as in MPI_Reduce_local).

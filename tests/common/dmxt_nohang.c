@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The nohang harness (dmxt_nohang.h). */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A harness for "one rank's bad argument must not leave the others waiting" tests of the
  * modules (rma, patch, gemm), in the style of tests/core/test_nohang.c. Compile dmxt_nohang.c
  * into the test program itself (not through an archive): it replaces MPI_Abort for the whole

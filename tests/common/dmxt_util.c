@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The part of the test harness every dmx test uses, MPI or not: see dmxt_util.h. */
 #define _POSIX_C_SOURCE 200809L /* write, alarm, nanosleep */
 

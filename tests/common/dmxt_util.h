@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The part of the test harness every dmx test uses, with or without MPI (tests/common):
  *  - the one random number generator of the tests (xoshiro256**, seeded through splitmix64),
  *    identical on every rank for the same seed and stream;

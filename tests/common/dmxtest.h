@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared helpers for dmx tests that check themselves (see STYLE.md, "Tests that check
  * themselves"):
  *  - everything in dmxt_util.h (the RNG, ScaLAPACK index arithmetic, the pass/fail counter),

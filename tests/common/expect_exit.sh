@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # expect_exit.sh CODE PATTERN COMMAND [ARGS...]
 # Runs COMMAND and passes (exit 0) when it exits with status CODE (a signal never matches) and
 # its output, stdout and stderr together, matches the extended regular expression PATTERN.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error paths of the collective constructors (block-cyclic, mapped, custom, layouts known only
  * locally, views, plans): each invalid input on ONE rank only (the others valid), or a
  * description that differs between ranks. Every rank must return the expected code,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A failure to make the info object of a collective creation call, on one rank only, is reported
  * on every rank and hangs none.
  *

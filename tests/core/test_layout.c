@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Layout queries against an independent model: get_size, get_num_local_blocks,
  * get_local_block (every reported element must sit at the address the test computes with its
  * own ScaLAPACK numroc/indxg2p/indxg2l arithmetic or custom block table, no element twice, every

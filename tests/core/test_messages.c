@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The text of every error path the public calls can reach from bad arguments: after each failing
  * call, on every rank (the rank that made the mistake and the ranks told by the agreement),
  * dmx_last_error() must be non-empty, start with "file.c:LINE: ", carry a message after that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The reproducers of issue 14 where one rank cannot tell the others about its mistake: it has
  * no communicator to agree on (a view of a NULL parent, a plan of 0 or -1 transforms, a NULL
  * transforms array, executing a NULL plan), or the ranks call on different communicators

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sizes that do not fit: planning transforms of 2^32 x 2^32 elements and of 2^62 elements
  * (layouts without memory: local = NULL, nothing is touched) must fail with DMX_ERR_OVERFLOW on
  * every rank, create nothing, and do it within a second (no loop in proportion to the data). A

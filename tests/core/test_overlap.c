@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Transforms whose B shares memory with an A of the same batch (in place, overlapping views):
  *
  *  1. Views of one block-cyclic matrix (views of one layout, or of a second layout made over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plans keep their MPI objects for the next plan (src/plan/plan_comm.c, src/exec/shm.c):
  * after the first plans on a communicator, creating and destroying a plan makes no
  * MPI_Comm_dup, MPI_Comm_split_type or MPI_Comm_free, and MPI_Win_allocate_shared / MPI_Win_free

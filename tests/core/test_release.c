@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Failures while freeing objects are reported, not dropped.
  *
  * dmx_rma_free, dmx_patch_close, dmx_gemm_plan_destroy and dmx_grid_destroy free windows,

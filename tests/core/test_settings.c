@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The DMX_* settings table (src/core/settings.c), one process, no MPI:
  *  - integer settings: unset or empty give the default, a nonnegative decimal its value, anything
  *    else (trailing characters, a sign, a value beyond int64_t) the default and one line on stderr

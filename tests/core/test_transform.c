@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Randomized, seeded cross product of A = alpha*op(B) + beta*A:
  * dtype x op x layout kind of A and of B (block-cyclic, mapped block-cyclic on a subset of
  * ranks, custom irregular splits with row-/col-major padded blocks, layouts known only locally

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Self-checking tests of the sparse data exchange (include/dmx/exchange.h).
  *
  * Every rank builds the same global send pattern from a seeded RNG common to all ranks, so it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Two halves of the world exchanging at the same time (issue 14, Open MPI issue 9492).
  *
  * Under Open MPI 4.x, one-sided windows of communicators split from one parent at the same time

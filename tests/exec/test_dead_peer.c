@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A peer that never enters the execution (issue 14): the waiting ranks must give up.
  *
  * Every rank plans a transpose B -> A of a block-cyclic matrix dealt so that every rank sends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A randomized check of dmx transforms that anyone can run longer (issue 14, item 7).
  *
  * Every case is drawn from (seed, case number) alone, identically on every rank, so any case can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A randomized check of the distributed multiply (issue 30, item 6): the same idea as fuzz.c,
  * for C = alpha*op(A)*op(B) + beta*C.
  *

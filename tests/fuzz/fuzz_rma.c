@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A randomized check of the one-sided module (issue 30, item 6), the same idea as fuzz.c.
  *
  * Every case is drawn from (seed, case number) alone, identically on every rank, so every rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The multiply: C = alpha op(A) op(B) + beta C for SUMMA, HSUMMA (several G), Cannon and AUTO,
  * every dtype and op pair, odd sizes (k much larger and much smaller than m, n), operands in
  * random layouts (block-cyclic, mapped, custom) and in layouts that fit the algorithm as they are;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 30: one rank's bad handle must not leave the others waiting in the multiply. Rank 0
  * passes MPI_COMM_NULL to dmx_gemm / dmx_gemm_plan_create, a NULL output pointer to
  * dmx_gemm_plan_create, or a NULL plan to dmx_gemm_plan_execute; the other ranks make the

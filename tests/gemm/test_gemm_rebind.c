@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A multiply plan reused after dmx_layout_rebind: the plan must follow the layouts' new arrays
  * (operands used in place were read and written at their planning-time addresses before), and
  * a C rebound onto A's array is refused at execution.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 30: a multiply whose sizes dmx_gemm cannot take fails at once with the real reason.
  * dmx_gemm takes m, n and k up to INT_MAX (its local multiplies call CBLAS with int sizes);
  * beyond that every rank must return DMX_ERR_OVERFLOW within 10 s, with a message naming the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx_version() and the DMX_VERSION_* macros against the project version CMake was given. */
 #include "dmx.h"
 #include "dmxt_util.h"

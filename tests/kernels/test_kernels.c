@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of dmxi_kernel_apply: D = alpha*op(S) + beta*D on one local tile.
  *
  * Every case is compared with a naive element-by-element reference written here (explicit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Layouts known only locally (dmx_layout_create_local) and the directory planner behind them.
  *
  * Each case builds a random tiling of a matrix into rectangles with random owners (a grid of

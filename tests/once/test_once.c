@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-shot calls with no agreement (src/plan/plan_small.c's one-shot path, dmx_transform_once).
  *
  * Usage: test_once MODE, MODE one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Layouts made with no communication (dmx_layout_create_block_cyclic_unagreed, the small path of
  * libdmx_scalapack): a one-shot transpose between two of them, and views of them, with a
  * different LLD on every rank, checked against the formula of B's elements (A = B^T); no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How the planner cuts pieces larger than a ring chunk, and transforms through such cut pieces.
  *
  * 1. Shapes (dmxi_piece_cut_shape, every rank alike): for dtype sizes 4, 8, 16, op N, T, C,

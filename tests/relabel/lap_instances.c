@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random assignment instances and brute-force references; see lap_instances.h. */
 #include "lap_instances.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random assignment instances and brute-force references shared by the relabeling tests
  * (test_lap.c: the internal solvers; test_relabel_offline.c: the public calls that wrap them).
  * Test code only, independent of the library. */

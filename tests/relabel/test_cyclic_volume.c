@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the package volumes (src/plan/cyclic_volume.c) and of relabeling on them.
  * Pure C, no MPI.
  *

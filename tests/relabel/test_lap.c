@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the assignment solvers (src/plan/lap_*.c). Pure C, no MPI.
  *
  *  - exhaustive search over all permutations for n <= 8 on random sparse gains: the exact

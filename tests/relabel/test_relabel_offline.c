@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the public offline relabeling calls (dmx/relabel.h: dmx_relabel_assign*,
  * dmx_relabel_volume_*). Pure C, no MPI.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Relabeled transforms, end to end: dmx_plan_create_relabeled and the three-step API
  * (dmx_relabel_compute, dmx_relabel_comm, dmx_plan_create on the relabeled communicator).
  *

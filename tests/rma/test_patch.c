@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Self-checking tests of one-sided patch access (dmx_patch_* in include/dmx/rma.h).
  *
  * Every rank fills its blocks of a random distributed matrix with the closed formula of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Self-checking tests of symmetric heaps and strided put/get/accumulate (include/dmx/rma.h).
  *
  * Every rank fills its heap with a closed formula of (rank, index) and every source buffer with

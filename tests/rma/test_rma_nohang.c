@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 30: one rank's bad handle must not leave the others waiting in the one-sided module.
  * Rank 0 passes MPI_COMM_NULL or a NULL heap / patch handle to a collective call of dmx/rma.h;
  * the other ranks make the valid call. Before, rank 0 returned an error on its own and the

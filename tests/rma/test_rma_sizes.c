@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 30: heap sizes whose node total cannot exist fail cleanly. dmx_rma_alloc(comm,
  * INT64_MAX, &h) used to crash at 2 ranks (the MPI library's sum of the node's parts wrapped,
  * the shared window "allocated" a small segment and the zeroing wrote past it) and hang at 3.

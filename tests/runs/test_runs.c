@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Run-compressed plans (src/plan/overlay_runs.c, src/exec/engine_runs.c).
  *
  * 1. Random transforms A = alpha*op(B) + beta*A between block-cyclic layouts with blocks 1..7,

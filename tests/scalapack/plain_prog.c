@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A plain ScaLAPACK program: nothing from dmx in its source or build (it is linked with
  * -lscalapack-openmpi only). It redistributes a matrix with pdgemr2d_ between two grids and
  * transposes it with pdtran_, checks every element, and reports which shared object the loader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_sp_small's PMPI interposition: the collectives (and communicator duplications) a process
  * makes while spt_counting is set, in spt_ncoll (SPT_TRACE=1 names them on stderr). The test
  * build of libdmx_scalapack is linked statically, so its MPI calls come here first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the ScaLAPACK compatibility tests: BLACS and ScaLAPACK prototypes (Debian's
  * libscalapack-openmpi ships no C header), descriptors, random draws and numroc from the common
  * test harness (tests/common/dmxt_util.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx's ScaLAPACK routines against Debian's ScaLAPACK, in one process.
  *
  * The program links the real libscalapack-openmpi under its own names and the test build of

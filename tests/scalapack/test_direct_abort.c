@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A tiny all-local call (src/scalapack/sp_direct.c) with a wrong argument on one process only:
  * a 1 x 1 pdtran_ on a 1 x P grid whose one element sits on process 0, which passes LLD = 0 for
  * the target. The other processes are done with the call (it needs nothing from them); process

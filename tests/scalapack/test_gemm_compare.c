@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libdmx_scalapack's p?gemm_ (test build, symbols prefixed dmxsp_test_) against Debian's
  * ScaLAPACK in one process: random grids (row-major BLACS grids of every shape that fits, ranks
  * outside the grid included), all four types, op pairs N/T/C in both cases of letter, submatrix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* 10^4 calls through libdmx_scalapack's exported names (linked before libscalapack-openmpi):
  *  - pdgemr2d_ cycling over 4 descriptor sets and two pairs of arrays: every call after the first
  *    four must be a cache hit that rebinds the arrays, and every result is checked;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cpdgemr2d called the way ScaLAPACK's REDIST test drivers (xdgemr with GEMR2D.dat) call it,
  * through the exported names (dmx linked before libscalapack-openmpi).
  *

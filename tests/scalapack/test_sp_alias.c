@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The drop-in on disjoint submatrices of ONE distributed array, as ScaLAPACK's own solvers call
  * it (PDGETRF's trailing update A22 -= A21 * A12, the reductions' PDGEMM/PDTRAN/PDGEMR2D on parts
  * of one matrix): every operand's descriptor is the array's, only ia/ja differ, so the operands'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The drop-in with one array given as both source and target:
  *  - "disjoint": pdgemr2d_ copies the top-left K x K submatrix of an N x N block-cyclic matrix
  *    onto its bottom-right K x K submatrix, the same array and descriptor on both sides, for a

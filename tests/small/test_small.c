@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small plans (src/plan/plan_small.c, src/exec/engine_small.c): every dtype x op N/T/C x small
  * shapes (1 x 1, 1 x n, m x 1, m and n below the rank count, a few blocks) x block-cyclic grids
  * that leave ranks empty x scalars (1, 0) and (2, -1) x dmx_plan_create + two executions and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # test_cli.sh DMX VERSION WORKDIR
 # The dmx program's command line, without mpiexec (every subcommand parses before MPI_Init):
 # --version prints the project's version; every subcommand's --help and `dmx help SUB` exit 0

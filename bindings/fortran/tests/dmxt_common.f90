@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Shared helpers of the Fortran tests: block-cyclic bookkeeping (this rank's grid position and
 ! local extents, computed here and not by dmx) and the pass/fail count.
 module dmxt_common

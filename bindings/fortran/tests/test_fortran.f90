@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The Fortran module dmx at 1-4 ranks: plans, one-shot transposes, views, custom layouts, the
 ! multiply and relabeling for real(4), real(8), complex(4), complex(8) (dmxt_<s|d|c|z>), both
 ! communicator forms, and the error paths (a message, every rank alike, no crash).

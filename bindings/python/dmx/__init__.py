@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """dmx from Python: distributed dense matrices moved between layouts (A = alpha op(B) + beta A)
 and multiplied, over the C library libdmx, with mpi4py communicators and NumPy local arrays.
 

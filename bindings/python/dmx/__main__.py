@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """python3 -m dmx [version]: print the library's version and where it was loaded from."""
 import sys
 

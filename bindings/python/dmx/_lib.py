@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Loading libdmx and declaring the C functions the package calls (ctypes)."""
 
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python package dmx at 1-4 ranks: plans, one-shot transposes, views, custom layouts, the
 multiply and relabeling for float32, float64, complex64 and complex128, and the error paths
 (dmx.Error with the message, every rank alike, no crash). Every check compares this rank's

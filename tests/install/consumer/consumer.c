@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Uses the installed dmx: transposes a block-cyclic matrix and checks it. */
 #include <dmx.h>
 

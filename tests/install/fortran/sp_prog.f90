@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! A ScaLAPACK program in Fortran, unaware of dmx: on a 1 x P BLACS grid it redistributes an
 ! n x n matrix between two block sizes with pdgemr2d and multiplies with pdgemm, and checks every
 ! local element against the formula (pdgemr2d) or a serial product (pdgemm). The install test

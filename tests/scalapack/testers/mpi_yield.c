@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A test-harness aid, not part of dmx: preloaded under MPICH, it turns the blocking MPI calls
  * that ScaLAPACK's BLACS (and dmx's drop-in) make into their nonblocking forms completed by a
  * loop of MPI_Test and sched_yield. MPICH's blocking calls spin without giving up the core, so

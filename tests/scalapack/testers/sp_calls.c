@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A test-harness aid, not part of dmx: preloaded just before libdmx_scalapack.so, it counts the
  * calls that reach each of the drop-in's entry points (p?gemm_, p?gemr2d_/Cp?gemr2d,
  * p?trmr2d_/Cp?trmr2d, p?tran*_) and hands every call on unchanged to the next definition of the
