@@ -19,6 +19,9 @@
  *  - dmx/plan.h      transforms and plans
  *  - dmx/relabel.h   communication-optimal process relabeling
  *  - dmx/exchange.h  dynamic sparse data exchange
+ *  - dmx/coll.h      collectives with one algorithm per file, a cost model and AUTO, grids
+ *  - dmx/rma.h       symmetric heaps, strided one-sided transfers, patches of layouts
+ *  - dmx/gemm.h      the multiply (SUMMA, hierarchical SUMMA, Cannon) on any layouts
  * The ScaLAPACK drop-in (libdmx_scalapack) has its own header, dmx/scalapack.h (also installed
  * as dmx_scalapack.h), not included here: it declares ScaLAPACK's own symbols.
  */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared helpers for dmx tests that check themselves (see STYLE.md, "Tests that check
- * themselves"):
+/* Shared helpers for dmx tests that check themselves (the README's "Source tree and tests"):
  *  - everything in dmxt_util.h (the RNG, ScaLAPACK index arithmetic, the pass/fail counter),
  *    with the seed from DMX_TEST_SEED or a fixed default, identical on every rank;
  *  - a closed formula for global element (i, j) of matrix id k that every rank can evaluate;
