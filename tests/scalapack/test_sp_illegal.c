@@ -16,6 +16,7 @@
  *                 and dmx_scalapack_get_stats counting the multiply and the scaling, not the
  *                 quick return; prints "gemm-stats OK"
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "sp_test.h"
 #ifdef SPT_DMX
 #include "dmx/scalapack.h"
@@ -23,6 +24,20 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+/* Every abort of this test goes through here (ScaLAPACK's Cblacs_abort and dmx's default handler
+ * call MPI_Abort): MPICH's launcher may drop output still in flight from the ranks when one
+ * aborts (scalapack_illegal_real_gemm-trans lost ScaLAPACK's "Illegal TRANSA" line under
+ * MPICH), so the message is flushed and given a second before the job ends, as core_nohang
+ * does. */
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    fflush(stdout);
+    fflush(stderr);
+    nanosleep(&(struct timespec){1, 0}, NULL);
+    return PMPI_Abort(comm, errorcode);
+}
 
 void pzgemr2d_(const int *m, const int *n, void *a, const int *ia, const int *ja, int *desca,
                void *b, const int *ib, const int *jb, int *descb, const int *ictxt);
