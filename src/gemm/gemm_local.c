@@ -71,6 +71,8 @@ void dmxi_gemm_local(dmx_dtype t, int64_t m, int64_t n, int64_t k, dmx_scalar al
 void dmxi_gemm_scale(dmx_dtype t, int64_t m, int64_t n, dmx_scalar beta, void *c, int64_t ldc)
 {
     size_t esz = dmx_dtype_size(t);
+    if (m <= 0 || n <= 0) /* an empty block may have no memory at all (c NULL) */
+        return;
     for (int64_t j = 0; j < n; j++) {
         void *col = (char *)c + (size_t)(j * ldc) * esz;
         if (dmxi_gemm_is_zero(beta)) {
