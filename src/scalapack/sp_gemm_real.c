@@ -34,10 +34,16 @@ static int mode(void)
     static int m = -1;
     if (m < 0) {
         const char *env = getenv("DMX_SCALAPACK_GEMM");
-        m = env == NULL || *env == '\0' || strcmp(env, "auto") == 0 ? MODE_AUTO
-            : strcmp(env, "dmx") == 0                               ? MODE_DMX
-            : strcmp(env, "scalapack") == 0                         ? MODE_SCALAPACK
-                                                                    : MODE_AUTO;
+        m = MODE_AUTO;
+        if (env != NULL && strcmp(env, "dmx") == 0)
+            m = MODE_DMX;
+        else if (env != NULL && strcmp(env, "scalapack") == 0)
+            m = MODE_SCALAPACK;
+        else if (env != NULL && *env != '\0' && strcmp(env, "auto") != 0)
+            fprintf(stderr,
+                    "dmx_scalapack: DMX_SCALAPACK_GEMM=%s is not auto, dmx or scalapack; "
+                    "using auto\n",
+                    env);
     }
     return m;
 }

@@ -61,6 +61,34 @@ static inline double spt_unit(dmxt_rng *r)
     return dmxt_rng_unit(r) * 2.0 - 1.0;
 }
 
+/* Elements of the four ScaLAPACK types s, d, c, z (t = 0..3) as (re, im) doubles: size, store,
+ * load. Complex elements are interleaved pairs. */
+static inline size_t spt_esize(int t)
+{
+    return t == 0 ? 4 : t == 1 ? 8 : t == 2 ? 8 : 16;
+}
+
+static inline void spt_put(int t, void *d, size_t k, double re, double im)
+{
+    switch (t) {
+    case 0: ((float *)d)[k] = (float)re; break;
+    case 1: ((double *)d)[k] = re; break;
+    case 2: ((float *)d)[2 * k] = (float)re, ((float *)d)[2 * k + 1] = (float)im; break;
+    default: ((double *)d)[2 * k] = re, ((double *)d)[2 * k + 1] = im; break;
+    }
+}
+
+static inline void spt_get(int t, const void *d, size_t k, double *re, double *im)
+{
+    *im = 0;
+    switch (t) {
+    case 0: *re = ((const float *)d)[k]; break;
+    case 1: *re = ((const double *)d)[k]; break;
+    case 2: *re = ((const float *)d)[2 * k], *im = ((const float *)d)[2 * k + 1]; break;
+    default: *re = ((const double *)d)[2 * k], *im = ((const double *)d)[2 * k + 1]; break;
+    }
+}
+
 #define SPT_CHECK_MPI(call)                                                                        \
     do {                                                                                           \
         int spt_rc_ = (call);                                                                      \

@@ -60,32 +60,6 @@ static int numroc_first(int n, int first, int bs, int p, int src, int np)
     return c + (p == src ? first : 0);
 }
 
-static size_t esz(int t)
-{
-    return t == 0 ? 4 : t == 1 ? 8 : t == 2 ? 8 : 16;
-}
-
-static void put(int t, void *d, size_t k, double re, double im)
-{
-    switch (t) {
-    case 0: ((float *)d)[k] = (float)re; break;
-    case 1: ((double *)d)[k] = re; break;
-    case 2: ((float *)d)[2 * k] = (float)re, ((float *)d)[2 * k + 1] = (float)im; break;
-    default: ((double *)d)[2 * k] = re, ((double *)d)[2 * k + 1] = im; break;
-    }
-}
-
-static void get(int t, const void *d, size_t k, double *re, double *im)
-{
-    *im = 0;
-    switch (t) {
-    case 0: *re = ((const float *)d)[k]; break;
-    case 1: *re = ((const double *)d)[k]; break;
-    case 2: *re = ((const float *)d)[2 * k], *im = ((const float *)d)[2 * k + 1]; break;
-    default: *re = ((const double *)d)[2 * k], *im = ((const double *)d)[2 * k + 1]; break;
-    }
-}
-
 /* Random descriptor for a rows x cols submatrix, local array filled from its seed. */
 static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int pr, int pc, int myr,
                  int myc, int id, int rep)
@@ -117,11 +91,11 @@ static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int p
     }
     size_t n = (size_t)lld * (size_t)(x->lc > 0 ? x->lc : 1);
     x->lld = lld;
-    x->d = calloc(n, esz(t));
+    x->d = calloc(n, spt_esize(t));
     for (size_t k = 0; k < n; k++)
-        put(t, x->d, k,
-            (double)((k * 37 + (size_t)id * 11 + (size_t)(myr * 5 + myc)) % 23) / 7.0 - 1.5,
-            (double)((k * 13 + (size_t)id * 3) % 19) / 9.0 - 1.0);
+        spt_put(t, x->d, k,
+                (double)((k * 37 + (size_t)id * 11 + (size_t)(myr * 5 + myc)) % 23) / 7.0 - 1.5,
+                (double)((k * 13 + (size_t)id * 3) % 19) / 9.0 - 1.0);
 }
 
 /* Call p<t>gemm_ of Debian (real = 1) or of dmx's test build. */
@@ -151,8 +125,8 @@ static double worst_diff(int t, const void *x, const void *y, size_t nc)
     double worst = 0;
     for (size_t e = 0; e < nc; e++) {
         double r1, i1, r2, i2;
-        get(t, x, e, &r1, &i1);
-        get(t, y, e, &r2, &i2);
+        spt_get(t, x, e, &r1, &i1);
+        spt_get(t, y, e, &r2, &i2);
         const int n1 = isnan(r1) || isnan(i1), n2 = isnan(r2) || isnan(i2);
         if (n1 != n2)
             return INFINITY;
@@ -195,10 +169,10 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
     size_t nc = (size_t)(myr >= 0 ? C.lld : 1) * (size_t)(C.lc > 0 ? C.lc : 1);
     if (be[0] == 0 && be[1] == 0) /* beta = 0: C is not read, NaN in it must not matter */
         for (size_t e = 0; e < nc; e++)
-            put(t, C.d, e, NAN, NAN);
+            spt_put(t, C.d, e, NAN, NAN);
     C2 = C;
-    C2.d = malloc(nc * esz(t));
-    memcpy(C2.d, C.d, nc * esz(t));
+    C2.d = malloc(nc * spt_esize(t));
+    memcpy(C2.d, C.d, nc * spt_esize(t));
     int failed = -1;
     if (myr >= 0) {
         float fa[2] = {(float)al[0], (float)al[1]}, fb[2] = {(float)be[0], (float)be[1]};
@@ -255,7 +229,7 @@ static void legal_mat(mat *x, int t, int ctxt, int pr, int pc, int myr, int myc,
     const int d9[9] = {1, ctxt, 8, 8, 2, 2, 0, 0, x->lld};
     const int d11[11] = {2, ctxt, 8, 8, 2, 2, 2, 2, 0, 0, x->lld};
     memcpy(x->desc, eleven ? d11 : d9, eleven ? sizeof d11 : sizeof d9);
-    x->d = calloc((size_t)x->lld * (size_t)(x->lc > 0 ? x->lc : 1), esz(t));
+    x->d = calloc((size_t)x->lld * (size_t)(x->lc > 0 ? x->lc : 1), spt_esize(t));
 }
 
 typedef struct illegal_case {

@@ -75,29 +75,6 @@ static tran_fn *const tran_real[4] = {(tran_fn *)pstran_, (tran_fn *)pdtran_, (t
 static tran_fn *const tran_dmx[4] = {(tran_fn *)dmxsp_test_pstran_, (tran_fn *)dmxsp_test_pdtran_,
                                      (tran_fn *)dmxsp_test_pctranc_,
                                      (tran_fn *)dmxsp_test_pztranu_};
-static const size_t esz[4] = {4, 8, 8, 16};
-
-static void put(int t, void *d, size_t k, double re, double im)
-{
-    switch (t) {
-    case 0: ((float *)d)[k] = (float)re; break;
-    case 1: ((double *)d)[k] = re; break;
-    case 2: ((float *)d)[2 * k] = (float)re, ((float *)d)[2 * k + 1] = (float)im; break;
-    default: ((double *)d)[2 * k] = re, ((double *)d)[2 * k + 1] = im; break;
-    }
-}
-
-static void get(int t, const void *d, size_t k, double *re, double *im)
-{
-    *im = 0;
-    switch (t) {
-    case 0: *re = ((const float *)d)[k]; break;
-    case 1: *re = ((const double *)d)[k]; break;
-    case 2: *re = ((const float *)d)[2 * k], *im = ((const float *)d)[2 * k + 1]; break;
-    default: *re = ((const double *)d)[2 * k], *im = ((const double *)d)[2 * k + 1]; break;
-    }
-}
-
 /* Scalars in the type's form: one or two floats or doubles. */
 static void scalar(int t, const double v[2], void *out)
 {
@@ -122,16 +99,16 @@ static void make_array(arr *a, dmxt_rng *g, int t, int n, int ctxt, int pr, int 
     int lld = (lr > 0 ? lr : 1) + spt_int(g, 0, 2);
     descinit_(a->desc, &n, &n, &mb, &nb, &rsrc, &csrc, &ctxt, &lld, &info);
     a->len = (size_t)lld * (size_t)(lc > 0 ? lc : 1);
-    a->x = malloc(a->len * esz[t]);
-    a->y = malloc(a->len * esz[t]);
+    a->x = malloc(a->len * spt_esize(t));
+    a->y = malloc(a->len * spt_esize(t));
     if (a->x == NULL || a->y == NULL) {
         fprintf(stderr, "out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     for (size_t k = 0; k < a->len; k++)
-        put(t, a->x, k, (double)((k * 37 + (size_t)(myr * 5 + myc)) % 23) / 7.0 - 1.5,
-            (double)((k * 13 + (size_t)myc) % 19) / 9.0 - 1.0);
-    memcpy(a->y, a->x, a->len * esz[t]);
+        spt_put(t, a->x, k, (double)((k * 37 + (size_t)(myr * 5 + myc)) % 23) / 7.0 - 1.5,
+                (double)((k * 13 + (size_t)myc) % 19) / 9.0 - 1.0);
+    memcpy(a->y, a->x, a->len * spt_esize(t));
 }
 
 /* The case's call on both copies; returns the number of products per element (for the
@@ -205,8 +182,8 @@ int main(int argc, char **argv)
         double tol = t == 0 || t == 2 ? 2e-5 * depth : 1e-13 * depth, worst = 0;
         for (size_t e = 0; e < a.len; e++) {
             double r1, i1, r2, i2;
-            get(t, a.x, e, &r1, &i1);
-            get(t, a.y, e, &r2, &i2);
+            spt_get(t, a.x, e, &r1, &i1);
+            spt_get(t, a.y, e, &r2, &i2);
             double d = hypot(r1 - r2, i1 - i2) / (1.0 + hypot(r1, i1));
             worst = d > worst || d != d ? d : worst;
         }
