@@ -126,8 +126,15 @@ typedef struct dmxi_region {
  * without memory are left out. */
 dmx_status dmxi_layout_regions(const dmx_layout *L, size_t esize, int k, dmxi_region **v,
                                int64_t *n, int64_t *cap);
-void dmxi_regions_sort(dmxi_region *v, int64_t n); /* by lo */
-int dmxi_regions_meet(const dmxi_region *x, const dmxi_region *y);
+/* Sort v by lo and return (malloc'd; NULL out of memory) the running maximum of hi over v[0..i],
+ * the index dmxi_regions_find searches. */
+uintptr_t *dmxi_regions_index(dmxi_region *v, int64_t n);
+/* Which region pairs count (NULL: all). */
+typedef int (*dmxi_region_keep)(const dmxi_region *x, const dmxi_region *y, const void *ctx);
+/* The index of a region of the indexed list v (n entries, pmax from dmxi_regions_index) that
+ * keep accepts and whose runs meet x's, or -1. */
+int64_t dmxi_regions_find(const dmxi_region *x, const dmxi_region *v, const uintptr_t *pmax,
+                          int64_t n, dmxi_region_keep keep, const void *ctx);
 
 /* *hit = 1 if some element of x and some element of y share memory on this rank: in global
  * coordinates for the same storage, else run by run. Empty and memoryless layouts alias

@@ -39,10 +39,14 @@ static int by_lo(const void *x, const void *y)
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-void dmxi_regions_sort(dmxi_region *v, int64_t n)
+uintptr_t *dmxi_regions_index(dmxi_region *v, int64_t n)
 {
     if (n > 1)
         qsort(v, (size_t)n, sizeof *v, by_lo);
+    uintptr_t *pmax = malloc((size_t)(n > 0 ? n : 1) * sizeof *pmax);
+    for (int64_t i = 0; pmax != NULL && i < n; i++)
+        pmax[i] = i && pmax[i - 1] > v[i].hi ? pmax[i - 1] : v[i].hi;
+    return pmax;
 }
 
 static dmx_status push(dmxi_region **v, int64_t *n, int64_t *cap, uintptr_t base, int64_t ld,
@@ -104,7 +108,7 @@ cleanup:
     return st;
 }
 
-int dmxi_regions_meet(const dmxi_region *x, const dmxi_region *y)
+static int regions_meet(const dmxi_region *x, const dmxi_region *y)
 {
     if (x->nruns > y->nruns) {
         const dmxi_region *t = x;
@@ -132,8 +136,8 @@ int dmxi_regions_meet(const dmxi_region *x, const dmxi_region *y)
     return 0;
 }
 
-/* Whether some region of the sorted list v (n entries, running maximum of hi in pmax) meets x. */
-static int meets_any(const dmxi_region *x, const dmxi_region *v, const uintptr_t *pmax, int64_t n)
+int64_t dmxi_regions_find(const dmxi_region *x, const dmxi_region *v, const uintptr_t *pmax,
+                          int64_t n, dmxi_region_keep keep, const void *ctx)
 {
     int64_t lo = 0, hi = n; /* lo: the first region of v starting at or after x's end */
     while (lo < hi) {
@@ -144,9 +148,9 @@ static int meets_any(const dmxi_region *x, const dmxi_region *v, const uintptr_t
             hi = mid;
     }
     for (int64_t j = lo - 1; j >= 0 && pmax[j] > x->lo; j--)
-        if (v[j].hi > x->lo && dmxi_regions_meet(x, &v[j]))
-            return 1;
-    return 0;
+        if (v[j].hi > x->lo && (keep == NULL || keep(x, &v[j], ctx)) && regions_meet(x, &v[j]))
+            return j;
+    return -1;
 }
 
 dmx_status dmxi_layouts_alias(const dmx_layout *x, const dmx_layout *y, size_t esize, int *hit)
@@ -167,13 +171,10 @@ dmx_status dmxi_layouts_alias(const dmx_layout *x, const dmx_layout *y, size_t e
     DMXI_TRY(dmxi_layout_regions(y, esize, 1, &ry, &ny, &cy));
     if (nx == 0 || ny == 0)
         goto cleanup;
-    dmxi_regions_sort(ry, ny);
-    pmax = malloc((size_t)ny * sizeof *pmax); /* largest hi among ry[0..i] */
+    pmax = dmxi_regions_index(ry, ny);
     DMXI_CHECK(pmax, DMX_ERR_ALLOC, "out of memory");
-    for (int64_t i = 0; i < ny; i++)
-        pmax[i] = i && pmax[i - 1] > ry[i].hi ? pmax[i - 1] : ry[i].hi;
     for (int64_t i = 0; i < nx && !*hit; i++)
-        *hit = meets_any(&rx[i], ry, pmax, ny);
+        *hit = dmxi_regions_find(&rx[i], ry, pmax, ny, NULL, NULL) >= 0;
 cleanup:
     free(rx);
     free(ry);

@@ -135,6 +135,12 @@ static int memory_pair(const dmx_transform *tv, int k, int j)
     return !global_pair(tv, k, j);
 }
 
+/* dmxi_regions_find's filter: B region x and A region y belong to a pair case 2 compares. */
+static int keep_pair(const dmxi_region *x, const dmxi_region *y, const void *ctx)
+{
+    return memory_pair(ctx, x->k, y->k);
+}
+
 static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int *jj)
 {
     dmx_status st = DMX_SUCCESS;
@@ -155,27 +161,12 @@ static dmx_status memory_conflict(int nt, const dmx_transform *tv, int *kk, int 
     }
     if (nb == 0 || na == 0)
         goto cleanup;
-    dmxi_regions_sort(ra, na);
-    pmax = malloc((size_t)na * sizeof *pmax); /* largest hi among ra[0..i] */
+    pmax = dmxi_regions_index(ra, na);
     DMXI_CHECK(pmax, DMX_ERR_ALLOC, "out of memory");
-    for (int64_t i = 0; i < na; i++)
-        pmax[i] = i && pmax[i - 1] > ra[i].hi ? pmax[i - 1] : ra[i].hi;
     for (int64_t i = 0; i < nb && *kk < 0; i++) {
-        const dmxi_region *x = &rb[i];
-        int64_t lo = 0, hi = na; /* lo: the first A region starting at or after x's end */
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (ra[mid].lo < x->hi)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (int64_t j = lo - 1; j >= 0 && pmax[j] > x->lo; j--)
-            if (ra[j].hi > x->lo && memory_pair(tv, x->k, ra[j].k) &&
-                dmxi_regions_meet(x, &ra[j])) {
-                *kk = x->k, *jj = ra[j].k;
-                break;
-            }
+        int64_t j = dmxi_regions_find(&rb[i], ra, pmax, na, keep_pair, tv);
+        if (j >= 0)
+            *kk = rb[i].k, *jj = ra[j].k;
     }
 cleanup:
     free(rb);
