@@ -21,20 +21,18 @@ cmake --build build-ci -j"$jobs"
 (cd build-ci && ctest --output-on-failure -j"$jobs" --timeout 900)
 
 if [ "${DMX_SKIP_MPICH:-0}" != 1 ]; then
-    cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON \
+    cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON -DDMX_TEST_YIELD=ON \
         -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich >/dev/null
     cmake --build build-mpich -j"$jobs"
-    # without the 6- and 8-rank tests, and core_transform one at a time with 300 random
-    # cases instead of 1200: MPICH's blocking calls spin, so oversubscribed runs are slow
-    # (docs/mpi.md: about 0.25 s per case at 3 ranks on 2 cores under load, most of it now in
-    # the test harness's own blocking allreduces); scripts/check_matrix.sh runs them all. The
-    # fuzzer likewise runs 100 cases per rank count here (400 under Open MPI). The ScaLAPACK
-    # comparisons run at 1 and 2 ranks here (the recipe, overlap and driver tests at 4): at 3-4
-    # ranks MPICH's spinning made scalapack_small_np3 take 180 s on a loaded machine.
-    (cd build-mpich && DMX_FUZZ_CASES=100 ctest --output-on-failure -j"$jobs" --timeout 900 \
-        -LE large -E "core_transform|scalapack_(compare|small|loop|gemm_compare)_np[34]" &&
-        DMX_TEST_CASES=300 ctest --output-on-failure -j1 --timeout 900 -LE large \
-            -R core_transform)
+    # Without the 6- and 8-rank tests and with a quarter of the random cases
+    # (DMX_TEST_SCALE, tests/common/dmxtest.h): MPICH's blocking calls spin, so every case costs
+    # several times more oversubscribed; DMX_TEST_YIELD preloads tests/common/mpi_yield.c, which
+    # makes the tests' and the library's blocking point-to-point calls yield instead (docs/mpi.md).
+    # The Open MPI pass runs every case. The ScaLAPACK comparisons run at 1 and 2 ranks here (the
+    # recipe, overlap and driver tests at 4): at 3-4 ranks MPICH's spinning made
+    # scalapack_small_np3 take 180 s on a loaded machine.
+    (cd build-mpich && DMX_TEST_SCALE=0.25 ctest --output-on-failure -j"$jobs" --timeout 900 \
+        -LE large -E "scalapack_(compare|small|loop|gemm_compare)_np[34]")
     # ScaLAPACK's own programs with the MPICH-built drop-in preloaded, against the same programs
     # without it (docs/scalapack.md): Debian's prebuilt solver testers in all four precisions
     # (LU, QR, Cholesky, inverse, least squares, the reductions, eigen- and SVD solvers, banded;
@@ -48,7 +46,9 @@ fi
 if [ "${DMX_SKIP_SANITIZE:-0}" != 1 ]; then
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMX_SANITIZE=ON -DDMX_WERROR=ON >/dev/null
     cmake --build build-asan -j"$jobs"
-    # without the 6- and 8-rank tests (the plain pass runs them): the sanitizers look at the
-    # same code paths at 1-4 ranks
-    (cd build-asan && ctest --output-on-failure -j"$jobs" --timeout 1800 -LE large)
+    # without the 6- and 8-rank tests (the plain pass runs them) and with a quarter of the random
+    # cases (DMX_TEST_SCALE): the sanitizers look for memory and undefined-behaviour faults on the
+    # same code paths at 1-4 ranks, at 3-10x the cost per case
+    (cd build-asan && DMX_TEST_SCALE=0.25 ctest --output-on-failure -j"$jobs" --timeout 1800 \
+        -LE large)
 fi

@@ -5,7 +5,7 @@
 # drop-in (libdmx_scalapack built against libscalapack-mpich) preloaded, so ScaLAPACK's own
 # solvers call dmx's PDGEMM/PDGEMR2D/PDTRAN... on submatrices of their arrays.
 #
-# Every run preloads tests/scalapack/testers/mpi_yield.c (MPICH's blocking calls spin; with 4 ranks
+# Every run preloads tests/common/mpi_yield.c (MPICH's blocking calls spin; with 4 ranks
 # on 2 cores they wait a time slice per message otherwise) and reads the reduced .dat files of
 # tests/scalapack/testers/ (the shipped sizes take far too long here). The dmx run also preloads
 # tests/scalapack/testers/sp_calls.c, which counts the calls reaching each drop-in entry point.
@@ -65,7 +65,7 @@ command -v "$mpiexec" >/dev/null || die "$mpiexec not found (Debian package mpic
 
 tmp=$(mktemp -d /tmp/dmx_sptesters.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-"$mpicc" -O2 -shared -fPIC -o "$tmp/mpi_yield.so" "$datdir/mpi_yield.c" ||
+"$mpicc" -O2 -shared -fPIC -o "$tmp/mpi_yield.so" "$root/tests/common/mpi_yield.c" ||
     die "cannot build mpi_yield.so"
 "$mpicc" -O2 -shared -fPIC -o "$tmp/sp_calls.so" "$datdir/sp_calls.c" -ldl ||
     die "cannot build sp_calls.so"

@@ -789,7 +789,7 @@ int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
     dmxt_init(&ctx, &argc, &argv, "coll_fuzz");
-    int64_t cases = dmxt_env_int("DMX_COLL_FUZZ_CASES", 120);
+    int64_t cases = dmxt_cases("DMX_COLL_FUZZ_CASES", 120);
     uint64_t seed = (uint64_t)dmxt_env_int("DMX_COLL_FUZZ_SEED", (int64_t)ctx.seed);
     const int big = (int)dmxt_env_int("DMX_COLL_FUZZ_BIG", 1);
     const char *what = argc > 1 && argv[1][0] >= 'a' && argv[1][0] <= 'z' ? argv[1] : NULL;

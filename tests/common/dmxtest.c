@@ -976,6 +976,20 @@ int64_t dmxt_env_int(const char *name, int64_t dflt)
     return (int64_t)v;
 }
 
+int64_t dmxt_cases(const char *name, int64_t dflt)
+{
+    int64_t n = dmxt_env_int(name, dflt);
+    const char *s = getenv("DMX_TEST_SCALE");
+    if (!s || !*s || n <= 0)
+        return n;
+    char *end = NULL;
+    double f = strtod(s, &end);
+    if (end == s || *end != '\0' || !(f > 0.0))
+        return n;
+    double scaled = (double)n * f + 0.5;
+    return scaled < 1.0 ? 1 : (int64_t)scaled;
+}
+
 void dmxt_init(dmxt_ctx *ctx, int *argc, char ***argv, const char *name)
 {
     MPI_Init(argc, argv);

@@ -196,6 +196,10 @@ typedef struct dmxt_ctx {
 void dmxt_init(dmxt_ctx *ctx, int *argc, char ***argv, const char *name);
 /* Read an integer setting from the environment (all ranks must see the same value). */
 int64_t dmxt_env_int(const char *name, int64_t dflt);
+/* Number of random cases for a test: the setting `name` if set, else dflt, times the harness's
+ * DMX_TEST_SCALE (a fraction, default 1; test.sh's MPICH and sanitizer passes run a quarter of
+ * the random cases, since each case costs several times more there), rounded, at least 1. */
+int64_t dmxt_cases(const char *name, int64_t dflt);
 /* Record the description of the case being run (printed by the watchdog). */
 void dmxt_set_current(const char *desc);
 /* End one case: sums local_bad over ranks; on failure rank 0 prints "FAIL <desc>" and the first

@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
     dmxt_init(&ctx, &argc, &argv, "test_layout");
-    int64_t ncases = dmxt_env_int("DMX_TEST_CASES", 300);
+    int64_t ncases = dmxt_cases("DMX_TEST_CASES", 300);
     int64_t only = dmxt_env_int("DMX_TEST_CASE", -1);
     char desc[1024];
 

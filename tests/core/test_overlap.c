@@ -494,7 +494,7 @@ int main(int argc, char **argv)
     dmx_set_error_handler(handler);
     dmxt_rng g;
     dmxt_rng_seed(&g, ctx.seed, 7);
-    part1(&ctx, &g, (int)dmxt_env_int("DMX_OVERLAP_CASES", 160));
+    part1(&ctx, &g, (int)dmxt_cases("DMX_OVERLAP_CASES", 160));
     part2(&ctx, &g, 60);
     part3(&ctx);
     part4(&ctx);

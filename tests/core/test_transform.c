@@ -703,10 +703,10 @@ int main(int argc, char **argv)
     case_comm = MPI_COMM_WORLD;
     MPI_Comm_dup(MPI_COMM_WORLD, &case_dup);
     /* about 15 s at 4 ranks oversubscribed on 2 cores */
-    int64_t ncases = dmxt_env_int("DMX_TEST_CASES", ctx.size <= 4 ? 1200 : 500);
+    int64_t ncases = dmxt_cases("DMX_TEST_CASES", ctx.size <= 4 ? 1200 : 500);
     int64_t only = dmxt_env_int("DMX_TEST_CASE", -1);
     int64_t nlarge = dmxt_env_int("DMX_TEST_LARGE_CASES", 3);
-    int64_t nsub = ctx.size >= 2 ? dmxt_env_int("DMX_TEST_SUB_CASES", 60) : 0;
+    int64_t nsub = ctx.size >= 2 ? dmxt_cases("DMX_TEST_SUB_CASES", 60) : 0;
     int verbose = (int)dmxt_env_int("DMX_TEST_VERBOSE", 0);
     static tcase c;
     char msg[600];

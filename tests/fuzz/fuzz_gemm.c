@@ -388,7 +388,7 @@ int main(int argc, char **argv)
     int64_t ncases = argc > 1 ? strtoll(argv[1], NULL, 0) : 100;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : ctx.seed;
     int64_t first = argc > 3 ? strtoll(argv[3], NULL, 0) : 0;
-    ncases = dmxt_env_int("DMX_FUZZ_CASES", ncases);
+    ncases = dmxt_cases("DMX_FUZZ_CASES", ncases);
     seed = (uint64_t)dmxt_env_int("DMX_FUZZ_SEED", (int64_t)seed);
     first = dmxt_env_int("DMX_FUZZ_FIRST", first);
     int64_t maxn = dmxt_env_int("DMX_FUZZ_MAXN", 24);

@@ -666,7 +666,7 @@ int main(int argc, char **argv)
     dmxt_ctx *ctx = &w.ctx;
     int P = ctx->size;
     w.verbose = (int)dmxt_env_int("DMX_TEST_VERBOSE", 0);
-    int64_t ncases = dmxt_env_int("DMX_TEST_CASES", 120);
+    int64_t ncases = dmxt_cases("DMX_TEST_CASES", 120);
     int64_t only = dmxt_env_int("DMX_TEST_CASE", -1);
     {
         /* the same processes in a shuffled order */

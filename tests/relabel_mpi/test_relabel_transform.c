@@ -315,7 +315,7 @@ int main(int argc, char **argv)
     }
 
     /* Random cases: every dtype and op, every cost kind, both APIs. */
-    int ncases = (int)dmxt_env_int("DMX_TEST_CASES", 24);
+    int ncases = (int)dmxt_cases("DMX_TEST_CASES", 24);
     for (int k = 0; k < ncases; k++) {
         tcase c;
         memset(&c, 0, sizeof c);

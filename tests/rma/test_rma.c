@@ -537,7 +537,7 @@ int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
     dmxt_init(&ctx, &argc, &argv, "test_rma");
-    int ncases = (int)dmxt_env_int("DMX_RMA_TEST_CASES", 16);
+    int ncases = (int)dmxt_cases("DMX_RMA_TEST_CASES", 16);
     dmxt_rng g;
     dmxt_rng_seed(&g, ctx.seed, 11);
     user_windows = ctx.size == 1 || dmxt_mpi_user_windows(ctx.comm);

@@ -228,7 +228,7 @@ int main(int argc, char **argv)
     dmxt_init(&ctx, &argc, &argv, "test_runs");
     dmxt_rng r;
     dmxt_rng_seed(&r, ctx.seed, 15);
-    const int cases = (int)dmxt_env_int("DMX_TEST_RUNS_CASES", 120);
+    const int cases = (int)dmxt_cases("DMX_TEST_RUNS_CASES", 120);
     for (int k = 0; k < cases; k++)
         run_random(&ctx, &r, k);
     test_memory(&ctx);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A test-harness aid, not part of dmx: preloaded under MPICH, it turns the blocking MPI calls
- * that ScaLAPACK's BLACS (and dmx's drop-in) make into their nonblocking forms completed by a
- * loop of MPI_Test and sched_yield. MPICH's blocking calls spin without giving up the core, so
- * with more ranks than cores (4 ranks on this project's 2-core machines) every blocking call
- * waits about a scheduler time slice for the peer it needs; yielding lets that peer run. Only
- * the speed changes: each replacement has the blocking call's meaning (MPI standard: a blocking
- * call equals its nonblocking start followed by MPI_Wait). Every call goes through PMPI, so it
- * composes with any other library that defines the MPI_ names it does not.
+/* A test-harness aid, not part of dmx: preloaded under MPICH (by scripts/scalapack_testers.sh,
+ * and by ctest when the build has DMX_TEST_YIELD=ON, as test.sh's MPICH pass does), it turns the
+ * blocking MPI calls that ScaLAPACK's BLACS (and dmx's drop-in) make into their nonblocking forms
+ * completed by a loop of MPI_Test and sched_yield. MPICH's blocking calls spin without giving up
+ * the core, so with more ranks than cores (4 ranks on this project's 2-core machines) every
+ * blocking call waits about a scheduler time slice for the peer it needs; yielding lets that peer
+ * run. Only the speed changes: each replacement has the blocking call's meaning (MPI standard: a
+ * blocking call equals its nonblocking start followed by MPI_Wait). Every call goes through PMPI,
+ * so it composes with any other library that defines the MPI_ names it does not.
  *
  * MPI_Reduce and MPI_Allreduce are left blocking: with them replaced by MPI_Ireduce and
  * MPI_Iallreduce, xdlu's iterative refinement (pdgerfs) under MPICH 4.0.2 sent ranks down
