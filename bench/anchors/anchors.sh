@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Side by side: Debian's ScaLAPACK, COSMA, COSTA and dmx's drop-in on the same ScaLAPACK-API calls
+# (bench/anchors/anchors.c), launches interleaved (S M C D S M C D ...) so each round sees the same
+# background load; prints per case the median over launches of each launch's median call time,
+# the ratios against dmx, and writes every launch's JSON line to --out.
+#
+#   bench/anchors/anchors.sh [--rounds R] [--reps N] [--out file.jsonl] [--cases FILE|-]
+#
+# Environment: DMX_BUILD (default build; its src/scalapack/libdmx_scalapack.so is preloaded),
+# COSMA_DIR (an install prefix of eth-cscs/COSMA v2.8.4: lib/libcosma_pxgemm.so is preloaded for
+# gemm), COSTA_DIR (eth-cscs/COSTA v2.3.2: lib/libcosta_scalapack.so for gemr2d and tran); an
+# anchor whose directory is unset or lacks the library is left out. bench/README.md has the
+# recipe for both. Runs with OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 unless set.
+#
+# A case is one line: np op args... (anchors.c's arguments after the operation), e.g.
+#   4 gemm 4096 4096 4096 64 2 2
+#   4 tran 4096 4096 32 128 2 2
+# Not in CI: minutes per round on 2 cores.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+rounds=3 reps=3 out=anchors.jsonl cases=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    -h | --help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "anchors.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+default_cases='2 gemm 4096 4096 4096 64 1 2
+4 gemm 4096 4096 4096 64 2 2
+4 gemm 2048 2048 32768 64 2 2
+4 gemm 32768 2048 2048 64 2 2
+4 gemm 512 512 512 64 2 2
+4 gemr2d 4096 4096 32 128 2 2
+4 tran 4096 4096 32 128 2 2'
+if [ -z "$cases" ]; then
+    case_text=$default_cases
+elif [ "$cases" = - ]; then
+    case_text=$(cat)
+else
+    case_text=$(cat "$cases")
+fi
+
+. "$root/scripts/env.sh"
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+dmxlib=${DMX_BUILD:-$root/build}/src/scalapack/libdmx_scalapack.so
+[ -f "$dmxlib" ] || { echo "anchors.sh: $dmxlib not found (build dmx, or set DMX_BUILD)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/dmx_anchors.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+mpicc -O2 -o "$tmp/anchors" "$root/bench/anchors/anchors.c" -lscalapack-openmpi -lm -ldl
+
+cosma=${COSMA_DIR:+$COSMA_DIR/lib/libcosma_pxgemm.so}
+costa=${COSTA_DIR:+$COSTA_DIR/lib/libcosta_scalapack.so}
+[ -n "$cosma" ] && [ ! -f "$cosma" ] && { echo "anchors.sh: no $cosma; COSMA left out" >&2; cosma=; }
+[ -n "$costa" ] && [ ! -f "$costa" ] && { echo "anchors.sh: no $costa; COSTA left out" >&2; costa=; }
+
+: >"$out"
+launch() { # impl preload np op args...
+    local impl=$1 pre=$2 np=$3
+    shift 3
+    if ! env ANCHOR_IMPL="$impl" ${pre:+LD_PRELOAD=$pre} mpirun -n "$np" "$tmp/anchors" "$@" \
+        "$reps" >>"$out" 2>"$tmp/err"; then
+        echo "anchors.sh: $impl failed on: $np $*" >&2
+        cat "$tmp/err" >&2
+        return 1
+    fi
+}
+rc=0
+for ((r = 1; r <= rounds; r++)); do
+    echo "round $r of $rounds" >&2
+    while read -r np op args; do
+        [ -z "$np" ] && continue
+        # shellcheck disable=SC2086
+        launch scalapack "" "$np" "$op" $args || rc=1
+        if [ "$op" = gemm ] && [ -n "$cosma" ]; then
+            # shellcheck disable=SC2086
+            launch cosma "$cosma" "$np" "$op" $args || rc=1
+        fi
+        if [ "$op" != gemm ] && [ -n "$costa" ]; then
+            # shellcheck disable=SC2086
+            launch costa "$costa" "$np" "$op" $args || rc=1
+        fi
+        # shellcheck disable=SC2086
+        launch dmx "$dmxlib" "$np" "$op" $args || rc=1
+    done <<<"$case_text"
+done
+
+python3 - "$out" <<'EOF'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+cases = {}
+for r in rows:
+    key = (r["op"], r["np"], r["grid"], r["m"], r["n"], r["k"], r["nb"], r["nb2"])
+    cases.setdefault(key, {}).setdefault(r["impl"], []).append(r)
+wrong = sum(r["wrong"] for r in rows)
+print("| case | grid | ScaLAPACK | anchor | dmx | ScaLAPACK / dmx | anchor / dmx | libraries |")
+print("|---|---|---|---|---|---|---|---|")
+for key, impls in cases.items():
+    op, np, grid, m, n, k, nb, nb2 = key
+    med = {i: statistics.median(x["t_med"] for x in v) for i, v in impls.items()}
+    libs = ",".join(sorted({x["lib"] for v in impls.values() for x in v}))
+    anchor = "cosma" if "cosma" in med else "costa" if "costa" in med else None
+    desc = f"{op} {m}x{n}" + (f"x{k} nb {nb}" if op == "gemm" else f" {nb}->{nb2}")
+    d = med.get("dmx")
+    fmt = lambda x: f"{x * 1e3:.2f} ms" if x is not None else "-"
+    ratio = lambda x: f"{x / d:.2f}" if x is not None and d else "-"
+    a = med.get(anchor) if anchor else None
+    print(f"| {desc} | {grid} | {fmt(med.get('scalapack'))} | {anchor or ''} {fmt(a)} | {fmt(d)} "
+          f"| {ratio(med.get('scalapack'))} | {ratio(a)} | {libs} |")
+print(f"wrong elements in all launches: {wrong}")
+sys.exit(1 if wrong else 0)
+EOF
+exit $rc
