@@ -31,9 +31,9 @@ hasnt() {
 }
 
 table_names=$(sed -n 's/^ *ROW(DMXI_SET_[A-Z_]*, *"\(DMX_[^"]*\)".*/\1/p' "$src/src/core/settings_table.c" | sort)
-[ -n "$table_names" ] && ok || bad "no ROW lines in settings_table.c"
+if [ -n "$table_names" ]; then ok; else bad "no ROW lines in settings_table.c"; fi
 
-out=$(clean "$dmx" settings 2>&1) && ok || bad "dmx settings: exit $?"
+if out=$(clean "$dmx" settings 2>&1); then ok; else bad "dmx settings: exit $?"; fi
 has "$out" "^NAME +TIER +SCOPE +DEFAULT +CURRENT +MEANING" "dmx settings: header"
 has "$out" "^DMX_TIMEOUT +user +local +600 +- +seconds without progress" "dmx settings: DMX_TIMEOUT row"
 hasnt "$out" "^DMX_[A-Z_<>]+ +(tuning|test) " "dmx settings: a tuning or test row without --all"
@@ -53,10 +53,10 @@ has "$out" "^DMX_COLL_CHECK +user +must-match +local +agree " "DMX_COLL_CHECK=ag
 err=$(clean env DMX_TIMOUT=5 "$dmx" settings 2>&1 >/dev/null)
 has "$err" "^dmx: settings: DMX_TIMOUT is set but is no dmx setting" "a misspelt name is named"
 err=$(clean env DMX_TIMEOUT=5 DMX_COLL_SCAN=ring "$dmx" settings 2>&1 >/dev/null)
-[ -z "$err" ] && ok || bad "settings and family members are not named as unknown: $err"
+if [ -z "$err" ]; then ok; else bad "settings and family members are named as unknown: $err"; fi
 
 all=$(clean "$dmx" settings --all | sed -n 's/^\(DMX_[^ ]*\) .*/\1/p' | sort)
-[ "$all" = "$table_names" ] && ok || bad "--all does not list exactly the table's names"
+if [ "$all" = "$table_names" ]; then ok; else bad "--all does not list exactly the table's names"; fi
 md=$(clean "$dmx" settings --markdown)
 for n in $table_names; do
     if ! printf '%s\n' "$md" | grep -Fq "| \`$n\` |"; then bad "--markdown has no row for $n"; fi
@@ -69,13 +69,16 @@ has "$md" "^## Test settings$" "--markdown: test section"
 user=$(clean "$dmx" settings | sed -n 's/^\(DMX_[^ ]*\) \+user .*/\1/p' | sort)
 para=$(awk '/^Environment settings/ { on = 1 } on && /^$/ { exit } on' "$src/README.md")
 named=$(printf '%s\n' "$para" | grep -Eo 'DMX_[A-Z_<>]+' | sort -u)
-[ -n "$para" ] && [ "$named" = "$user" ] && ok ||
-    bad "README.md's settings paragraph names [$(echo $named)], the user tier is [$(echo $user)]"
+if [ -n "$para" ] && [ "$named" = "$user" ]; then
+    ok
+else
+    bad "README.md's settings paragraph names [$named], the user tier is [$user]"
+fi
 
 # only settings.c reads the environment
 readers=$(grep -rnE '\b(getenv|secure_getenv|environ)\b' "$src/src" --include='*.c' --include='*.h' |
     grep -v "^$src/src/core/settings\.[ch]:")
-[ -z "$readers" ] && ok || bad "the environment is read outside src/core/settings.c: $readers"
+if [ -z "$readers" ]; then ok; else bad "the environment is read outside src/core/settings.c: $readers"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
