@@ -22,6 +22,7 @@
  *  - dmx/coll.h      collectives with one algorithm per file, a cost model and AUTO, grids
  *  - dmx/rma.h       symmetric heaps, strided one-sided transfers, patches of layouts
  *  - dmx/gemm.h      the multiply (SUMMA, hierarchical SUMMA, Cannon) on any layouts
+ *  - dmx/settings.h  the table of DMX_* environment settings (dmx settings), read-only
  * The ScaLAPACK drop-in (libdmx_scalapack) has its own header, dmx/scalapack.h (also installed
  * as dmx_scalapack.h), not included here: it declares ScaLAPACK's own symbols.
  */
@@ -36,5 +37,6 @@
 #include "dmx/coll.h"
 #include "dmx/rma.h"
 #include "dmx/gemm.h"
+#include "dmx/settings.h"
 
 #endif /* DMX_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The dmx command-line program: benchmarks and the offline relabeling planner.
+/* The dmx command-line program: benchmarks, the offline relabeling planner, models, settings.
  *
  * Every subcommand is one row of the table below: its words, its argument synopsis, a one-line
  * help, the function that runs it and whether it runs under mpirun. Usage is printed from the
@@ -42,6 +42,8 @@ static const subcommand commands[] = {
      0},
     {"plan", "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD [options]",
      "offline relabeling planner", dmx_cmd_plan, 0},
+    {"settings", "[--all] [--markdown]", "the DMX_* environment settings and their values",
+     dmx_cmd_settings, 0},
 };
 enum { NCOMMANDS = (int)(sizeof commands / sizeof commands[0]), HELP_COLUMN = 51 };
 

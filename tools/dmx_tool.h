@@ -16,4 +16,7 @@ int dmx_cmd_model_coll(int argc, char **argv);
 /* dmx model gemm [options]     (one process)  tools/model_gemm.c */
 int dmx_cmd_model_gemm(int argc, char **argv);
 
+/* dmx settings [--all] [--markdown]  (one process)  tools/settings.c */
+int dmx_cmd_settings(int argc, char **argv);
+
 #endif

@@ -116,7 +116,7 @@ void dmxi_coll_settings_read(void)
             name[n++] = (char)toupper((unsigned char)*c);
         name[n] = '\0';
         forced[k] = DMX_COLL_AUTO;
-        const char *v = getenv(name); /* the DMX_COLL_<NAME> family: settings.c, last row */
+        const char *v = dmxi_setting_family_str(DMXI_SET_COLL_ALG, name + sizeof "DMX_COLL_" - 1);
         dmx_coll_alg a = DMX_COLL_AUTO;
         if (v && *v) {
             if (dmx_coll_alg_from_name(v, &a) == DMX_SUCCESS &&

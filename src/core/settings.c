@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The table of DMX_* environment settings: name, default, meaning, and whether it is test-only.
- * Every DMX_* variable the library reads is read here and only here (dmxi_setting_int,
- * dmxi_setting_str); docs/settings.md documents the same table, by hand.
+/* The reader of the DMX_* settings table (its rows: settings_table.c). Every DMX_* variable the
+ * library, libdmx_scalapack included, reads is read here and only here (dmxi_setting_int,
+ * dmxi_setting_str, dmxi_setting_family_str, and the public dmx_setting_int and
+ * dmx_setting_str of dmx/settings.h); docs/settings.md is generated from the table.
  *
  * Values are read at each use (a plan's creation, an exchange's begin), not cached at the first
  * one: the tests change DMX_EXCHANGE, DMX_SHM and DMX_MAX_MESSAGE_BYTES between calls in one
@@ -11,7 +12,7 @@
  * environment changed, which is told from the environment's array of pointers without reading
  * its strings (below).
  *
- * New modules add their rows here (and to dmxi_setting in settings.h and docs/settings.md). */
+ * New modules add their rows to settings_table.c and a name to dmxi_setting in settings.h. */
 #include "dmxi.h"
 
 #include <errno.h>
@@ -20,140 +21,28 @@
 
 extern char **environ; /* POSIX */
 
-static const dmxi_setting_row table[DMXI_NSETTINGS] = {
-    [DMXI_SET_EXCHANGE] = {"DMX_EXCHANGE", 0, "auto",
-                           "sparse-exchange protocol: auto, nbx, pex, pcx or rsx; the same on "
-                           "every rank",
-                           0, 1},
-    [DMXI_SET_SHM] = {"DMX_SHM", 1, "1",
-                      "0: packages to ranks of the same node go through MPI messages instead of "
-                      "rings in a shared window",
-                      0},
-    [DMXI_SET_STREAM] = {"DMX_STREAM", -1, "unset",
-                         "0/1 force A's writes through the caches / past them with non-temporal "
-                         "stores; unset: past them when a rank writes 8 MiB or more of A (and "
-                         "direct one-sided puts from 1 MiB in blocks of 64 bytes or more)",
-                         0},
-    [DMXI_SET_PROFILE] = {"DMX_PROFILE", 0, "0",
-                          "1: print the phase times of every plan execution to stderr", 0},
-    [DMXI_SET_MAX_MESSAGE_BYTES] = {"DMX_MAX_MESSAGE_BYTES", (int64_t)1 << 30, "1073741824",
-                                    "largest MPI message in bytes (1..INT_MAX; smallest over "
-                                    "ranks); lower it to exercise messages split into chunks",
-                                    1},
-    [DMXI_SET_SHM_CHUNK_BYTES] = {"DMX_SHM_CHUNK_BYTES", (int64_t)128 * 1024, "131072",
-                                  "bytes per shared-window ring chunk (64..2^30; smallest over "
-                                  "ranks); lower it to exercise cut pieces and wrapping rings",
-                                  1},
-    [DMXI_SET_SCALAPACK_CACHE] = {"DMX_SCALAPACK_CACHE", 16, "16",
-                                  "plans libdmx_scalapack keeps per process group (0: none); "
-                                  "read by libdmx_scalapack itself, which uses public headers "
-                                  "only",
-                                  0},
-    [DMXI_SET_TIMEOUT] = {"DMX_TIMEOUT", 600, "600",
-                          "seconds without progress after which a waiting dmx call gives up (0: "
-                          "wait forever)",
-                          0},
-    [DMXI_SET_RMA] = {"DMX_RMA", 0, "auto",
-                      "one-sided transfer path: auto, shm, vector, blocks, pack or span (forcing "
-                      "one is for tests and measurements)",
-                      1, 1},
-    [DMXI_SET_MODEL] = {"DMX_MODEL", 0, "unset",
-                        "file of cost model parameters written by `dmx calibrate` (read at the "
-                        "first collective); unset: built-in defaults",
-                        0, 1},
-    [DMXI_SET_COLL_SEGMENTS] = {"DMX_COLL_SEGMENTS", 0, "0",
-                                "segments of the pipelined ring broadcast (0: the model's "
-                                "choice)",
-                                1},
-    [DMXI_SET_COLL_CHECK] = {"DMX_COLL_CHECK", 0, "local",
-                             "collectives' argument checks: local (a rank whose check fails "
-                             "calls the error handler, which by default ends the job), agree "
-                             "(or 1: one small allreduce per call, every rank returns the same "
-                             "status) or off (or 0: the status returned on that rank only)",
-                             0, 1},
-    [DMXI_SET_GEMM] = {"DMX_GEMM", 0, "auto",
-                       "multiply algorithm for DMX_GEMM_AUTO plans: auto, summa, hsumma or "
-                       "cannon",
-                       0, 1},
-    [DMXI_SET_GEMM_MFLOPS] = {"DMX_GEMM_MFLOPS", 50000, "50000",
-                              "one rank's wide-panel local multiply rate in MFLOP/s for the "
-                              "multiply's model (the built-in curve falls below it for panels "
-                              "under 256; ignored when DMX_GEMM_MODEL is loaded)",
-                              0},
-    [DMXI_SET_GEMM_MODEL] = {"DMX_GEMM_MODEL", 0, "unset",
-                             "file of \"rate = width MFLOPS\" lines: the local multiply's rate "
-                             "by panel width for the multiply's model (dmx calibrate gemm -o "
-                             "writes it)",
-                             0, 1},
-    [DMXI_SET_COMM_CACHE] = {"DMX_COMM_CACHE", 4, "4",
-                             "private duplicates of a communicator kept for the plans made on "
-                             "it, with their node communicator and shared window (0: every plan "
-                             "duplicates and frees its own)",
-                             0},
-    [DMXI_SET_SHM_CACHE_BYTES] = {"DMX_SHM_CACHE_BYTES", (int64_t)16 << 20, "16777216",
-                                  "largest shared window (bytes per rank) a kept duplicate "
-                                  "holds for the next plan; a plan whose rings need more gets "
-                                  "its own window, freed with the plan",
-                                  0},
-    [DMXI_SET_SMALL_BYTES] = {"DMX_SMALL_BYTES", 262144, "262144",
-                              "plans in which every rank exchanges at most this many bytes with "
-                              "other ranks are made with one agreement and run by plain messages, "
-                              "without a shared window; 0: never (the same on every rank)",
-                              0},
-    [DMXI_SET_PLAN_CHECK] =
-        {"DMX_PLAN_CHECK", 0, "local",
-         "one-shot calls' (dmx_transform_once) and block-cyclic layouts' "
-         "argument checks: local (with the default error handler a one-shot "
-         "between layouts known globally runs with no agreement, a "
-         "block-cyclic layout takes a reserved id; a rank whose check fails "
-         "calls the handler, which ends the job) or agree (one reduction, every "
-         "rank returns the same status); the same on every rank",
-         0, 1},
-    [DMXI_SET_RUNS] = {"DMX_RUNS", -1, "unset",
-                       "0/1: plan transforms between block-cyclic layouts as rectangles / as runs "
-                       "whenever they can be; unset: as runs when the overlay rectangles average "
-                       "under 1024 elements (the same on every rank)",
-                       0},
-    [DMXI_SET_RMA_PROBE] = {"DMX_RMA_PROBE", 1, "1",
-                            "1: time the one-sided message-path methods when a heap or patch "
-                            "window is made (under 1 ms) and pick by the result; 0: built-in "
-                            "rules; 2: as 1 and print the times from rank 0",
-                            0},
-    [DMXI_SET_ONCE_BYTES] = {"DMX_ONCE_BYTES", (int64_t)16 << 20, "16777216",
-                             "one-shot calls (DMX_PLAN_CHECK=local, default error handler) with "
-                             "2 x A's bytes at most this many (and at least DMX_SMALL_BYTES) are "
-                             "planned on each rank alone and run by plain messages, no "
-                             "agreement and no shared window; the same on every rank",
-                             0},
-    [DMXI_SET_RMA_PIECES] = {"DMX_RMA_PIECES", -1, "unset",
-                             "one-sided vector and pack operations: 0 one MPI call per transfer, "
-                             "1 pieces of 32768 blocks; unset: as the heap's probe found faster",
-                             1},
-    [DMXI_SET_COLL_TUNE] = {"DMX_COLL_TUNE", 2, "2",
-                            "rounds (0..5) in which the first AUTO collectives of each size "
-                            "class on a communicator try the MPI library's call and the "
-                            "algorithms the model predicts within 4x of its best (each twice "
-                            "in a row, the second timed), then keep the fastest measured (one "
-                            "small allreduce); cells predicted under 20 us are not tried; 0: "
-                            "the model's choice only; the same on every rank",
-                            0},
-    [DMXI_SET_ONCE_KEEP] = {"DMX_ONCE_KEEP", 4, "4",
-                            "one-shot plans (0..16) a communicator keeps for later calls with "
-                            "the same key, most recently used first; all but the most recent "
-                            "only while together they hold at most DMX_ONCE_BYTES; 0: none",
-                            0},
-    /* Not a row: DMX_COLL_<NAME>=<alg> (DMX_COLL_BCAST=ring, ...) forces AUTO's algorithm for
-     * one collective; src/coll/coll_select.c reads that family by name. */
-};
-
-const dmxi_setting_row *dmxi_setting_info(dmxi_setting s)
-{
-    return &table[s];
-}
-
 const char *dmxi_setting_str(dmxi_setting s)
 {
-    const char *v = getenv(table[s].name);
+    const char *v = getenv(dmxi_setting_rows[s].name);
+    return v && *v ? v : NULL;
+}
+
+/* Length of family row s's name before "<NAME>" (DMX_COLL_), 0 when s is no family. */
+static size_t family_prefix(dmxi_setting s)
+{
+    const char *at = strstr(dmxi_setting_rows[s].name, "<NAME>");
+    return at ? (size_t)(at - dmxi_setting_rows[s].name) : 0;
+}
+
+const char *dmxi_setting_family_str(dmxi_setting s, const char *suffix)
+{
+    const size_t pre = family_prefix(s);
+    char name[64];
+    if (pre == 0 || !suffix ||
+        snprintf(name, sizeof name, "%.*s%s", (int)pre, dmxi_setting_rows[s].name, suffix) >=
+            (int)sizeof name)
+        return NULL;
+    const char *v = getenv(name);
     return v && *v ? v : NULL;
 }
 
@@ -164,7 +53,7 @@ static _Thread_local uint64_t reported[DMXI_NSETTINGS];
 static int64_t parse_int(dmxi_setting s, const char *v)
 {
     if (!v)
-        return table[s].dflt;
+        return dmxi_setting_rows[s].dflt;
     errno = 0;
     char *end = NULL;
     long long x = strtoll(v, &end, 10);
@@ -172,12 +61,12 @@ static int64_t parse_int(dmxi_setting s, const char *v)
         /* Said once per value, so that a typo (DMX_TIMEOUT=10s) does not pass unnoticed; text
          * settings are parsed here too (the snapshot reads every row) and never reported. */
         const uint64_t h = dmxi_hash(DMXI_HASH_INIT, v, strlen(v)) | 1;
-        if (!table[s].text && reported[s] != h) {
+        if (!dmxi_setting_rows[s].text && reported[s] != h) {
             reported[s] = h;
             fprintf(stderr, "dmx: %s=\"%s\" is not a nonnegative integer: using the default, %s\n",
-                    table[s].name, v, table[s].dflt_s);
+                    dmxi_setting_rows[s].name, v, dmxi_setting_rows[s].dflt_s);
         }
-        return table[s].dflt;
+        return dmxi_setting_rows[s].dflt;
     }
     return (int64_t)x;
 }
@@ -197,7 +86,7 @@ void dmxi_setting_scan(const dmxi_setting *which, int n, const char **raw, int64
         if (v[0] != 'D' || v[1] != 'M' || v[2] != 'X' || v[3] != '_')
             continue;
         for (int k = 0; k < n; k++) {
-            const char *name = table[which[k]].name;
+            const char *name = dmxi_setting_rows[which[k]].name;
             const size_t len = strlen(name);
             if (!raw[k] && strncmp(v, name, len) == 0 && v[len] == '=') {
                 raw[k] = v + len + 1; /* the first match, as getenv */
@@ -283,8 +172,8 @@ static void snap_take(void)
         if (v[0] != 'D' || v[1] != 'M' || v[2] != 'X' || v[3] != '_')
             continue;
         for (int s = 0; s < DMXI_NSETTINGS; s++) {
-            const size_t len = strlen(table[s].name);
-            if (raw[s] || strncmp(v, table[s].name, len) != 0 || v[len] != '=')
+            const size_t len = strlen(dmxi_setting_rows[s].name);
+            if (raw[s] || strncmp(v, dmxi_setting_rows[s].name, len) != 0 || v[len] != '=')
                 continue;
             raw[s] = v + len + 1; /* the first match, as getenv */
             const size_t vlen = strlen(v) + 1;
@@ -319,4 +208,62 @@ const dmxi_setting_values *dmxi_setting_snapshot(void)
     if (!snap_current())
         snap_take();
     return &snap.values;
+}
+
+/* ---- the public reading of the table (dmx/settings.h) ----------------------------------------
+ * For the dmx program and libdmx_scalapack, which see the public headers only. */
+int dmx_setting_count(void)
+{
+    return DMXI_NSETTINGS;
+}
+
+dmx_status dmx_setting_describe(int i, dmx_setting_desc *out)
+{
+    if (!out)
+        return DMX_ERR_NULL;
+    if (i < 0 || i >= DMXI_NSETTINGS)
+        return DMX_ERR_ARG;
+    const dmxi_setting_row *r = &dmxi_setting_rows[i];
+    out->name = r->name;
+    out->tier = (dmx_setting_tier)r->tier;
+    out->scope = (dmx_setting_scope)r->scope;
+    out->dflt = r->dflt_s;
+    out->meaning = r->meaning;
+    out->doc = r->doc ? r->doc : r->meaning;
+    out->text = r->text;
+    return DMX_SUCCESS;
+}
+
+/* The row named name: exactly, else the family whose prefix it extends; -1: none. */
+static int find_row(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int s = 0; s < DMXI_NSETTINGS; s++)
+        if (strcmp(dmxi_setting_rows[s].name, name) == 0)
+            return s;
+    for (int s = 0; s < DMXI_NSETTINGS; s++) {
+        const size_t pre = family_prefix((dmxi_setting)s);
+        if (pre > 0 && strncmp(dmxi_setting_rows[s].name, name, pre) == 0 && name[pre] != '\0')
+            return s;
+    }
+    return -1;
+}
+
+const char *dmx_setting_str(const char *name)
+{
+    const int s = find_row(name);
+    if (s < 0)
+        return NULL;
+    if (family_prefix((dmxi_setting)s) > 0)
+        return dmxi_setting_family_str((dmxi_setting)s, name + family_prefix((dmxi_setting)s));
+    return dmxi_setting_str((dmxi_setting)s);
+}
+
+int64_t dmx_setting_int(const char *name)
+{
+    const int s = find_row(name);
+    if (s < 0 || dmxi_setting_rows[s].text)
+        return -1;
+    return dmxi_setting_int((dmxi_setting)s);
 }

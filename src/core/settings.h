@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The DMX_* environment settings: one table (settings.c), one reader, one document
- * (docs/settings.md). Included by dmxi.h. */
+ * (docs/settings.md, generated from the table by `dmx settings --markdown`). Included by
+ * dmxi.h. */
 #ifndef DMXI_SETTINGS_H
 #define DMXI_SETTINGS_H
 
@@ -33,17 +34,27 @@ typedef enum dmxi_setting {
     DMXI_SET_RMA_PIECES,        /* test-only: -1 (unset) probe decides; 0 whole, 1 pieces */
     DMXI_SET_COLL_TUNE,         /* AUTO's rounds of measured trials per size class; 0 off */
     DMXI_SET_ONCE_KEEP,         /* one-shot plans kept per communicator for the next calls */
+    DMXI_SET_SCALAPACK_DIRECT,  /* 0: no in-place path for tiny drop-in calls (read there) */
+    DMXI_SET_SCALAPACK_GEMM,    /* string: auto, dmx, scalapack (the drop-in's p?gemm_) */
+    DMXI_SET_COLL_ALG,          /* family DMX_COLL_<NAME>: AUTO's algorithm for one collective */
     DMXI_NSETTINGS
 } dmxi_setting;
 
+/* Who a setting is for, and whether ranks may differ in it: the public dmx_setting_tier and
+ * dmx_setting_scope (include/dmx/settings.h), whose values these are. */
 typedef struct dmxi_setting_row {
-    const char *name;    /* the environment variable */
+    const char *name;    /* the environment variable; a family's is PREFIX<NAME> */
     int64_t dflt;        /* integer settings: value when unset or not a nonnegative integer */
     const char *dflt_s;  /* the default as documented */
-    const char *meaning; /* one line */
-    int test_only;       /* 1: exists to exercise code paths in tests, not for users */
+    const char *meaning; /* one line (dmx settings) */
+    const char *doc;     /* markdown for docs/settings.md; NULL: meaning */
+    int tier;            /* dmx_setting_tier: user, tuning or test */
+    int scope;           /* dmx_setting_scope: local, must-match or agreed */
     int text;            /* 1: a word or a path (dmxi_setting_str), not an integer */
 } dmxi_setting_row;
+
+/* The table (settings_table.c); a family's name ends in <NAME> (DMX_COLL_<NAME>). */
+extern const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS];
 
 /* The table's row of setting s. Local. */
 const dmxi_setting_row *dmxi_setting_info(dmxi_setting s);
@@ -53,6 +64,11 @@ int64_t dmxi_setting_int(dmxi_setting s);
 
 /* String setting s: the raw value, or NULL when unset or empty. Local. */
 const char *dmxi_setting_str(dmxi_setting s);
+
+/* Family setting s (DMX_COLL_<NAME>): the raw value of the variable whose name is the family's
+ * prefix followed by suffix (DMX_COLL_ + BCAST), or NULL when unset, empty or s is no family.
+ * Local. */
+const char *dmxi_setting_family_str(dmxi_setting s, const char *suffix);
 
 /* Several settings in one pass over the environment (each getenv scans all of it: a call that
  * reads four settings and takes a microsecond in all notices): raw[k] as dmxi_setting_str of

@@ -224,15 +224,8 @@ static void ensure_init(const char *name)
 {
     if (g_sp.initialized)
         return;
-    const char *env = getenv("DMX_SCALAPACK_CACHE");
-    if (env != NULL && *env != '\0') {
-        char *end = NULL;
-        long long v = strtoll(env, &end, 10);
-        if (end != NULL && *end == '\0' && v >= 0)
-            g_sp.capacity = (int64_t)v;
-    }
-    env = getenv("DMX_SCALAPACK_DIRECT");
-    g_sp.direct = !(env != NULL && strcmp(env, "0") == 0);
+    g_sp.capacity = dmx_setting_int("DMX_SCALAPACK_CACHE");     /* src/core/settings_table.c */
+    g_sp.direct = dmx_setting_int("DMX_SCALAPACK_DIRECT") != 0; /* same */
     SP_MPI(name, MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_cb, &g_sp.keyval, NULL));
     SP_MPI(name, MPI_Comm_set_attr(MPI_COMM_SELF, g_sp.keyval, NULL));
     g_sp.initialized = 1;

@@ -106,8 +106,7 @@ static dmx_status operand(MPI_Comm comm, const sp_desc *d, const int *grid, int 
  * plan executions print their phases. */
 static int profiling(void)
 {
-    const char *v = getenv("DMX_PROFILE");
-    return v != NULL && atoi(v) != 0;
+    return dmx_setting_int("DMX_PROFILE") > 0;
 }
 
 /* dmx_gemm, or under DMX_PROFILE its steps with what they chose and took. */

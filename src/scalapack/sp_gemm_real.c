@@ -33,7 +33,7 @@ static int mode(void)
 {
     static int m = -1;
     if (m < 0) {
-        const char *env = getenv("DMX_SCALAPACK_GEMM");
+        const char *env = dmx_setting_str("DMX_SCALAPACK_GEMM");
         m = MODE_AUTO;
         if (env != NULL && strcmp(env, "dmx") == 0)
             m = MODE_DMX;
@@ -91,8 +91,7 @@ int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *des
     if (why == NULL)
         return 0;
     sp_count_gemm_handed();
-    const char *prof = getenv("DMX_PROFILE");
-    if (prof != NULL && atoi(prof) != 0) {
+    if (dmx_setting_int("DMX_PROFILE") > 0) {
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "dmx profile rank %d: P%cGEMM %d x %d x %d: handed to ScaLAPACK (%s)\n",

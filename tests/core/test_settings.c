@@ -6,10 +6,15 @@
  *  - text settings (DMX_EXCHANGE, DMX_PLAN_CHECK) are never reported, although the snapshot
  *    parses every row;
  *  - the snapshot (dmxi_setting_snapshot) follows setenv, unsetenv, putenv and a string given to
- *    putenv and then written in place, as settings.c promises.
+ *    putenv and then written in place, as settings.c promises;
+ *  - the rows: every tier and scope valid, a meaning and a default each, unique names, at most
+ *    eight of the user tier; the public reading (dmx/settings.h, used by libdmx_scalapack and
+ *    `dmx settings`) gives what the environment holds, family members (DMX_COLL_BCAST) through
+ *    their family's row, and nothing for names that are no row.
  * Prints "N passed, N failed"; exit 1 on a failure. */
 #define _XOPEN_SOURCE 700 /* setenv, unsetenv, putenv, mkstemp, dup */
 
+#include "dmx/settings.h"
 #include "settings.h"
 
 #include <stdio.h>
@@ -67,8 +72,66 @@ static void capture_end(void)
     fclose(cap);
 }
 
+static void check_rows(void)
+{
+    int user = 0, ok = 1, unique = 1;
+    expect(dmx_setting_count() == DMXI_NSETTINGS, "dmx_setting_count is the table's size");
+    for (int i = 0; i < dmx_setting_count(); i++) {
+        dmx_setting_desc d;
+        if (dmx_setting_describe(i, &d) != DMX_SUCCESS || !d.name || strncmp(d.name, "DMX_", 4) ||
+            (unsigned)d.tier > DMX_SETTING_TEST || (unsigned)d.scope > DMX_SETTING_AGREED ||
+            !d.dflt || !*d.dflt || !d.meaning || !*d.meaning || !d.doc || !*d.doc) {
+            printf("row %d (%s) is incomplete\n", i, d.name ? d.name : "?");
+            ok = 0;
+            continue;
+        }
+        user += d.tier == DMX_SETTING_USER;
+        for (int j = 0; j < i; j++)
+            unique &= strcmp(dmxi_setting_info((dmxi_setting)j)->name, d.name) != 0;
+    }
+    expect(ok, "every row has a name, tier, scope, default, meaning and text");
+    expect(unique, "no name twice");
+    expect(user >= 1 && user <= 8, "one to eight user-tier settings");
+    dmx_setting_desc d;
+    expect(dmx_setting_describe(-1, &d) == DMX_ERR_ARG &&
+               dmx_setting_describe(DMXI_NSETTINGS, &d) == DMX_ERR_ARG &&
+               dmx_setting_describe(0, NULL) == DMX_ERR_NULL,
+           "describe rejects a row out of range and a NULL output");
+
+    setenv("DMX_TIMEOUT", "17", 1);
+    setenv("DMX_SCALAPACK_GEMM", "dmx", 1);
+    setenv("DMX_COLL_BCAST", "ring", 1);
+    setenv("DMX_NO_SUCH_SETTING", "1", 1);
+    expect(dmx_setting_int("DMX_TIMEOUT") == 17 &&
+               strcmp(dmx_setting_str("DMX_TIMEOUT"), "17") == 0,
+           "public reading of an integer setting");
+    expect(dmx_setting_str("DMX_SCALAPACK_GEMM") &&
+               !strcmp(dmx_setting_str("DMX_SCALAPACK_GEMM"), "dmx") &&
+               dmx_setting_int("DMX_SCALAPACK_GEMM") == -1,
+           "public reading of a text setting; no integer value");
+    expect(dmx_setting_str("DMX_COLL_BCAST") &&
+               !strcmp(dmx_setting_str("DMX_COLL_BCAST"), "ring") &&
+               dmxi_setting_family_str(DMXI_SET_COLL_ALG, "BCAST") &&
+               !strcmp(dmxi_setting_family_str(DMXI_SET_COLL_ALG, "BCAST"), "ring") &&
+               dmxi_setting_family_str(DMXI_SET_COLL_ALG, "GATHER") == NULL &&
+               dmxi_setting_family_str(DMXI_SET_TIMEOUT, "X") == NULL,
+           "a family member is read through its family's row");
+    expect(dmx_setting_str("DMX_NO_SUCH_SETTING") == NULL &&
+               dmx_setting_int("DMX_NO_SUCH_SETTING") == -1 && dmx_setting_str(NULL) == NULL &&
+               dmx_setting_str("DMX_COLL_") == NULL,
+           "a name that is no row reads as nothing");
+    unsetenv("DMX_TIMEOUT");
+    unsetenv("DMX_SCALAPACK_GEMM");
+    unsetenv("DMX_COLL_BCAST");
+    unsetenv("DMX_NO_SUCH_SETTING");
+    expect(dmx_setting_int("DMX_TIMEOUT") == dmxi_setting_info(DMXI_SET_TIMEOUT)->dflt &&
+               dmx_setting_str("DMX_TIMEOUT") == NULL,
+           "unset: the default, no string");
+}
+
 int main(void)
 {
+    check_rows();
     const int64_t dflt = dmxi_setting_info(DMXI_SET_TIMEOUT)->dflt;
     capture_start();
 

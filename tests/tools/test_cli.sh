@@ -45,7 +45,7 @@ expect 2 "unknown option '--no-such-option'" --no-such-option
 expect 2 "unknown subcommand 'frobnicate'" help frobnicate
 
 usage=$("$dmx" --help)
-subs="bench redist|bench exchange|bench rma|bench coll|bench gemm|bench relabel|calibrate|calibrate gemm|model coll|model gemm|plan"
+subs="bench redist|bench exchange|bench rma|bench coll|bench gemm|bench relabel|calibrate|calibrate gemm|model coll|model gemm|plan|settings"
 IFS='|'
 for sub in $subs; do
     IFS=' '
