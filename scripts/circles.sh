@@ -50,10 +50,14 @@ for d in src/*/; do incs+=(-I"${d%/}"); done
 
 # bench/'s subfolders hold programs of their own (ScaLAPACK's, OpenSHMEM's), not part of the dmx
 # program that bench/*.c and tools/*.c go into
-mapfile -t units < <(git ls-files ':(glob)src/**/*.c' ':(glob)bench/*.c' ':(glob)tools/*.c')
+# (tracked files and new ones not ignored, as they are in the work tree)
+files() { git ls-files --cached --others --exclude-standard "$@" | sort -u | while read -r f; do
+    [ -f "$f" ] && echo "$f"; done; }
+mapfile -t units < <(files ':(glob)src/**/*.c' ':(glob)bench/*.c' ':(glob)tools/*.c')
 echo "circles: compiling ${#units[@]} files (src/, bench/, tools/) for their symbols"
 # with --keep, an object newer than its source and than every header is reused
-touch -r "$(ls -t $(git ls-files '*.h') | head -1)" "$tmp/newest.h"
+mapfile -t headers < <(files '*.h')
+touch -r "$(ls -t "${headers[@]}" | head -1)" "$tmp/newest.h"
 export tmp keep
 printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -I{} bash -c '
     f="$1"; shift
@@ -66,7 +70,7 @@ printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -I{} bash -c '
     nm -P "$o" | awk -v f="$f" "{ print f, \$1, \$2 }" >"$tmp/nm/${f//\//__}.txt"
 ' _ {} "${incs[@]}"
 
-mapfile -t all_c < <(git ls-files '*.c' ':!:tests/*')
+mapfile -t all_c < <(files '*.c' ':!:tests/*')
 python3 - "$report" scripts/circles.allow "$tmp/nm" "${all_c[@]}" <<'EOF'
 import sys, re, collections, glob, os
 
