@@ -3,10 +3,11 @@
 # Structure checks of the tracked C sources, run by scripts/lint.sh:
 #  1. no call circles between files: in each group (src/, bench/, tools/), file A -> file B when
 #     A's object file leaves undefined a function that B's object file defines (nm: U against
-#     T/W; bench/ is its top folder only, its subfolders being programs of their own). Every strongly connected component of that graph with more than one file is a
-#     circle: A calls into B and B, directly or through others, calls back into A. Each group is
-#     compiled here (mpicc -c -O0, one object per file, in a scratch folder), so no build folder
-#     is needed and only the compiler's view of calls counts (no grep on names).
+#     T/W; bench/ is its top folder only, its subfolders being programs of their own). Every
+#     strongly connected component of that graph with more than one file is a circle: A calls
+#     into B and B, directly or through others, calls back into A. Each file is compiled here
+#     (mpicc -c -O0, as the build does with ScaLAPACK found, into a scratch folder), so no build
+#     folder is needed and only the compiler's view of calls counts (no grep on names).
 #  2. no function outside tests/ longer than 120 lines (from its name line to its closing brace;
 #     function bodies open with "{" in column 0, as .clang-format's Linux braces make them).
 # Known remaining cases are listed in scripts/circles.allow (see its header); anything else
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --report) report=1 ;;
     --keep) keep="$2"; shift ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^set /{/^set /!p}' "$0"; exit 0 ;;
     *) echo "circles: unknown option $1"; exit 2 ;;
     esac
     shift
@@ -64,7 +65,8 @@ printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -I{} bash -c '
     o="$tmp/obj/${f//\//__}.o"
     if [ -n "$keep" ] && [ "$o" -nt "$f" ] && [ "$o" -nt "$tmp/newest.h" ]; then
         : # kept from an earlier run, and no source or header changed since
-    elif ! mpicc -c -O0 -w -std=gnu11 -DDMX_BUILDING_LIBRARY "$@" "$f" -o "$o" 2>"$o.err"; then
+    elif ! mpicc -c -O0 -w -std=gnu11 -DDMX_BUILDING_LIBRARY -DDMX_HAVE_SCALAPACK=1 "$@" "$f" \
+        -o "$o" 2>"$o.err"; then
         echo "circles: cannot compile $f:"; head -5 "$o.err"; exit 255
     fi
     nm -P "$o" | awk -v f="$f" "{ print f, \$1, \$2 }" >"$tmp/nm/${f//\//__}.txt"
