@@ -97,6 +97,43 @@ static int64_t max1(int64_t v)
     return v > 0 ? v : 1;
 }
 
+/* For the local elements of `from` (fm x fn at grid place (frow, fcol)): the rank of `to` that
+ * holds element (il, jl) of op(from) is rmap[il] + cmap[jl]. */
+static void owner_maps(const bench_bc *from, const bench_bc *to, int frow, int fcol, int64_t fm,
+                       int64_t fn, int trans, int *rmap, int *cmap)
+{
+    for (int64_t il = 0; il < fm; il++) {
+        int64_t i = bench_bc_global(il, from->mb, frow, from->prow);
+        rmap[il] = trans ? owner_col(to, i) : owner_row(to, i) * to->pcol;
+    }
+    for (int64_t jl = 0; jl < fn; jl++) {
+        int64_t j = bench_bc_global(jl, from->nb, fcol, from->pcol);
+        cmap[jl] = trans ? owner_row(to, j) * to->pcol : owner_col(to, j);
+    }
+}
+
+/* Each source's elements arrive in (column, row) order of B, that is column-major order of A
+ * for op N and row-major order of A for op T; pos[s] is where source s's next one is. */
+static void unpack(const double *rbuf, int64_t *pos, int trans, int64_t am, int64_t an,
+                   const int *rsrc, const int *csrc, double *a, int64_t lda)
+{
+    if (!trans) {
+        for (int64_t jl = 0; jl < an; jl++) {
+            double *col = a + jl * lda;
+            const int c = csrc[jl];
+            for (int64_t il = 0; il < am; il++)
+                col[il] = rbuf[pos[c + rsrc[il]]++];
+        }
+    } else {
+        for (int64_t il = 0; il < am; il++) {
+            double *row = a + il;
+            const int r = rsrc[il];
+            for (int64_t jl = 0; jl < an; jl++)
+                row[jl * lda] = rbuf[pos[r + csrc[jl]]++];
+        }
+    }
+}
+
 int bench_a2a_redist(MPI_Comm comm, char op, const bench_bc *lb, const double *b, int64_t ldb,
                      const bench_bc *la, double *a, int64_t lda, bench_a2a_work *w)
 {
@@ -132,22 +169,8 @@ int bench_a2a_redist(MPI_Comm comm, char op, const bench_bc *lb, const double *b
         goto cleanup;
     }
 
-    for (int64_t il = 0; il < bm; il++) {
-        int64_t i = bench_bc_global(il, lb->mb, bpr, lb->prow);
-        rdst[il] = trans ? owner_col(la, i) : owner_row(la, i) * la->pcol;
-    }
-    for (int64_t jl = 0; jl < bn; jl++) {
-        int64_t j = bench_bc_global(jl, lb->nb, bpc, lb->pcol);
-        cdst[jl] = trans ? owner_row(la, j) * la->pcol : owner_col(la, j);
-    }
-    for (int64_t il = 0; il < am; il++) {
-        int64_t i = bench_bc_global(il, la->mb, apr, la->prow);
-        rsrc[il] = trans ? owner_col(lb, i) : owner_row(lb, i) * lb->pcol;
-    }
-    for (int64_t jl = 0; jl < an; jl++) {
-        int64_t j = bench_bc_global(jl, la->nb, apc, la->pcol);
-        csrc[jl] = trans ? owner_row(lb, j) * lb->pcol : owner_col(lb, j);
-    }
+    owner_maps(lb, la, bpr, bpc, bm, bn, trans, rdst, cdst);
+    owner_maps(la, lb, apr, apc, am, an, trans, rsrc, csrc);
 
     /* Counts: rows per row-part, times the columns of each column-part. */
     for (int64_t il = 0; il < bm; il++)
@@ -196,24 +219,7 @@ int bench_a2a_redist(MPI_Comm comm, char op, const bench_bc *lb, const double *b
     if (rc != MPI_SUCCESS)
         goto cleanup;
 
-    /* Unpack: each source's elements arrive in (column, row) order of B, that is column-major
-     * order of A for op N and row-major order of A for op T. */
-    const double *rbuf = w->rbuf;
-    if (!trans) {
-        for (int64_t jl = 0; jl < an; jl++) {
-            double *col = a + jl * lda;
-            const int c = csrc[jl];
-            for (int64_t il = 0; il < am; il++)
-                col[il] = rbuf[pos[c + rsrc[il]]++];
-        }
-    } else {
-        for (int64_t il = 0; il < am; il++) {
-            double *row = a + il;
-            const int r = rsrc[il];
-            for (int64_t jl = 0; jl < an; jl++)
-                row[jl * lda] = rbuf[pos[r + csrc[jl]]++];
-        }
-    }
+    unpack(w->rbuf, pos, trans, am, an, rsrc, csrc, a, lda);
 
 cleanup:
     free(rdst);

@@ -252,6 +252,181 @@ static int parse_coll(int argc, char **argv, opts *o, int *malloc_default)
     return rc;
 }
 
+/* The summary over cells: auto within 1.1x of the best; cells where MPI is >= 1.5x slower than
+ * the best and auto beats MPI by >= 1.3x; model order of dmx algorithms vs measured. */
+typedef struct tally {
+    int total_wrong;
+    int cells, auto_ok, mpi_slow, auto_beats, pairs, concord;
+    int dpairs, dconcord;     /* pairs whose measured times differ by more than 10% */
+    int tconcord;             /* pairs whose order agrees when a difference within 5 % is a tie */
+    int remeasured, disagree; /* cells measured again; cells whose auto and pick differ */
+    int overruled;            /* cells where AUTO's trials overruled the model's pick */
+} tally;
+
+/* One cell (collective, size) of the table: medians and wrong results per algorithm, AUTO's
+ * pick and the model's, and how the measurement went. */
+typedef struct cell {
+    double med[DMX_COLL_NALGS];
+    int wrong[DMX_COLL_NALGS], calls, reps, tries, agree, tuned;
+    dmx_coll_alg pick, mpick;
+    double best, tauto, tmpi;
+} cell;
+
+/* Does the model order the dmx algorithms of the cell as measured? Pairs counted in T. */
+static void model_order(const bcoll_case *c, const int *algs, int na, const double *med, tally *T)
+{
+    for (int i = 0; i < na; i++)
+        for (int j = i + 1; j < na; j++) {
+            if (algs[i] <= DMX_COLL_MPI || algs[j] <= DMX_COLL_MPI)
+                continue;
+            double pi = bcoll_predict(c, (dmx_coll_alg)algs[i], NULL);
+            double pj = bcoll_predict(c, (dmx_coll_alg)algs[j], NULL);
+            T->pairs++;
+            T->concord += (pi < pj) == (med[i] < med[j]);
+            T->tconcord += tie_sign(pi, pj) == tie_sign(med[i], med[j]);
+            if (med[i] > 1.1 * med[j] || med[j] > 1.1 * med[i]) {
+                T->dpairs++;
+                T->dconcord += (pi < pj) == (med[i] < med[j]);
+            }
+        }
+}
+
+/* Rank 0's output for one cell: one JSON line per algorithm, or one table row. */
+static void cell_print(const opts *o, const bcoll_case *c, int kind, const int *algs, int na,
+                       const cell *x, int p)
+{
+    if (o->json) {
+        for (int i = 0; i < na; i++) {
+            printf("{\"bench\":\"coll\",\"coll\":\"%s\",\"alg\":\"%s\",\"bytes\":%lld,"
+                   "\"np\":%d,\"t_med\":%.9g",
+                   dmx_coll_kind_name(kind), dmx_coll_alg_name((dmx_coll_alg)algs[i]),
+                   (long long)c->bytes, p, x->med[i]);
+            if (algs[i] != DMX_COLL_MPI)
+                printf(",\"t_pred\":%.9g", bcoll_predict(c, (dmx_coll_alg)algs[i], NULL));
+            if (algs[i] == DMX_COLL_AUTO)
+                printf(",\"pick\":\"%s\",\"model_pick\":\"%s\",\"trials\":%d",
+                       dmx_coll_alg_name(x->pick), dmx_coll_alg_name(x->mpick), x->tuned);
+            printf(",\"reps\":%d,\"calls\":%d,\"wrong\":%d}\n", x->reps, x->calls, x->wrong[i]);
+        }
+    } else {
+        printf("%10lld", (long long)c->bytes);
+        for (int i = 0; i < na; i++)
+            printf(" %10.1f%s", x->med[i] * 1e6, x->wrong[i] ? "!" : "");
+        printf("  %-9s%c%c", dmx_coll_alg_name(x->pick), x->pick != x->mpick ? '*' : ' ',
+               x->agree ? (x->tries ? 'r' : ' ') : '~');
+        if (x->tauto > 0)
+            printf(" %8.2f", x->tauto / x->best);
+        else
+            printf(" %8s", "-");
+        if (x->tmpi > 0)
+            printf(" %8.2f", x->tmpi / x->best);
+        printf(" %5d\n", x->calls);
+    }
+    fflush(stdout);
+}
+
+/* Measure one cell (collective kind, b bytes) over algs, print it and add it to T. Collective. */
+static void one_cell(const opts *o, int kind, const int *algs, int na, int64_t b, int rank, int p,
+                     int nodes, tally *T)
+{
+    int64_t per =
+        (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER || kind == DMX_COLL_ALLGATHER ||
+         kind == DMX_COLL_REDUCE_SCATTER || kind == DMX_COLL_ALLTOALL)
+            ? p
+            : 1;
+    if (b * per > o->cap)
+        return;
+    bcoll_case c;
+    if (bcoll_setup(&c, (dmx_coll_kind)kind, b) != 0)
+        return;
+    cell x = {.calls = 1, .agree = 1, .pick = DMX_COLL_MPI, .mpick = DMX_COLL_MPI};
+    (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, nodes, &x.mpick);
+    int ia = -1, ip = -1; /* AUTO's column and its pick's: the same algorithm twice */
+    for (int i = 0; i < na; i++)
+        ia = algs[i] == DMX_COLL_AUTO ? i : ia;
+    /* AUTO's trials (coll_tune.c) first: the table measures what AUTO settles on, as a
+     * program that repeats the call sees it. Each trial's result is verified too. */
+    x.tuned = settle_auto(&c, ia >= 0 ? &x.wrong[ia] : NULL, &x.pick);
+    for (int i = 0; i < na; i++)
+        ip = algs[i] == (int)x.pick ? i : ip;
+    /* The consistency check: AUTO runs its pick, so the two columns measure the same
+     * algorithm; apart by more than 10 %, the cell saw a slow spell of the machine and
+     * is measured again (up to --retries times; the last measurement stands, and the
+     * summary counts the cells that never agreed). */
+    do {
+        int wr[DMX_COLL_NALGS];
+        x.reps = bcoll_measure(&c, algs, na, o->reps, o->budget, AUTOREP, x.med, wr, &x.calls);
+        for (int i = 0; i < na; i++)
+            x.wrong[i] += wr[i];
+        x.agree =
+            ia < 0 || ip < 0 || (x.med[ia] <= 1.1 * x.med[ip] && x.med[ip] <= 1.1 * x.med[ia]);
+    } while (!x.agree && x.tries++ < o->retries);
+    T->remeasured += x.tries > 0;
+    T->overruled += ia >= 0 && x.pick != x.mpick;
+    T->disagree += !x.agree;
+    x.best = 1e300, x.tauto = -1, x.tmpi = -1;
+    for (int i = 0; i < na; i++) {
+        T->total_wrong += x.wrong[i];
+        if (x.med[i] < x.best)
+            x.best = x.med[i];
+        if (algs[i] == DMX_COLL_AUTO)
+            x.tauto = x.med[i];
+        if (algs[i] == DMX_COLL_MPI)
+            x.tmpi = x.med[i];
+    }
+    if (x.tauto > 0 && x.tmpi > 0) {
+        T->cells++;
+        T->auto_ok += x.tauto <= 1.1 * x.best;
+        if (x.tmpi >= 1.5 * x.best) {
+            T->mpi_slow++;
+            T->auto_beats += x.tmpi >= 1.3 * x.tauto;
+        }
+    }
+    model_order(&c, algs, na, x.med, T);
+    if (rank == 0)
+        cell_print(o, &c, kind, algs, na, &x, p);
+    bcoll_free(&c);
+}
+
+/* The table of one collective: every size from --min to --max (x8) over the chosen algorithms. */
+static void one_kind(const opts *o, int kind, int rank, int p, int nodes, tally *T)
+{
+    int algs[DMX_COLL_NALGS], na = 0;
+    for (int a = 0; a < DMX_COLL_NALGS; a++)
+        if (o->algs[a] && dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
+            algs[na++] = a;
+    if (rank == 0 && !o->json) {
+        printf("\n%s (np %d; median us, max over ranks)\n%10s", dmx_coll_kind_name(kind), p,
+               "bytes");
+        for (int i = 0; i < na; i++)
+            printf(" %10s", dmx_coll_alg_name((dmx_coll_alg)algs[i]));
+        printf("  %-11s %8s %8s %5s\n", "auto-pick", "auto/bst", "mpi/bst", "x");
+    }
+    for (int64_t b = 8; b <= o->maxb; b = b * 8 > (64 << 20) && b < (64 << 20) ? (64 << 20) : b * 8)
+        if (b >= o->minb)
+            one_cell(o, kind, algs, na, b, rank, p, nodes, T);
+}
+
+static void print_summary(const tally *T, int retries)
+{
+    printf("# summary: auto within 1.1x of the best in %d of %d cells; MPI >= 1.5x slower "
+           "than the best in %d cells, auto >= 1.3x faster than MPI in %d of them; model "
+           "orders %d of %d algorithm pairs as measured (%.0f%%), %d of the %d pairs that "
+           "differ by more than 10%% (%.0f%%)\n",
+           T->auto_ok, T->cells, T->mpi_slow, T->auto_beats, T->concord, T->pairs,
+           T->pairs ? 100.0 * T->concord / T->pairs : 0.0, T->dconcord, T->dpairs,
+           T->dpairs ? 100.0 * T->dconcord / T->dpairs : 0.0);
+    printf("# model order with ties (two times within 5%% of each other are a tie, in the "
+           "model and in the measurement): %d of %d pairs (%.0f%%)\n",
+           T->tconcord, T->pairs, T->pairs ? 100.0 * T->tconcord / T->pairs : 0.0);
+    printf("# consistency: auto and the algorithm it runs measured within 10%% of each other "
+           "in %d of %d cells (%d cells measured again, up to %d times; r = again, ~ = never "
+           "agreed)\n",
+           T->cells - T->disagree, T->cells, T->remeasured, retries);
+    printf("# AUTO's trials overruled the model's pick in %d of %d cells (marked *)\n",
+           T->overruled, T->cells);
+}
+
 int dmx_cmd_bench_coll(int argc, char **argv)
 {
     opts o = {0};
@@ -281,172 +456,30 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     if (rank == 0)
         printf("# dmx bench coll: np %d, nodes %d, load before: %s; allocator %s\n", p, nodes, l0,
                steady ? "steady (freed memory kept)" : "default");
-    int total_wrong = 0;
-    /* Summary over cells: auto within 1.1x of the best; cells where MPI is >= 1.5x slower than
-     * the best and auto beats MPI by >= 1.3x; model order of dmx algorithms vs measured. */
-    int cells = 0, auto_ok = 0, mpi_slow = 0, auto_beats = 0, pairs = 0, concord = 0;
-    int dpairs = 0, dconcord = 0; /* pairs whose measured times differ by more than 10% */
-    int tconcord = 0; /* pairs whose order agrees when a difference within 5 % is a tie */
-    int remeasured = 0, disagree = 0; /* cells measured again; cells whose auto and pick differ */
-    int overruled = 0;                /* cells where AUTO's trials overruled the model's pick */
+    tally T = {0};
     if (o.sweep > 0) {
         sweep_segments(&o, rank, p);
-        goto done;
-    }
-    if (o.overhead > 0) {
+    } else if (o.overhead > 0) {
         overhead(&o, rank, p);
-        goto done;
-    }
-    int nkinds = 0, kstep = 0;
-    for (int kind = 0; kind < DMX_COLL_NKINDS; kind++)
-        nkinds += o.kinds[kind];
-    for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
-        if (!o.kinds[kind])
-            continue;
-        cli_progress(rank != 0, "bench coll", ++kstep, nkinds, "%s, sizes %lld .. %lld bytes",
-                     dmx_coll_kind_name((dmx_coll_kind)kind), (long long)o.minb, (long long)o.maxb);
-        int algs[DMX_COLL_NALGS], na = 0;
-        for (int a = 0; a < DMX_COLL_NALGS; a++)
-            if (o.algs[a] && dmx_coll_alg_valid((dmx_coll_kind)kind, (dmx_coll_alg)a))
-                algs[na++] = a;
-        if (rank == 0 && !o.json) {
-            printf("\n%s (np %d; median us, max over ranks)\n%10s", dmx_coll_kind_name(kind), p,
-                   "bytes");
-            for (int i = 0; i < na; i++)
-                printf(" %10s", dmx_coll_alg_name((dmx_coll_alg)algs[i]));
-            printf("  %-11s %8s %8s %5s\n", "auto-pick", "auto/bst", "mpi/bst", "x");
+    } else {
+        int nkinds = 0, kstep = 0;
+        for (int kind = 0; kind < DMX_COLL_NKINDS; kind++)
+            nkinds += o.kinds[kind];
+        for (int kind = 0; kind < DMX_COLL_NKINDS; kind++) {
+            if (!o.kinds[kind])
+                continue;
+            cli_progress(rank != 0, "bench coll", ++kstep, nkinds, "%s, sizes %lld .. %lld bytes",
+                         dmx_coll_kind_name((dmx_coll_kind)kind), (long long)o.minb,
+                         (long long)o.maxb);
+            one_kind(&o, kind, rank, p, nodes, &T);
         }
-        for (int64_t b = 8; b <= o.maxb;
-             b = b * 8 > (64 << 20) && b < (64 << 20) ? (64 << 20) : b * 8) {
-            if (b < o.minb)
-                continue;
-            int64_t per = (kind == DMX_COLL_SCATTER || kind == DMX_COLL_GATHER ||
-                           kind == DMX_COLL_ALLGATHER || kind == DMX_COLL_REDUCE_SCATTER ||
-                           kind == DMX_COLL_ALLTOALL)
-                              ? p
-                              : 1;
-            if (b * per > o.cap)
-                continue;
-            bcoll_case c;
-            if (bcoll_setup(&c, (dmx_coll_kind)kind, b) != 0)
-                continue;
-            double med[DMX_COLL_NALGS];
-            int wrong[DMX_COLL_NALGS] = {0}, calls = 1, reps = 0, tries = 0, agree = 1;
-            dmx_coll_alg pick = DMX_COLL_MPI, mpick = DMX_COLL_MPI;
-            (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, nodes, &mpick);
-            int ia = -1, ip = -1; /* AUTO's column and its pick's: the same algorithm twice */
-            for (int i = 0; i < na; i++)
-                ia = algs[i] == DMX_COLL_AUTO ? i : ia;
-            /* AUTO's trials (coll_tune.c) first: the table measures what AUTO settles on, as a
-             * program that repeats the call sees it. Each trial's result is verified too. */
-            int tuned = settle_auto(&c, ia >= 0 ? &wrong[ia] : NULL, &pick);
-            for (int i = 0; i < na; i++)
-                ip = algs[i] == (int)pick ? i : ip;
-            /* The consistency check: AUTO runs its pick, so the two columns measure the same
-             * algorithm; apart by more than 10 %, the cell saw a slow spell of the machine and
-             * is measured again (up to --retries times; the last measurement stands, and the
-             * summary counts the cells that never agreed). */
-            do {
-                int wr[DMX_COLL_NALGS];
-                reps = bcoll_measure(&c, algs, na, o.reps, o.budget, AUTOREP, med, wr, &calls);
-                for (int i = 0; i < na; i++)
-                    wrong[i] += wr[i];
-                agree = ia < 0 || ip < 0 || (med[ia] <= 1.1 * med[ip] && med[ip] <= 1.1 * med[ia]);
-            } while (!agree && tries++ < o.retries);
-            remeasured += tries > 0;
-            overruled += ia >= 0 && pick != mpick;
-            disagree += !agree;
-            double best = 1e300, tauto = -1, tmpi = -1;
-            for (int i = 0; i < na; i++) {
-                total_wrong += wrong[i];
-                if (med[i] < best)
-                    best = med[i];
-                if (algs[i] == DMX_COLL_AUTO)
-                    tauto = med[i];
-                if (algs[i] == DMX_COLL_MPI)
-                    tmpi = med[i];
-            }
-            if (tauto > 0 && tmpi > 0) {
-                cells++;
-                auto_ok += tauto <= 1.1 * best;
-                if (tmpi >= 1.5 * best) {
-                    mpi_slow++;
-                    auto_beats += tmpi >= 1.3 * tauto;
-                }
-            }
-            for (int i = 0; i < na; i++)
-                for (int j = i + 1; j < na; j++) {
-                    if (algs[i] <= DMX_COLL_MPI || algs[j] <= DMX_COLL_MPI)
-                        continue;
-                    double pi = bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL);
-                    double pj = bcoll_predict(&c, (dmx_coll_alg)algs[j], NULL);
-                    pairs++;
-                    concord += (pi < pj) == (med[i] < med[j]);
-                    tconcord += tie_sign(pi, pj) == tie_sign(med[i], med[j]);
-                    if (med[i] > 1.1 * med[j] || med[j] > 1.1 * med[i]) {
-                        dpairs++;
-                        dconcord += (pi < pj) == (med[i] < med[j]);
-                    }
-                }
-            if (rank == 0) {
-                if (o.json) {
-                    for (int i = 0; i < na; i++) {
-                        printf("{\"bench\":\"coll\",\"coll\":\"%s\",\"alg\":\"%s\",\"bytes\":%lld,"
-                               "\"np\":%d,\"t_med\":%.9g",
-                               dmx_coll_kind_name(kind), dmx_coll_alg_name((dmx_coll_alg)algs[i]),
-                               (long long)c.bytes, p, med[i]);
-                        if (algs[i] != DMX_COLL_MPI)
-                            printf(",\"t_pred\":%.9g",
-                                   bcoll_predict(&c, (dmx_coll_alg)algs[i], NULL));
-                        if (algs[i] == DMX_COLL_AUTO)
-                            printf(",\"pick\":\"%s\",\"model_pick\":\"%s\",\"trials\":%d",
-                                   dmx_coll_alg_name(pick), dmx_coll_alg_name(mpick), tuned);
-                        printf(",\"reps\":%d,\"calls\":%d,\"wrong\":%d}\n", reps, calls, wrong[i]);
-                    }
-                } else {
-                    printf("%10lld", (long long)c.bytes);
-                    for (int i = 0; i < na; i++)
-                        printf(" %10.1f%s", med[i] * 1e6, wrong[i] ? "!" : "");
-                    printf("  %-9s%c%c", dmx_coll_alg_name(pick), pick != mpick ? '*' : ' ',
-                           agree ? (tries ? 'r' : ' ') : '~');
-                    if (tauto > 0)
-                        printf(" %8.2f", tauto / best);
-                    else
-                        printf(" %8s", "-");
-                    if (tmpi > 0)
-                        printf(" %8.2f", tmpi / best);
-                    printf(" %5d\n", calls);
-                }
-                fflush(stdout);
-            }
-            bcoll_free(&c);
-        }
+        if (rank == 0)
+            print_summary(&T, o.retries);
     }
-    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
-        printf("# summary: auto within 1.1x of the best in %d of %d cells; MPI >= 1.5x slower "
-               "than the best in %d cells, auto >= 1.3x faster than MPI in %d of them; model "
-               "orders %d of %d algorithm pairs as measured (%.0f%%), %d of the %d pairs that "
-               "differ by more than 10%% (%.0f%%)\n",
-               auto_ok, cells, mpi_slow, auto_beats, concord, pairs,
-               pairs ? 100.0 * concord / pairs : 0.0, dconcord, dpairs,
-               dpairs ? 100.0 * dconcord / dpairs : 0.0);
-    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
-        printf("# model order with ties (two times within 5%% of each other are a tie, in the "
-               "model and in the measurement): %d of %d pairs (%.0f%%)\n",
-               tconcord, pairs, pairs ? 100.0 * tconcord / pairs : 0.0);
-    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
-        printf("# consistency: auto and the algorithm it runs measured within 10%% of each other "
-               "in %d of %d cells (%d cells measured again, up to %d times; r = again, ~ = never "
-               "agreed)\n",
-               cells - disagree, cells, remeasured, o.retries);
-    if (rank == 0 && o.sweep == 0 && o.overhead == 0)
-        printf("# AUTO's trials overruled the model's pick in %d of %d cells (marked *)\n",
-               overruled, cells);
-done:
     loadavg(l1, sizeof l1);
     if (rank == 0)
-        printf("# load after: %s; wrong results: %d%s\n", l1, total_wrong,
-               total_wrong ? " (marked !)" : "");
+        printf("# load after: %s; wrong results: %d%s\n", l1, T.total_wrong,
+               T.total_wrong ? " (marked !)" : "");
     MPI_Finalize();
-    return total_wrong ? 1 : 0;
+    return T.total_wrong ? 1 : 0;
 }

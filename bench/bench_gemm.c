@@ -337,6 +337,27 @@ static int parse(int argc, char **argv, gemm_args *g)
     return cli_parse(&spec, argc, argv, bench_first_process());
 }
 
+/* The model's prediction for the configuration the plan chose (info), nodes as given, beside
+ * the measured t: one JSON line. */
+static void predicted(const dmx_gemm_info *info, int64_t m, int64_t n, int64_t k, int np,
+                      int64_t nodes, double t)
+{
+    dmx_gemm_options po;
+    dmx_gemm_info pred;
+    dmx_gemm_options_init(&po);
+    po.prow = info->prow, po.pcol = info->pcol;
+    po.groups = info->alg == DMX_GEMM_HSUMMA ? info->groups : 0;
+    po.panel = info->alg == DMX_GEMM_CANNON ? 0 : info->panel;
+    po.outer_panel = info->alg == DMX_GEMM_HSUMMA ? info->outer_panel : 0;
+    if (dmx_gemm_predict(info->alg, DMX_DOUBLE, m, n, k, np, nodes, &po, &pred) == DMX_SUCCESS)
+        printf("{\"bench\":\"gemm_sim\",\"alg\":\"%s\",\"np\":%d,\"grid\":\"%dx%d\","
+               "\"G\":%d,\"b\":%lld,\"B\":%lld,\"n\":%lld,\"t_med\":%.6f,"
+               "\"t_model\":%.6f}\n",
+               dmx_gemm_alg_name(info->alg), np, info->prow, info->pcol, info->groups,
+               (long long)info->panel, (long long)info->outer_panel, (long long)n, t,
+               pred.predicted_seconds);
+}
+
 static int run(const gemm_args *ga)
 {
     int64_t n = ga->n, m = ga->m, k = ga->k, panel = ga->panel, outer = ga->outer,
@@ -405,23 +426,8 @@ static int run(const gemm_args *ga)
                  dmx_gemm_alg_name(info.alg));
         report(json, rank, "dmx", alg, "fit", m, n, k, np, t, check(&C, k, pr, pc, rank), peak, -1);
         chosen(json, rank, &info);
-        if (only >= 0) { /* the model's prediction for the same configuration, nodes as given */
-            dmx_gemm_options po;
-            dmx_gemm_info pred;
-            dmx_gemm_options_init(&po);
-            po.prow = info.prow, po.pcol = info.pcol;
-            po.groups = info.alg == DMX_GEMM_HSUMMA ? info.groups : 0;
-            po.panel = info.alg == DMX_GEMM_CANNON ? 0 : info.panel;
-            po.outer_panel = info.alg == DMX_GEMM_HSUMMA ? info.outer_panel : 0;
-            if (rank == 0 && dmx_gemm_predict(info.alg, DMX_DOUBLE, m, n, k, np, nodes, &po,
-                                              &pred) == DMX_SUCCESS)
-                printf("{\"bench\":\"gemm_sim\",\"alg\":\"%s\",\"np\":%d,\"grid\":\"%dx%d\","
-                       "\"G\":%d,\"b\":%lld,\"B\":%lld,\"n\":%lld,\"t_med\":%.6f,"
-                       "\"t_model\":%.6f}\n",
-                       dmx_gemm_alg_name(info.alg), np, info.prow, info.pcol, info.groups,
-                       (long long)info.panel, (long long)info.outer_panel, (long long)n, t,
-                       pred.predicted_seconds);
-        }
+        if (only >= 0 && rank == 0)
+            predicted(&info, m, n, k, np, nodes, t);
         dmx_gemm_plan_destroy(&g);
     }
     if (only >= 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dmx bench rma: strided one-sided put and get, dmx against MPI's own ways to do it, and the
- * patch fetch of bench_rma_patch.c.
+ * patch fetch of bench_rma_patch.c (the options: bench_rma_options.c).
  *
  *   mpirun -n P dmx bench rma [options]       (--help lists them with their defaults)
  *
@@ -34,12 +34,6 @@
 
 enum { IMPL_DMX = 0, IMPL_BLOCKS = 1, IMPL_VECTOR = 2, IMPL_PACK = 3, NIMPL = 4 };
 static const char *impl_name[NIMPL] = {"dmx", "mpi_blocks", "mpi_vector", "mpi_pack"};
-
-const char *bench_rma_osc(void)
-{
-    const char *s = getenv("OMPI_MCA_osc");
-    return s && *s ? s : "default";
-}
 
 typedef struct run {
     const bench_rma_opts *o;
@@ -263,94 +257,11 @@ static int64_t strided(const bench_rma_opts *o, int rank, int np)
     return total_wrong;
 }
 
-static int parse_blocks(const char *v, void *dest)
-{
-    bench_rma_opts *o = dest;
-    o->nblocks = bench_parse_size_list(v, 1, o->blocks, 16);
-    return o->nblocks > 0 ? 0 : -1;
-}
-
-static int parse_shm(const char *v, void *dest)
-{
-    bench_rma_opts *o = dest;
-    int64_t tmp[2];
-    o->nshm = bench_parse_list(v, tmp, 2);
-    for (int k = 0; k < o->nshm; k++) {
-        if (tmp[k] > 1)
-            return -1;
-        o->shm[k] = (int)tmp[k];
-    }
-    return o->nshm > 0 ? 0 : -1;
-}
-
-static int parse_ops(const char *v, void *dest)
-{
-    bench_rma_opts *o = dest;
-    o->nops = 0;
-    if (strcmp(v, "put") == 0 || strcmp(v, "put,get") == 0)
-        o->ops[o->nops++] = 0;
-    if (strcmp(v, "get") == 0 || strcmp(v, "put,get") == 0 || strcmp(v, "get,put") == 0)
-        o->ops[o->nops++] = 1;
-    if (strcmp(v, "get,put") == 0)
-        o->ops[o->nops++] = 0;
-    return o->nops > 0 ? 0 : -1;
-}
-
-/* CLI_RUN, CLI_HELP or CLI_ERROR. */
-static int parse_rma(int argc, char **argv, bench_rma_opts *o)
-{
-    int no_patch = 0, no_strided = 0;
-    cli_opt opts[] = {
-        CLI_FLAG_OPT("json", &o->json, "one JSON line per measurement instead of the table"),
-        CLI_OPT("mib", CLI_I64, &o->mib, 1, 1 << 20, "MIB",
-                "strided: MiB each rank moves; default 8"),
-        CLI_FUNC_OPT("blocks", o, parse_blocks, "a comma-separated list of up to 16 counts >= 1",
-                     "B[,B...]", "strided: block lengths in doubles; default 1,8,64,512,4096"),
-        CLI_OPT("reps", CLI_INT, &o->reps, 1, 0, "R", "strided: timed repetitions; default 5"),
-        CLI_OPT("warmup", CLI_INT, &o->warmup, 0, 0, "W", "strided: untimed runs first; default 1"),
-        CLI_FUNC_OPT("shm", o, parse_shm, "1, 0, 1,0 or 0,1", "LIST",
-                     "strided: dmx heaps with DMX_SHM=1 and/or 0; default 1,0"),
-        CLI_FUNC_OPT("ops", o, parse_ops, "put, get or put,get", "LIST",
-                     "strided: put, get or both; default put,get"),
-        CLI_FLAG_OPT("no-strided", &no_strided, "skip the strided put/get part"),
-        CLI_FLAG_OPT("no-patch", &no_patch, "skip the patch fetch part"),
-        CLI_OPT("patch-n", CLI_I64, &o->patch_n, 1, 0, "N", "patch: matrix order; default 4096"),
-        CLI_OPT("patch-m", CLI_I64, &o->patch_m, 1, 0, "M",
-                "patch: patch order, <= --patch-n; default 256"),
-        CLI_OPT("patch-nb", CLI_I64, &o->patch_nb, 1, 0, "NB", "patch: block size; default 64"),
-        CLI_OPT("patch-reps", CLI_INT, &o->patch_reps, 1, 0, "R",
-                "patch: timed repetitions; default 20"),
-    };
-    cli_spec spec = {
-        "bench rma",
-        1,
-        "[options]",
-        "Strided one-sided put and get to rank (r+1) % P, dmx (dmx_aput/dmx_aget) against\n"
-        "MPI_Put/MPI_Get per block, with a vector type, and pack + contiguous; then random\n"
-        "patch fetches (dmx_patch_get against pdgemr2d). Every result is verified.",
-        opts,
-        CLI_NOPTS(opts),
-        "Exit status: 0 all correct, 1 wrong elements, 2 bad options.\n"};
-    int loud = bench_first_process();
-    int rc = cli_parse(&spec, argc, argv, loud);
-    if (rc != CLI_RUN)
-        return rc;
-    o->patch = !no_patch;
-    o->strided = !no_strided;
-    if (o->patch && o->patch_m > o->patch_n) {
-        if (loud)
-            cli_error(&spec, "--patch-m %lld is larger than --patch-n %lld", (long long)o->patch_m,
-                      (long long)o->patch_n);
-        return CLI_ERROR;
-    }
-    return CLI_RUN;
-}
-
 int dmx_cmd_bench_rma(int argc, char **argv)
 {
     bench_rma_opts o = {0, 5,      1, 1,      1,    8,   5,  {1, 8, 64, 512, 4096},
                         2, {1, 0}, 2, {0, 1}, 4096, 256, 64, 20};
-    int pr = parse_rma(argc, argv, &o);
+    int pr = bench_rma_parse(argc, argv, &o);
     if (pr != CLI_RUN)
         return pr == CLI_HELP ? 0 : 2;
     int init = 0, rank = 0, np = 1;

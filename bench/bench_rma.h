@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared pieces of `dmx bench rma` (bench_rma.c: strided put/get, bench_rma_patch.c: patch
- * fetch against pdgemr2d). */
+ * fetch against pdgemr2d, bench_rma_options.c: the command line). */
 #ifndef BENCH_RMA_H
 #define BENCH_RMA_H
 
@@ -19,6 +19,10 @@ typedef struct bench_rma_opts {
     int64_t patch_n, patch_m, patch_nb;
     int patch_reps;
 } bench_rma_opts;
+
+/* Parse the command line into o (which holds the defaults): CLI_RUN, CLI_HELP or CLI_ERROR
+ * (bench_rma_options.c). */
+int bench_rma_parse(int argc, char **argv, bench_rma_opts *o);
 
 /* The one-sided component as given on the mpirun command line ("default" if none). */
 const char *bench_rma_osc(void);

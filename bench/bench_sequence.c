@@ -121,6 +121,33 @@ static int64_t run_sequence(int impl, const sq_test *tv, int count, double *buf0
     return wrong;
 }
 
+/* Implementation i's line (or JSON record): its median med (-1: none), ScaLAPACK's ref, the
+ * wrong elements over all rounds, whether it failed. */
+static void report(const sweep_opts *so, int np, int i, double med, double ref, int64_t wrong,
+                   int failed)
+{
+    if (so->json) {
+        printf("{\"bench\":\"redist_sequence\",\"impl\":\"%s\",\"np\":%d,\"count\":%d,"
+               "\"m_min\":%lld,\"m_max\":%lld,\"align\":%d,\"reps\":%d,",
+               sq_name[i], np, so->count, (long long)so->seq_min, (long long)so->seq_max, so->align,
+               so->reps);
+        if (med >= 0)
+            printf("\"t_med\":%.9g,", med);
+        else
+            printf("\"t_med\":null,");
+        if (i != SQ_SCALAPACK && med > 0 && ref > 0)
+            printf("\"speedup_vs_scalapack\":%.4g,", ref / med);
+        printf("\"wrong\":%lld,\"status\":\"%s\"}\n", (long long)wrong, failed ? "failed" : "ok");
+    } else if (failed) {
+        printf("  %-10s FAILED\n", sq_name[i]);
+    } else {
+        printf("  %-10s %10.1f ms  wrong %lld", sq_name[i], med * 1e3, (long long)wrong);
+        if (i != SQ_SCALAPACK && ref > 0)
+            printf("  speedup vs scalapack %.2fx", ref / med);
+        printf("\n");
+    }
+}
+
 int bench_sequence_run(const sweep_opts *so)
 {
     int rank, np, rc = 0;
@@ -204,29 +231,7 @@ int bench_sequence_run(const sweep_opts *so)
             if (!use[i])
                 continue;
             rc = wrong[i] > 0 ? 1 : failed[i] && rc == 0 ? 3 : rc;
-            const double ref = med[SQ_SCALAPACK];
-            if (so->json) {
-                printf("{\"bench\":\"redist_sequence\",\"impl\":\"%s\",\"np\":%d,\"count\":%d,"
-                       "\"m_min\":%lld,\"m_max\":%lld,\"align\":%d,\"reps\":%d,",
-                       sq_name[i], np, so->count, (long long)so->seq_min, (long long)so->seq_max,
-                       so->align, so->reps);
-                if (med[i] >= 0)
-                    printf("\"t_med\":%.9g,", med[i]);
-                else
-                    printf("\"t_med\":null,");
-                if (i != SQ_SCALAPACK && med[i] > 0 && ref > 0)
-                    printf("\"speedup_vs_scalapack\":%.4g,", ref / med[i]);
-                printf("\"wrong\":%lld,\"status\":\"%s\"}\n", (long long)wrong[i],
-                       failed[i] ? "failed" : "ok");
-            } else if (failed[i]) {
-                printf("  %-10s FAILED\n", sq_name[i]);
-            } else {
-                printf("  %-10s %10.1f ms  wrong %lld", sq_name[i], med[i] * 1e3,
-                       (long long)wrong[i]);
-                if (i != SQ_SCALAPACK && ref > 0)
-                    printf("  speedup vs scalapack %.2fx", ref / med[i]);
-                printf("\n");
-            }
+            report(so, np, i, med[i], med[SQ_SCALAPACK], wrong[i], failed[i]);
         }
 #ifdef BENCH_SWEEP_DROPIN
         dmx_scalapack_stats st;

@@ -191,6 +191,66 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* One size and op of the sweep. */
+typedef struct sw_point {
+    int64_t n, fb, tb; /* order, from and to block sizes */
+    int trans, pr, pc, np, rounds;
+} sw_point;
+
+/* Rank 0's lines for one point: per implementation a JSON record, or one table row; returns rc
+ * raised to 1 if any implementation was wrong. */
+static int report(const sweep_opts *so, const sw_point *p, const int *use, double *const *t,
+                  const int64_t *wrong, const dmx_status *fail, double t_plan, int rc)
+{
+    double med[SW_NIMPL];
+    for (int i = 0; i < SW_NIMPL; i++)
+        med[i] = use[i] && fail[i] == DMX_SUCCESS ? bench_median(t[i], p->rounds) : -1;
+    const double ref = med[SW_SCALAPACK];
+    for (int i = 0; i < SW_NIMPL; i++) {
+        if (!use[i])
+            continue;
+        if (wrong[i] > 0)
+            rc = 1;
+        if (so->json) {
+            printf("{\"bench\":\"redist_sweep\",\"impl\":\"%s\",\"op\":\"%s\",\"np\":%d,"
+                   "\"m\":%lld,\"n\":%lld,\"from_mb\":%lld,\"to_mb\":%lld,\"grid\":\"%dx%d\","
+                   "\"align\":%d,\"rounds\":%d,",
+                   sw_name[i], p->trans ? "T" : "N", p->np, (long long)p->n, (long long)p->n,
+                   (long long)p->fb, (long long)p->tb, p->pr, p->pc, so->align, p->rounds);
+            if (med[i] >= 0)
+                printf("\"t_med\":%.9g,", med[i]);
+            else
+                printf("\"t_med\":null,");
+            if (i != SW_SCALAPACK && med[i] > 0 && ref > 0)
+                printf("\"speedup_vs_scalapack\":%.4g,", ref / med[i]);
+            if (i == SW_EXEC)
+                printf("\"t_plan\":%.9g,", t_plan);
+            printf("\"wrong\":%lld,\"status\":\"%s\"}\n", (long long)wrong[i],
+                   fail[i] == DMX_SUCCESS ? "ok" : "failed");
+        }
+    }
+    if (!so->json) {
+        printf("%6lld %-2s %5lld %5lld", (long long)p->n, p->trans ? "T" : "N", (long long)p->fb,
+               (long long)p->tb);
+        for (int i = 0; i < SW_NIMPL; i++)
+            if (use[i])
+                printf(" %11.1f", med[i] * 1e6);
+            else
+                printf(" %11s", "-");
+        for (int i = 0; i < SW_NIMPL; i++)
+            if (i != SW_SCALAPACK && i != SW_EXEC) {
+                if (use[i] && med[i] > 0 && ref > 0)
+                    printf(" %7.2fx", ref / med[i]);
+                else
+                    printf(" %8s", "-");
+            }
+        printf(" %6lld%s\n", (long long)(wrong[0] + wrong[1] + wrong[2] + wrong[3]),
+               rc == 3 ? " FAILED" : "");
+    }
+    fflush(stdout);
+    return rc;
+}
+
 /* Times one size and op; prints its line(s). Returns 0, 1 (wrong) or 3 (failed). */
 static int sweep_one(const sweep_opts *so, int64_t n, int trans, int pr, int pc, int rank, int np,
                      int ctxt, int ictxt)
@@ -266,52 +326,8 @@ static int sweep_one(const sweep_opts *so, int64_t n, int trans, int pr, int pc,
         }
     }
     if (rank == 0) {
-        double med[SW_NIMPL];
-        for (int i = 0; i < SW_NIMPL; i++)
-            med[i] = use[i] && fail[i] == DMX_SUCCESS ? bench_median(t[i], rounds) : -1;
-        const double ref = med[SW_SCALAPACK];
-        for (int i = 0; i < SW_NIMPL; i++) {
-            if (!use[i])
-                continue;
-            if (wrong[i] > 0)
-                rc = 1;
-            if (so->json) {
-                printf("{\"bench\":\"redist_sweep\",\"impl\":\"%s\",\"op\":\"%s\",\"np\":%d,"
-                       "\"m\":%lld,\"n\":%lld,\"from_mb\":%lld,\"to_mb\":%lld,\"grid\":\"%dx%d\","
-                       "\"align\":%d,\"rounds\":%d,",
-                       sw_name[i], trans ? "T" : "N", np, (long long)n, (long long)n, (long long)fb,
-                       (long long)tb, pr, pc, so->align, rounds);
-                if (med[i] >= 0)
-                    printf("\"t_med\":%.9g,", med[i]);
-                else
-                    printf("\"t_med\":null,");
-                if (i != SW_SCALAPACK && med[i] > 0 && ref > 0)
-                    printf("\"speedup_vs_scalapack\":%.4g,", ref / med[i]);
-                if (i == SW_EXEC)
-                    printf("\"t_plan\":%.9g,", t_plan);
-                printf("\"wrong\":%lld,\"status\":\"%s\"}\n", (long long)wrong[i],
-                       fail[i] == DMX_SUCCESS ? "ok" : "failed");
-            }
-        }
-        if (!so->json) {
-            printf("%6lld %-2s %5lld %5lld", (long long)n, trans ? "T" : "N", (long long)fb,
-                   (long long)tb);
-            for (int i = 0; i < SW_NIMPL; i++)
-                if (use[i])
-                    printf(" %11.1f", med[i] * 1e6);
-                else
-                    printf(" %11s", "-");
-            for (int i = 0; i < SW_NIMPL; i++)
-                if (i != SW_SCALAPACK && i != SW_EXEC) {
-                    if (use[i] && med[i] > 0 && ref > 0)
-                        printf(" %7.2fx", ref / med[i]);
-                    else
-                        printf(" %8s", "-");
-                }
-            printf(" %6lld%s\n", (long long)(wrong[0] + wrong[1] + wrong[2] + wrong[3]),
-                   rc == 3 ? " FAILED" : "");
-        }
-        fflush(stdout);
+        const sw_point pt = {n, fb, tb, trans, pr, pc, np, rounds};
+        rc = report(so, &pt, use, t, wrong, fail, t_plan, rc);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 cleanup:

@@ -6,8 +6,10 @@
 #  2. cppcheck (warning, performance, portability; every preprocessor configuration) with the
 #     project's include folders. A finding that is not a bug is suppressed where it occurs with
 #     `/* cppcheck-suppress <id> ; <reason> */` on the line before;
-#  3. every source file opens with its SPDX license line (scripts/spdx.sh).
-# Exits non-zero if either check fails. Needs clang-format and cppcheck (scripts/deps.sh).
+#  3. every source file opens with its SPDX license line (scripts/spdx.sh);
+#  4. no call circles between files and no function over 120 lines outside tests/
+#     (scripts/circles.sh; known remaining cases in scripts/circles.allow).
+# Exits non-zero if any check fails. Needs clang-format, cppcheck, mpicc (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +42,12 @@ fi
 echo "lint: license lines (scripts/spdx.sh)"
 if ! bash scripts/spdx.sh; then
     echo "lint: add them with scripts/spdx.sh --add"
+    rc=1
+fi
+
+echo "lint: call circles and function lengths (scripts/circles.sh)"
+if ! bash scripts/circles.sh; then
+    echo "lint: see scripts/circles.sh --report"
     rc=1
 fi
 

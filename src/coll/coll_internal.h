@@ -155,6 +155,8 @@ typedef enum dmxi_coll_check_mode {
 dmxi_coll_check_mode dmxi_coll_check(void);
 /* Bumped by coll_model.c whenever the parameters change (invalidates AUTO's cached choices). */
 extern unsigned dmxi_coll_model_epoch;
+/* Load the model file DMX_MODEL names, once (coll_model.c; a message on stderr if it fails). */
+void dmxi_coll_model_env(void);
 /* Read the settings and load DMX_MODEL once (on first use); dmxi_coll_ready says it is done. */
 extern int dmxi_coll_ready;
 void dmxi_coll_settings_read(void);
@@ -228,7 +230,8 @@ dmx_status dmxi_coll_tune_pick(dmxi_ccomm *cc, dmx_coll_kind kind, int64_t bytes
 dmx_status dmxi_coll_tune_record(dmxi_ccomm *cc, dmxi_ctune *s, double seconds);
 void dmxi_coll_tune_free(dmxi_ccomm *cc);
 
-/* Bit a of dmxi_coll_valid_mask[k]: algorithm a (AUTO and MPI included) implements k. */
+/* Bit a of dmxi_coll_valid_mask[k]: algorithm a (AUTO and MPI included) implements k
+ * (coll_names.c). */
 extern const unsigned dmxi_coll_valid_mask[DMX_COLL_NKINDS];
 
 /* ---- algorithms: dmxi_<coll>_<alg> in <coll>_<alg>.c ------------------------------------ */

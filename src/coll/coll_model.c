@@ -85,9 +85,26 @@ static void defaults(params *q)
     q->seg_overhead = 2e-6; /* a few us of software per segment and hop */
 }
 
+unsigned dmxi_coll_model_epoch = 1;
+
+/* DMX_MODEL, once: a model file named there is loaded before the model is first used (and
+ * before the first collective, dmxi_coll_settings_read), so an explicit dmx_coll_model_load
+ * is the last word. */
+void dmxi_coll_model_env(void)
+{
+    static int done = 0;
+    if (done)
+        return;
+    done = 1; /* first: dmx_coll_model_load below comes back here */
+    const char *f = dmxi_setting_str(DMXI_SET_MODEL);
+    if (f && *f && dmx_coll_model_load(f) != DMX_SUCCESS)
+        fprintf(stderr, "dmx: DMX_MODEL=%s not loaded, using the built-in model: %s\n", f,
+                dmx_last_error());
+}
+
 static const params *get(void)
 {
-    dmxi_coll_model_init(); /* DMX_MODEL, once */
+    dmxi_coll_model_env(); /* DMX_MODEL, once */
     if (!P_ready) {
         defaults(&P);
         P_ready = 1;
@@ -210,7 +227,7 @@ dmx_status dmx_coll_model_load(const char *path)
     dmx_status st = DMX_SUCCESS;
     FILE *f = NULL;
     params q;
-    dmxi_coll_model_init(); /* DMX_MODEL first, so that this explicit load is the last word */
+    dmxi_coll_model_env(); /* DMX_MODEL first, so that this explicit load is the last word */
     if (path == NULL) {
         defaults(&P);
         P_ready = 1;

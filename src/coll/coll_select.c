@@ -1,77 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Collectives: names, which algorithm implements which collective, and the choice AUTO makes.
- * Every DMX_* setting of the module is read here (dmxi_coll_settings_read): DMX_MODEL (a model
- * file for coll_model.c), DMX_COLL_<NAME>=<alg> (forces AUTO's choice for one collective),
- * DMX_COLL_SEGMENTS (forces the pipelined broadcast's segment count), DMX_COLL_CHECK (agree,
- * local or off: what a collective does about its arguments, see coll_api.c) and DMX_COLL_TUNE
- * (AUTO's rounds of measurement, coll_tune.c). They are read once, at the first collective. */
+/* Collectives: the choice AUTO makes (the names and which algorithm implements which collective
+ * are coll_names.c). Every DMX_* setting of the module is read here (dmxi_coll_settings_read):
+ * DMX_MODEL (a model file, loaded by coll_model.c's dmxi_coll_model_env), DMX_COLL_<NAME>=<alg>
+ * (forces AUTO's choice for one collective), DMX_COLL_SEGMENTS (forces the pipelined broadcast's
+ * segment count), DMX_COLL_CHECK (agree, local or off: what a collective does about its arguments,
+ * see coll_api.c) and DMX_COLL_TUNE (AUTO's rounds of measurement, coll_tune.c). They are read
+ * once, at the first collective. */
 #include "coll_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char *const alg_names[DMX_COLL_NALGS] = {
-    "auto", "mpi",    "flat",  "ring",      "pipeline", "binomial", "scatter_ag",
-    "grid", "recdbl", "bruck", "rs_gather", "halving",  "pairwise", "hypercube"};
-
-static const char *const kind_names[DMX_COLL_NKINDS] = {
-    "bcast",          "scatter",  "gather", "allgather", "reduce", "allreduce",
-    "reduce_scatter", "alltoall", "scan",   "exscan",    "shift"};
-
-/* Bit a set in dmxi_coll_valid_mask[k]: algorithm a implements collective k (AUTO and MPI
- * implement all). */
-#define B(a) (1u << (a))
-#define ANY (B(DMX_COLL_AUTO) | B(DMX_COLL_MPI))
-const unsigned dmxi_coll_valid_mask[DMX_COLL_NKINDS] = {
-    [DMX_COLL_BCAST] = ANY | B(DMX_COLL_FLAT) | B(DMX_COLL_RING) | B(DMX_COLL_PIPELINE) |
-                       B(DMX_COLL_BINOMIAL) | B(DMX_COLL_SCATTER_AG) | B(DMX_COLL_GRID),
-    [DMX_COLL_SCATTER] = ANY | B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
-    [DMX_COLL_GATHER] = ANY | B(DMX_COLL_FLAT) | B(DMX_COLL_PIPELINE) | B(DMX_COLL_BINOMIAL),
-    [DMX_COLL_ALLGATHER] = B(DMX_COLL_AUTO) | B(DMX_COLL_MPI) | B(DMX_COLL_RING) |
-                           B(DMX_COLL_RECDBL) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
-    [DMX_COLL_REDUCE] = ANY | B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RS_GATHER),
-    [DMX_COLL_ALLREDUCE] = ANY | B(DMX_COLL_BINOMIAL) | B(DMX_COLL_RECDBL) | B(DMX_COLL_RING),
-    [DMX_COLL_REDUCE_SCATTER] = ANY | B(DMX_COLL_RING) | B(DMX_COLL_HALVING),
-    [DMX_COLL_ALLTOALL] = B(DMX_COLL_AUTO) | B(DMX_COLL_MPI) | B(DMX_COLL_PAIRWISE) |
-                          B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_BRUCK) | B(DMX_COLL_GRID),
-    [DMX_COLL_SCAN] = ANY | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
-    [DMX_COLL_EXSCAN] = ANY | B(DMX_COLL_HYPERCUBE) | B(DMX_COLL_RING),
-    [DMX_COLL_SHIFT] = ANY | B(DMX_COLL_RING) | B(DMX_COLL_GRID),
-};
-#undef ANY
-#undef B
-
-const char *dmx_coll_alg_name(dmx_coll_alg alg)
-{
-    return (alg >= 0 && alg < DMX_COLL_NALGS) ? alg_names[alg] : NULL;
-}
-
-dmx_status dmx_coll_alg_from_name(const char *name, dmx_coll_alg *alg)
-{
-    dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(name != NULL && alg != NULL, DMX_ERR_NULL, "name or alg is NULL");
-    for (int a = 0; a < DMX_COLL_NALGS; a++)
-        if (strcmp(name, alg_names[a]) == 0) {
-            *alg = (dmx_coll_alg)a;
-            goto cleanup;
-        }
-    DMXI_FAIL(DMX_ERR_ARG, "unknown collective algorithm \"%s\"", name);
-cleanup:
-    return st;
-}
-
-const char *dmx_coll_kind_name(dmx_coll_kind kind)
-{
-    return (kind >= 0 && kind < DMX_COLL_NKINDS) ? kind_names[kind] : NULL;
-}
-
-int dmx_coll_alg_valid(dmx_coll_kind kind, dmx_coll_alg alg)
-{
-    if (kind < 0 || kind >= DMX_COLL_NKINDS || alg < 0 || alg >= DMX_COLL_NALGS)
-        return 0;
-    return (dmxi_coll_valid_mask[kind] >> alg) & 1u;
-}
 
 /* ---- settings ----------------------------------------------------------------------------- */
 
@@ -104,15 +43,12 @@ void dmxi_coll_settings_read(void)
 {
     if (dmxi_coll_ready)
         return;
-    dmxi_coll_ready = 1; /* first: dmx_coll_model_load below comes back here */
-    const char *f = dmxi_setting_str(DMXI_SET_MODEL);
-    if (f && *f && dmx_coll_model_load(f) != DMX_SUCCESS)
-        fprintf(stderr, "dmx: DMX_MODEL=%s not loaded, using the built-in model: %s\n", f,
-                dmx_last_error());
+    dmxi_coll_ready = 1;
+    dmxi_coll_model_env();
     for (int k = 0; k < DMX_COLL_NKINDS; k++) {
         char name[64] = "DMX_COLL_";
         size_t n = strlen(name);
-        for (const char *c = kind_names[k]; *c && n + 1 < sizeof name; c++)
+        for (const char *c = dmx_coll_kind_name((dmx_coll_kind)k); *c && n + 1 < sizeof name; c++)
             name[n++] = (char)toupper((unsigned char)*c);
         name[n] = '\0';
         forced[k] = DMX_COLL_AUTO;
@@ -124,7 +60,7 @@ void dmxi_coll_settings_read(void)
                 forced[k] = a;
             else
                 fprintf(stderr, "dmx: %s=%s is not an algorithm of %s, ignored\n", name, v,
-                        kind_names[k]);
+                        dmx_coll_kind_name((dmx_coll_kind)k));
         }
     }
     forced_segments = dmxi_setting_int(DMXI_SET_COLL_SEGMENTS);
@@ -153,7 +89,6 @@ static struct choice {
     int64_t bytes;
     unsigned epoch;
 } choices[CHOICES];
-unsigned dmxi_coll_model_epoch = 1;
 
 dmx_coll_alg dmxi_coll_choose(dmx_coll_kind kind, dmx_coll_alg alg, int p, int64_t bytes, int nodes)
 {

@@ -112,7 +112,7 @@ void *dmxi_calloc(int64_t n, size_t sz);
 /* Grow *arr (capacity *cap items of size sz) to hold at least need items. */
 dmx_status dmxi_reserve(void **arr, int64_t *cap, int64_t need, size_t sz);
 
-/* Collective agreement: every rank passes its local status; all ranks return the largest
+/* Collective agreement (agree.c): every rank passes its local status; all ranks return the
  * status code any rank had (DMX_SUCCESS if all succeeded). A rank whose own status was success
  * but another rank failed gets an error message naming the failing code. Collective on comm:
  * one MPI_Iallreduce of an int waited for by dmxi_wait_bounded, so a rank that calls on another

@@ -32,7 +32,7 @@ typedef struct dmxi_xform {
      * below) instead of one rectangle per pair of blocks. */
     int runs;
     /* The block-cyclic local arrays of A and B (their base) when the plan last checked that B
-     * does not share memory with an A of the batch (plan/overlap.c), and whether it has:
+     * does not share memory with an A of the batch (plan/alias.c), and whether it has:
      * dmx_layout_rebind may move them between executions. Plan only. */
     const void *seen_a, *seen_b;
     int seen;

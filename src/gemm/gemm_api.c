@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The multiply's small public calls: names, options, info, destroy, the one-shot form. */
+/* The multiply's small public calls: names, options, info, destroy (the one-shot dmx_gemm is in
+ * gemm_plan.c, beside the plan it makes). */
 #include "dmx/gemm.h"
 #include "gemm_internal.h"
 
@@ -72,16 +73,4 @@ dmx_status dmx_gemm_plan_destroy(dmx_gemm_plan **plan)
     dmx_gemm_plan *g = *plan;
     *plan = NULL;
     return dmxi_gemm_release(g, DMX_SUCCESS);
-}
-
-dmx_status dmx_gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb, dmx_scalar alpha,
-                    const dmx_layout *a, const dmx_layout *b, dmx_scalar beta, dmx_layout *c,
-                    const dmx_gemm_options *options)
-{
-    dmx_status st = DMX_SUCCESS;
-    dmx_gemm_plan *g = NULL;
-    DMXI_TRY(dmx_gemm_plan_create(comm, dtype, transa, transb, alpha, a, b, beta, c, options, &g));
-    DMXI_TRY(dmx_gemm_plan_execute(g));
-cleanup:
-    return dmxi_gemm_release(g, st);
 }

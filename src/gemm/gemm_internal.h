@@ -61,13 +61,13 @@ dmx_status dmxi_gemm_release(dmx_gemm_plan *g, dmx_status st);
 int dmxi_gemm_is_zero(dmx_scalar s);
 
 /* Panels: the cut points of [0, k) that are boundaries of either split, so each piece lies
- * in one part of both (gemm_plan.c). *cuts (malloc'd) gets n+1 points. */
+ * in one part of both (gemm_panel.c). *cuts (malloc'd) gets n+1 points. */
 dmx_status dmxi_gemm_cuts(const int64_t *x, int nx, const int64_t *y, int ny, int64_t **cuts,
                           int *n);
 /* Part of split x (nparts) holding index i. */
 int dmxi_gemm_part(const int64_t *x, int nparts, int64_t i);
 
-/* Broadcast helpers with counting (gemm_plan.c): start (overlap) or run (blocking) a broadcast
+/* Broadcast helpers with counting (gemm_panel.c): start (overlap) or run (blocking) a broadcast
  * of count elements on comm from root. size-1 communicators send nothing and count nothing. */
 dmx_status dmxi_gemm_bcast_start(dmx_gemm_plan *g, void *buf, int64_t count, int root,
                                  MPI_Comm comm, MPI_Request *req);

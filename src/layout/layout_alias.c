@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Whether two layouts store some element in the same memory on this rank (aliasing), for the
- * planner's batch check (plan/overlap.c) and the multiply's C-against-A/B check.
+ * planner's batch check (plan/alias.c) and the multiply's C-against-A/B check.
  *
  * Two ways to tell:
  *  - The same storage (dmxi_layout_same_storage): one description, or two block-cyclic ones with

@@ -47,149 +47,7 @@
  */
 #include "directory.h"
 
-#include <math.h>
 #include <string.h>
-
-/* ---- the directory's partition of A's index space ------------------------------------------ */
-
-static void geom_init(dir_geom *g, int64_t m, int64_t n, int size)
-{
-    memset(g, 0, sizeof *g);
-    g->m = m, g->n = n, g->size = size;
-    if (m == 0 || n == 0)
-        return;
-    int64_t pr = (int64_t)llround(sqrt((double)size * (double)m / (double)n));
-    int64_t maxr = m < size ? m : size;
-    pr = pr < 1 ? 1 : pr > maxr ? maxr : pr;
-    int64_t pc = size / pr;
-    pc = pc < 1 ? 1 : pc > n ? n : pc;
-    pr = size / pc < m ? size / pc : m;
-    g->pr = pr, g->pc = pc, g->nreg = pr * pc;
-    g->rbase = m / pr, g->rrem = m % pr;
-    g->cbase = n / pc, g->crem = n % pc;
-}
-
-/* Start of part i of an extent cut into parts of base (+1 for the first rem) elements. */
-static int64_t part_start(int64_t base, int64_t rem, int64_t i)
-{
-    return i * base + (i < rem ? i : rem);
-}
-
-/* Part containing index x. */
-static int64_t part_of(int64_t base, int64_t rem, int64_t x)
-{
-    int64_t big = rem * (base + 1);
-    return x < big ? x / (base + 1) : rem + (x - big) / base;
-}
-
-static int geom_owner(const dir_geom *g, int64_t k)
-{
-    return (int)(k * g->size / g->nreg);
-}
-
-/* The region this rank keeps, or -1 (floor(k*P/D) is strictly increasing since D <= P). */
-int64_t dmxi_dir_region_of(const dir_geom *g, int rank)
-{
-    if (g->nreg == 0)
-        return -1;
-    int64_t k = ((int64_t)rank * g->nreg + g->size - 1) / g->size;
-    return k < g->nreg && geom_owner(g, k) == rank ? k : -1;
-}
-
-void dmxi_dir_region(const dir_geom *g, int64_t k, int64_t *r0, int64_t *c0, int64_t *r1,
-                     int64_t *c1)
-{
-    int64_t i = k / g->pc, j = k % g->pc;
-    *r0 = part_start(g->rbase, g->rrem, i);
-    *r1 = part_start(g->rbase, g->rrem, i + 1);
-    *c0 = part_start(g->cbase, g->crem, j);
-    *c1 = part_start(g->cbase, g->crem, j + 1);
-}
-
-dmx_status dmxi_dir_outbox_add(outbox *ob, int64_t dest, const void *rec)
-{
-    dmx_status st = DMX_SUCCESS;
-    int64_t w = ob->words + 1, need;
-    DMXI_TRY(dmxi_mul64(ob->n + 1, w, &need));
-    DMXI_TRY(dmxi_reserve((void **)&ob->v, &ob->cap, need, sizeof(int64_t)));
-    ob->v[ob->n * w] = dest;
-    memcpy(&ob->v[ob->n * w + 1], rec, (size_t)ob->words * sizeof(int64_t));
-    ob->n++;
-cleanup:
-    return st;
-}
-
-static int cmp_dest(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
-/* Sort by destination, compact the records in place (dropping the destinations) and describe
- * one exchange entry per destination (more only if a payload would exceed INT_MAX bytes). */
-dmx_status dmxi_dir_outbox_pack(outbox *ob)
-{
-    dmx_status st = DMX_SUCCESS;
-    int64_t w = ob->words + 1, rbytes = ob->words * (int64_t)sizeof(int64_t);
-    int64_t per = INT_MAX / rbytes; /* records per payload */
-    int64_t nsend = 0;
-    if (ob->n > 1)
-        qsort(ob->v, (size_t)ob->n, (size_t)w * sizeof(int64_t), cmp_dest);
-    for (int64_t i = 0, run = 0; i < ob->n; i++) {
-        run = (i > 0 && ob->v[i * w] == ob->v[(i - 1) * w]) ? run + 1 : 0;
-        nsend += run % per == 0;
-    }
-    ob->sends = dmxi_malloc(nsend, sizeof *ob->sends);
-    DMXI_CHECK(ob->sends, DMX_ERR_ALLOC, "out of memory for %lld directory messages",
-               (long long)nsend);
-    /* Entries first (they read the destinations), recording record offsets in .data. */
-    nsend = 0;
-    for (int64_t i = 0, run = 0; i < ob->n; i++) {
-        run = (i > 0 && ob->v[i * w] == ob->v[(i - 1) * w]) ? run + 1 : 0;
-        if (run % per == 0) {
-            DMXI_TRY(dmxi_to_int(ob->v[i * w], &ob->sends[nsend].dest, "directory rank"));
-            ob->sends[nsend].data = NULL;
-            ob->sends[nsend].bytes = (int64_t)i; /* first record, turned into bytes below */
-            nsend++;
-        }
-    }
-    for (int64_t i = 0; i < ob->n; i++) /* destination i*w+1 >= record i*words: moves left */
-        memmove(&ob->v[i * ob->words], &ob->v[i * w + 1], (size_t)rbytes);
-    for (int64_t s = 0; s < nsend; s++) {
-        int64_t first = ob->sends[s].bytes;
-        int64_t last = s + 1 < nsend ? ob->sends[s + 1].bytes : ob->n;
-        ob->sends[s].data = &ob->v[first * ob->words];
-        ob->sends[s].bytes = (last - first) * rbytes;
-    }
-    ob->nsend = nsend;
-cleanup:
-    return st;
-}
-
-static void outbox_free(outbox *ob)
-{
-    free(ob->v);
-    free(ob->sends);
-    ob->v = NULL, ob->sends = NULL;
-    ob->n = ob->cap = ob->nsend = 0;
-}
-
-/* Records of one exchange result, checked for whole records. */
-dmx_status dmxi_dir_records(const dmx_exchange_result *res, int64_t i, size_t rsize, int *source,
-                            const unsigned char **data, int64_t *count)
-{
-    dmx_status st = DMX_SUCCESS;
-    const void *d = NULL;
-    int64_t bytes = 0;
-    DMXI_TRY(dmx_exchange_result_get(res, i, source, &d, &bytes));
-    DMXI_CHECK(bytes % (int64_t)rsize == 0, DMX_ERR_INTERNAL,
-               "directory message of %lld bytes from rank %d is not whole records",
-               (long long)bytes, *source);
-    *data = d;
-    *count = bytes / (int64_t)rsize;
-cleanup:
-    return st;
-}
 
 /* ---- step 1: registration ------------------------------------------------------------------- */
 
@@ -199,8 +57,10 @@ static dmx_status register_rect(const dir_geom *g, outbox *ob, int64_t side, int
                                 int64_t c0, int64_t rows, int64_t cols)
 {
     dmx_status st = DMX_SUCCESS;
-    int64_t i0 = part_of(g->rbase, g->rrem, r0), i1 = part_of(g->rbase, g->rrem, r0 + rows - 1);
-    int64_t j0 = part_of(g->cbase, g->crem, c0), j1 = part_of(g->cbase, g->crem, c0 + cols - 1);
+    int64_t i0 = dmxi_dir_part_of(g->rbase, g->rrem, r0),
+            i1 = dmxi_dir_part_of(g->rbase, g->rrem, r0 + rows - 1);
+    int64_t j0 = dmxi_dir_part_of(g->cbase, g->crem, c0),
+            j1 = dmxi_dir_part_of(g->cbase, g->crem, c0 + cols - 1);
     for (int64_t i = i0; i <= i1; i++) {
         for (int64_t j = j0; j <= j1; j++) {
             int64_t k2 = i * g->pc + j, gr0, gc0, gr1, gc1;
@@ -208,7 +68,7 @@ static dmx_status register_rect(const dir_geom *g, outbox *ob, int64_t side, int
             int64_t a0 = r0 > gr0 ? r0 : gr0, a1 = r0 + rows < gr1 ? r0 + rows : gr1;
             int64_t b0 = c0 > gc0 ? c0 : gc0, b1 = c0 + cols < gc1 ? c0 + cols : gc1;
             dir_reg rec = {a0, b0, a1 - a0, b1 - b0, k, side};
-            DMXI_TRY(dmxi_dir_outbox_add(ob, geom_owner(g, k2), &rec));
+            DMXI_TRY(dmxi_dir_outbox_add(ob, dmxi_dir_owner(g, k2), &rec));
         }
     }
 cleanup:
@@ -294,27 +154,27 @@ dmx_status dmxi_plan_directory(const dmx_plan *p, int t, dmxi_piece_list *recv,
     outbox notes = {NULL, 0, 0, sizeof(dir_note) / sizeof(int64_t), NULL, 0};
     dmx_exchange_result *res = NULL;
     /* Every rank sees the same (validated) sizes, so all return here together. */
-    geom_init(&g, x->t.a->m, x->t.a->n, p->size);
+    dmxi_dir_geom_init(&g, x->t.a->m, x->t.a->n, p->size);
     if (g.nreg == 0)
         return DMX_SUCCESS;
 
     local = make_registrations(&g, x, &regs);
     DMXI_TRY(dmxi_agree(p->comm, local));
     local = dmxi_exchange(p->comm, DMXI_DIR_TAG, DMX_EXCHANGE_AUTO, regs.nsend, regs.sends, &res);
-    outbox_free(&regs);
+    dmxi_dir_outbox_free(&regs);
     if (local == DMX_SUCCESS)
         local = dmxi_dir_match_region(&g, p, x, res, &notes);
     dmx_exchange_result_destroy(&res);
     DMXI_TRY(dmxi_agree(p->comm, local));
     local =
         dmxi_exchange(p->comm, DMXI_DIR_TAG + 1, DMX_EXCHANGE_AUTO, notes.nsend, notes.sends, &res);
-    outbox_free(&notes);
+    dmxi_dir_outbox_free(&notes);
     if (local == DMX_SUCCESS)
         local = make_pieces(p, t, res, recv, loc, send);
     DMXI_TRY(dmxi_agree(p->comm, local));
 cleanup:
-    outbox_free(&regs);
-    outbox_free(&notes);
+    dmxi_dir_outbox_free(&regs);
+    dmxi_dir_outbox_free(&notes);
     dmx_exchange_result_destroy(&res);
     return st;
 }

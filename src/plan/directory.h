@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Inside the directory of the planner (directory.c: geometry, wire records, registration,
- * pieces and the driver; directory_match.c: the sweep that matches one region). Only these two
- * files include it. */
+/* Inside the directory of the planner (directory_geom.c: the regions; directory_wire.c: records
+ * on the wire; directory.c: registration, pieces and the driver; directory_match.c: the sweep
+ * that matches one region). Only these files include it. */
 #ifndef DMXI_PLAN_DIRECTORY_H
 #define DMXI_PLAN_DIRECTORY_H
 
@@ -46,14 +46,22 @@ typedef struct outbox {
     int64_t nsend;
 } outbox;
 
+/* directory_geom.c. The region grid for m x n on size ranks (empty for an empty matrix). */
+void dmxi_dir_geom_init(dir_geom *g, int64_t m, int64_t n, int size);
+/* The part holding index x of an extent cut into parts of base (+1 for the first rem). */
+int64_t dmxi_dir_part_of(int64_t base, int64_t rem, int64_t x);
+/* The plan rank that keeps region k. */
+int dmxi_dir_owner(const dir_geom *g, int64_t k);
 /* The region this rank keeps, or -1; region k's rectangle [r0, r1) x [c0, c1). */
 int64_t dmxi_dir_region_of(const dir_geom *g, int rank);
 void dmxi_dir_region(const dir_geom *g, int64_t k, int64_t *r0, int64_t *c0, int64_t *r1,
                      int64_t *c1);
 
-/* Queue a record for dest; then turn the queue into exchange sends (sorted by destination). */
+/* directory_wire.c. Queue a record for dest; then turn the queue into exchange sends (sorted by
+ * destination); free the outbox's memory (leaves it empty). */
 dmx_status dmxi_dir_outbox_add(outbox *ob, int64_t dest, const void *rec);
 dmx_status dmxi_dir_outbox_pack(outbox *ob);
+void dmxi_dir_outbox_free(outbox *ob);
 
 /* The records of result entry i: *src, *data and *count records of rsize bytes. */
 dmx_status dmxi_dir_records(const dmx_exchange_result *res, int64_t i, size_t rsize, int *src,

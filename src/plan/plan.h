@@ -126,7 +126,7 @@ dmx_status dmxi_transforms_validate(int n, const dmx_transform *t, int need_a_me
 dmx_status dmxi_transforms_check(int n, const dmx_transform *t, int need_a_memory, MPI_Comm *comm0,
                                  uint64_t *hash, dmx_status *local);
 
-/* ---- overlap.c ---------------------------------------------------------------------------- */
+/* ---- alias.c ------------------------------------------------------------------------------ */
 
 /* DMX_ERR_ARG when some transform's B shares memory on this rank with a target A that the batch
  * writes for other elements (an in-place transpose, views that overlap, one transform's A read

@@ -126,7 +126,7 @@ dmx_status dmxi_transforms_check(int ntransforms, const dmx_transform *transform
         if (*local == DMX_SUCCESS && hash)
             h = hash_transform(h, &transforms[k]);
     }
-    if (*local == DMX_SUCCESS) /* B read where the batch writes other elements (overlap.c) */
+    if (*local == DMX_SUCCESS) /* B read where the batch writes other elements (alias.c) */
         *local = dmxi_transforms_overlap(ntransforms, transforms);
     if (hash)
         *hash = h;
