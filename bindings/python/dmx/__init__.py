@@ -517,3 +517,14 @@ def relabel(target, b, op="N", alpha=1):
     layout = Layout(out, newcomm, target.shape, _NP[t[0].dtype], [])
     plan._layouts = [b, layout]
     return list(sigma), newcomm, layout, plan
+
+
+# ---- the collectives, the sparse exchange and one-sided patches ---------------------------------
+
+from ._coll import (IN_PLACE, ALGORITHMS, bcast, scatter, gather, allgather, reduce,  # noqa: E402
+                    allreduce, reduce_scatter, alltoall, scan, exscan, shift)
+from ._exchange import exchange, Patch  # noqa: E402
+
+__all__ += ["IN_PLACE", "ALGORITHMS", "bcast", "scatter", "gather", "allgather", "reduce",
+            "allreduce", "reduce_scatter", "alltoall", "scan", "exscan", "shift", "exchange",
+            "Patch"]
