@@ -11,7 +11,8 @@ run round-robin in every repetition, each between a barrier and a maximum over t
   py once   dmx.transform(A, B)                       (Python)
   C once    dmx_transform_once on the same layouts    (C)
 
-A is filled with NaN before every run and checked element by element after it (untimed).
+A is filled with NaN before every run and checked element by element after it (untimed); the
+order of the four alternates between repetitions.
 Then a 1 x 1 matrix: loops of --loop one-shot calls, Python's and C's alternating, and the
 per-call difference (the Python overhead of one small dmx.transform).
 """
@@ -117,7 +118,8 @@ def _redist(comm, h, o, out):
 
         fns = [py_plan, c_plan, py_once, c_once]
         for rep in range(o.warmup + o.reps):
-            for name, fn in zip(names, fns):
+            order = list(zip(names, fns))
+            for name, fn in (order if rep % 2 == 0 else order[::-1]):
                 A.a.fill(np.nan)
                 dt = fn()
                 wrong = max(wrong, comm.allreduce(int(np.count_nonzero(A.a != A.want))))
@@ -143,16 +145,24 @@ def _small(comm, h, o, out):
     t = ctypes.c_double()
     one, zero = _lib.Scalar(1, 0), _lib.Scalar(0, 0)
     py, c = [], []
-    for rep in range(o.loop_reps + 1):
+    def py_loop():
         comm.Barrier()
         t0 = MPI.Wtime()
         for _ in range(o.loop):
             dmx.transform(A.layout, B.layout)
-        tp = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX) / o.loop
+        return comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX) / o.loop
+
+    def c_loop():
         comm.Barrier()
         dmx._check(h.dmxpy_transform_once_loop(1, 0, one, B.layout._h, zero, A.layout._h,
                                                o.loop, ctypes.byref(t)))
-        tc = comm.allreduce(t.value, op=MPI.MAX) / o.loop
+        return comm.allreduce(t.value, op=MPI.MAX) / o.loop
+
+    for rep in range(o.loop_reps + 1):
+        if rep % 2 == 0:
+            tp, tc = py_loop(), c_loop()
+        else:
+            tc, tp = c_loop(), py_loop()
         if rep > 0:
             py.append(tp)
             c.append(tc)
