@@ -16,6 +16,7 @@ dmx_status dmxpy_transform_once_timed(int dtype, int op, dmx_scalar alpha, const
 dmx_status dmxpy_transform_once_loop(int dtype, int op, dmx_scalar alpha, const dmx_layout *b,
                                      dmx_scalar beta, dmx_layout *a, int64_t count,
                                      double *seconds);
+dmx_status dmxpy_plan_execute_loop(dmx_plan *plan, int64_t count, double *seconds);
 
 /* Barrier, the timed call, then the largest time over the ranks: what the Python side does
  * around its own call. */
@@ -59,6 +60,17 @@ dmx_status dmxpy_transform_once_loop(int dtype, int op, dmx_scalar alpha, const 
     double t0 = MPI_Wtime();
     for (int64_t k = 0; k < count && st == DMX_SUCCESS; k++)
         st = dmx_transform_once((dmx_dtype)dtype, (dmx_op)op, alpha, b, beta, a);
+    *seconds = MPI_Wtime() - t0;
+    return st;
+}
+
+/** @p count calls of dmx_plan_execute back to back; *seconds is this rank's total. Collective. */
+dmx_status dmxpy_plan_execute_loop(dmx_plan *plan, int64_t count, double *seconds)
+{
+    dmx_status st = DMX_SUCCESS;
+    double t0 = MPI_Wtime();
+    for (int64_t k = 0; k < count && st == DMX_SUCCESS; k++)
+        st = dmx_plan_execute(plan);
     *seconds = MPI_Wtime() - t0;
     return st;
 }

@@ -14,7 +14,8 @@ run round-robin in every repetition, each between a barrier and a maximum over t
 A is filled with NaN before every run and checked element by element after it (untimed); the
 order of the four alternates between repetitions.
 Then a 1 x 1 matrix: loops of --loop one-shot calls, Python's and C's alternating, and the
-per-call difference (the Python overhead of one small dmx.transform).
+per-call difference (the Python overhead of one small dmx.transform); the same for a plan's
+execute() (the overhead the large case's plan ratio hides in its noise).
 """
 
 import argparse
@@ -36,8 +37,9 @@ def _helper():
     h.dmxpy_plan_execute_timed.argtypes = [vp, _lib.comm_t, dp]
     h.dmxpy_transform_once_timed.argtypes = [ci, ci, S, vp, S, vp, _lib.comm_t, dp]
     h.dmxpy_transform_once_loop.argtypes = [ci, ci, S, vp, S, vp, ctypes.c_int64, dp]
+    h.dmxpy_plan_execute_loop.argtypes = [vp, ctypes.c_int64, dp]
     for f in (h.dmxpy_plan_execute_timed, h.dmxpy_transform_once_timed,
-              h.dmxpy_transform_once_loop):
+              h.dmxpy_transform_once_loop, h.dmxpy_plan_execute_loop):
         f.restype = ci
     return h
 
@@ -137,41 +139,60 @@ def _redist(comm, h, o, out):
     return wrong
 
 
+def _loops(comm, o, py_call, c_loop):
+    """Medians per call of loops of o.loop calls: Python's and C's alternating."""
+    def py_loop():
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        for _ in range(o.loop):
+            py_call()
+        return comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX) / o.loop
+
+    def c_timed():
+        comm.Barrier()
+        return comm.allreduce(c_loop(), op=MPI.MAX) / o.loop
+
+    py, c = [], []
+    for rep in range(o.loop_reps + 1):
+        if rep % 2 == 0:
+            tp, tc = py_loop(), c_timed()
+        else:
+            tc, tp = c_timed(), py_loop()
+        if rep > 0:
+            py.append(tp)
+            c.append(tc)
+    return float(np.median(py)), float(np.median(c))
+
+
 def _small(comm, h, o, out):
-    """1 x 1 one-shot calls: loops of o.loop calls, Python's and C's alternating."""
+    """1 x 1 matrices: loops of one-shot calls, then of a plan's executions."""
     grid = _default_grid(comm.Get_size())
     B = _Matrix(comm, (1, 1), (1, 1), grid, True)
     A = _Matrix(comm, (1, 1), (1, 1), grid, False)
     t = ctypes.c_double()
     one, zero = _lib.Scalar(1, 0), _lib.Scalar(0, 0)
-    py, c = [], []
-    def py_loop():
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        for _ in range(o.loop):
-            dmx.transform(A.layout, B.layout)
-        return comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX) / o.loop
 
-    def c_loop():
-        comm.Barrier()
+    def c_once():
         dmx._check(h.dmxpy_transform_once_loop(1, 0, one, B.layout._h, zero, A.layout._h,
                                                o.loop, ctypes.byref(t)))
-        return comm.allreduce(t.value, op=MPI.MAX) / o.loop
+        return t.value
 
-    for rep in range(o.loop_reps + 1):
-        if rep % 2 == 0:
-            tp, tc = py_loop(), c_loop()
-        else:
-            tc, tp = c_loop(), py_loop()
-        if rep > 0:
-            py.append(tp)
-            c.append(tc)
+    mp, mc = _loops(comm, o, lambda: dmx.transform(A.layout, B.layout), c_once)
     wrong = comm.allreduce(int(np.count_nonzero(A.a != A.want)))
-    mp, mc = float(np.median(py)), float(np.median(c))
     out("  1 x 1 one-shot (%d loops of %d calls, per call, median): Python %.2f us, C %.2f us, "
         "Python overhead %.2f us (%.2fx); wrong elements: %d"
         % (o.loop_reps, o.loop, 1e6 * mp, 1e6 * mc, 1e6 * (mp - mc), mp / mc, wrong))
-    return wrong
+    A.a.fill(0)
+    with dmx.Plan(A.layout, B.layout) as plan:
+        def c_plan():
+            dmx._check(h.dmxpy_plan_execute_loop(plan._h, o.loop, ctypes.byref(t)))
+            return t.value
+
+        mp, mc = _loops(comm, o, plan.execute, c_plan)
+    bad = comm.allreduce(int(np.count_nonzero(A.a != A.want)))
+    out("  1 x 1 plan execute (same loops): Python %.2f us, C %.2f us, Python overhead "
+        "%.2f us; wrong elements: %d" % (1e6 * mp, 1e6 * mc, 1e6 * (mp - mc), bad))
+    return wrong + bad
 
 
 def main(argv):
