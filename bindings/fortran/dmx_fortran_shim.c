@@ -127,16 +127,11 @@ void dmxf_abort(void)
 static MPI_Datatype mpi_type(int dtype)
 {
     switch (dtype) {
-    case DMX_FLOAT:
-        return MPI_FLOAT;
-    case DMX_DOUBLE:
-        return MPI_DOUBLE;
-    case DMX_CFLOAT:
-        return MPI_C_FLOAT_COMPLEX;
-    case DMX_CDOUBLE:
-        return MPI_C_DOUBLE_COMPLEX;
-    default:
-        return MPI_DATATYPE_NULL;
+    case DMX_FLOAT: return MPI_FLOAT;
+    case DMX_DOUBLE: return MPI_DOUBLE;
+    case DMX_CFLOAT: return MPI_C_FLOAT_COMPLEX;
+    case DMX_CDOUBLE: return MPI_C_DOUBLE_COMPLEX;
+    default: return MPI_DATATYPE_NULL;
     }
 }
 
@@ -153,8 +148,7 @@ dmx_status dmxf_coll_two(int kind, const void *sendbuf, void *recvbuf, int64_t c
     MPI_Comm c = MPI_Comm_f2c(comm);
     MPI_Datatype t = mpi_type(dtype);
     if (kind == 0)
-        return dmx_coll_allreduce(sendbuf, recvbuf, count, t, MPI_Op_f2c(op), c,
-                                  (dmx_coll_alg)alg);
+        return dmx_coll_allreduce(sendbuf, recvbuf, count, t, MPI_Op_f2c(op), c, (dmx_coll_alg)alg);
     if (kind == 1)
         return dmx_coll_allgather(sendbuf, recvbuf, count, t, c, (dmx_coll_alg)alg);
     return dmx_coll_alltoall(sendbuf, recvbuf, count, t, c, (dmx_coll_alg)alg);

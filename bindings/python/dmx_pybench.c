@@ -53,8 +53,7 @@ dmx_status dmxpy_transform_once_timed(int dtype, int op, dmx_scalar alpha, const
 /** @p count calls of dmx_transform_once back to back; *seconds is this rank's total. For the
  * per-call cost of small calls, where a barrier per call would dominate. Collective. */
 dmx_status dmxpy_transform_once_loop(int dtype, int op, dmx_scalar alpha, const dmx_layout *b,
-                                     dmx_scalar beta, dmx_layout *a, int64_t count,
-                                     double *seconds)
+                                     dmx_scalar beta, dmx_layout *a, int64_t count, double *seconds)
 {
     dmx_status st = DMX_SUCCESS;
     double t0 = MPI_Wtime();
