@@ -13,7 +13,7 @@
 module dmx
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
-  use mpi_f08, only: MPI_Comm, MPI_Comm_rank
+  use mpi_f08, only: MPI_Comm, MPI_Comm_rank, MPI_Comm_size, MPI_Op
   implicit none
   private
 
@@ -23,6 +23,11 @@ module dmx
   integer, parameter, public :: DMX_FLOAT = 0, DMX_DOUBLE = 1, DMX_CFLOAT = 2, DMX_CDOUBLE = 3
   integer, parameter, public :: DMX_OP_N = 0, DMX_OP_T = 1, DMX_OP_C = 2
   integer, parameter, public :: DMX_COL_MAJOR = 0, DMX_ROW_MAJOR = 1
+  ! Algorithms of the collectives (dmx_coll_alg, include/dmx/coll.h).
+  integer, parameter, public :: DMX_COLL_AUTO = 0, DMX_COLL_MPI = 1, DMX_COLL_FLAT = 2, &
+    DMX_COLL_RING = 3, DMX_COLL_PIPELINE = 4, DMX_COLL_BINOMIAL = 5, DMX_COLL_SCATTER_AG = 6, &
+    DMX_COLL_GRID = 7, DMX_COLL_RECDBL = 8, DMX_COLL_BRUCK = 9, DMX_COLL_RS_GATHER = 10, &
+    DMX_COLL_HALVING = 11, DMX_COLL_PAIRWISE = 12, DMX_COLL_HYPERCUBE = 13
   ! A layout made without memory has no element type until a transform gives it one.
   integer, parameter :: NO_DTYPE = -1
 
@@ -79,6 +84,7 @@ module dmx
   public :: dmx_transform_once, dmx_gemm, dmx_plan_create_relabeled
   public :: dmx_gemm_plan_create, dmx_gemm_plan_execute, dmx_gemm_plan_destroy
   public :: dmx_status_string, dmx_last_error, dmx_version, dmx_errors_return
+  public :: dmx_coll_bcast, dmx_coll_allreduce, dmx_coll_allgather, dmx_coll_alltoall
 
   include 'dmx_typed_spec.inc'
 
@@ -234,6 +240,20 @@ module dmx
     end function
     subroutine c_abort() bind(C, name='dmxf_abort')
     end subroutine
+    integer(c_int) function c_coll_bcast(buf, count, dtype, root, comm, alg) &
+        bind(C, name='dmxf_coll_bcast')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: buf
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: dtype, root, comm, alg
+    end function
+    integer(c_int) function c_coll_two(kind, sendbuf, recvbuf, count, dtype, op, comm, alg) &
+        bind(C, name='dmxf_coll_two')
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: kind, dtype, op, comm, alg
+      type(c_ptr), value :: sendbuf, recvbuf
+      integer(c_int64_t), value :: count
+    end function
   end interface
 
   ! The message of the last check made by this module (not by dmx), while it is the latest.
@@ -459,4 +479,5 @@ contains
 
   include 'dmx_layouts.inc'
   include 'dmx_plans.inc'
+  include 'dmx_coll.inc'
 end module dmx

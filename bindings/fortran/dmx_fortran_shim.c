@@ -4,10 +4,12 @@
  * `use mpi` and the MPI_VAL of mpi_f08's type(MPI_Comm)) and are converted with MPI_Comm_f2c;
  * scalars arrive by reference instead of as a struct by value. Everything else of the module
  * binds the public C functions directly. */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include "dmx.h"
 
 #include <mpi.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Prototypes for -Wmissing-prototypes: these are called from Fortran only. */
 dmx_status dmxf_layout_create_block_cyclic(MPI_Fint comm, int64_t m, int64_t n, int64_t mb,
@@ -30,6 +32,9 @@ dmx_status dmxf_gemm_plan_create(MPI_Fint comm, int dtype, int transa, int trans
                                  const dmx_scalar *alpha, const dmx_layout *a, const dmx_layout *b,
                                  const dmx_scalar *beta, dmx_layout *c, dmx_gemm_plan **out);
 void dmxf_errors_return(int on);
+dmx_status dmxf_coll_bcast(void *buf, int64_t count, int dtype, int root, MPI_Fint comm, int alg);
+dmx_status dmxf_coll_two(int kind, const void *sendbuf, void *recvbuf, int64_t count, int dtype,
+                         MPI_Fint op, MPI_Fint comm, int alg);
 int dmxf_errors_return_enabled(void);
 void dmxf_abort(void);
 
@@ -99,6 +104,11 @@ static int errors_return;
 void dmxf_errors_return(int on)
 {
     errors_return = on != 0;
+    /* Returned errors: the collectives agree on every failure, so a bad argument on one rank
+     * fails every rank instead of leaving the others waiting (DMX_COLL_CHECK is read at the
+     * first collective call; an explicit setting wins). */
+    if (on)
+        setenv("DMX_COLL_CHECK", "agree", 0);
     dmx_set_error_handler(on ? return_handler : NULL);
 }
 
@@ -111,4 +121,35 @@ int dmxf_errors_return_enabled(void)
 void dmxf_abort(void)
 {
     MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* The MPI datatype of a dmx element type (MPI_DATATYPE_NULL for anything else: dmx names it). */
+static MPI_Datatype mpi_type(int dtype)
+{
+    switch (dtype) {
+    case DMX_FLOAT: return MPI_FLOAT;
+    case DMX_DOUBLE: return MPI_DOUBLE;
+    case DMX_CFLOAT: return MPI_C_FLOAT_COMPLEX;
+    case DMX_CDOUBLE: return MPI_C_DOUBLE_COMPLEX;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+
+dmx_status dmxf_coll_bcast(void *buf, int64_t count, int dtype, int root, MPI_Fint comm, int alg)
+{
+    return dmx_coll_bcast(buf, count, mpi_type(dtype), root, MPI_Comm_f2c(comm), (dmx_coll_alg)alg);
+}
+
+/* The collectives of a send and a receive buffer: kind 0 allreduce (op), 1 allgather,
+ * 2 alltoall. */
+dmx_status dmxf_coll_two(int kind, const void *sendbuf, void *recvbuf, int64_t count, int dtype,
+                         MPI_Fint op, MPI_Fint comm, int alg)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    MPI_Datatype t = mpi_type(dtype);
+    if (kind == 0)
+        return dmx_coll_allreduce(sendbuf, recvbuf, count, t, MPI_Op_f2c(op), c, (dmx_coll_alg)alg);
+    if (kind == 1)
+        return dmx_coll_allgather(sendbuf, recvbuf, count, t, c, (dmx_coll_alg)alg);
+    return dmx_coll_alltoall(sendbuf, recvbuf, count, t, c, (dmx_coll_alg)alg);
 }

@@ -32,7 +32,7 @@ __all__ = ["Error", "Layout", "Plan", "GemmPlan", "local_shape", "transform", "g
 _DTYPES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1,
            np.dtype(np.complex64): 2, np.dtype(np.complex128): 3}
 _NP = {v: k for k, v in _DTYPES.items()}
-_OPS = {"N": 0, "T": 1, "C": 2}
+_OPS = {"N": 0, "T": 1, "C": 2, "n": 0, "t": 1, "c": 2}
 
 __version__ = lib.dmx_version(None, None, None).decode()
 
@@ -89,16 +89,29 @@ def _local_failure(message):
 
 # ---- helpers ------------------------------------------------------------------------------------
 
+_SCALARS = {}  # the C scalars of values seen (up to 64 of them), built once
+
+
 def _scalar(x):
+    try:
+        return _SCALARS[x]
+    except (KeyError, TypeError):
+        pass
     c = complex(x)
-    return Scalar(c.real, c.imag)
+    s = Scalar(c.real, c.imag)
+    if len(_SCALARS) < 64:
+        try:
+            _SCALARS[x] = s
+        except TypeError:
+            pass
+    return s
 
 
 def _op(op):
-    try:
-        return _OPS[op.upper()]
-    except (KeyError, AttributeError):
-        raise Error(ERR_ARG, "op %r is not 'N', 'T' or 'C'" % (op,)) from None
+    o = _OPS.get(op) if isinstance(op, str) else None
+    if o is None:
+        raise Error(ERR_ARG, "op %r is not 'N', 'T' or 'C'" % (op,))
+    return o
 
 
 def _numroc(n, nb, p, src, np_):
@@ -159,6 +172,7 @@ class Layout:
         self.comm = comm
         self.shape = tuple(shape)
         self.dtype = dtype
+        self._code = _DTYPES[dtype] if dtype is not None else None  # dmx_dtype, or None
         self._keep = keep
 
     @classmethod
@@ -369,8 +383,22 @@ def _transform(a, b, op, alpha, beta, uplo=None, diag=None):
 
 def transform(a, b, op="N", alpha=1, beta=0):
     """A = alpha op(B) + beta A once (plan, execute, free). Collective."""
-    t = _transform(a, b, op, alpha, beta)
-    _check(lib.dmx_transform_once(t.dtype, t.op, t.alpha, t.b, t.beta, t.a))
+    # The checks of _transform, in the order that costs least for the common case: this call
+    # is the one a user makes per small matrix (docs/python.md gives its overhead).
+    o = _OPS.get(op) if type(op) is str else None
+    if type(a) is not Layout or type(b) is not Layout or o is None:
+        t = _transform(a, b, op, alpha, beta)  # subclasses, or the errors with their messages
+        _check(lib.dmx_transform_once(t.dtype, t.op, t.alpha, t.b, t.beta, t.a))
+        return
+    ash, bsh = a.shape, b.shape
+    if (ash != bsh) if o == 0 else (ash[0] != bsh[1] or ash[1] != bsh[0]):
+        _transform(a, b, op, alpha, beta)  # raises with the message
+    dt = a._code
+    if dt is None or dt != b._code:
+        dt = _DTYPES[_pair_dtype(a, b)]
+    st = lib.dmx_transform_once(dt, o, _scalar(alpha), b._h, _scalar(beta), a._h)
+    if st:
+        _check(st)
 
 
 class Plan:
@@ -389,7 +417,9 @@ class Plan:
 
     def execute(self):
         """Run every transform once. Collective."""
-        _check(lib.dmx_plan_execute(self._h))
+        st = lib.dmx_plan_execute(self._h)
+        if st:
+            _check(st)
 
     def set_scalars(self, alpha, beta, k=0):
         """alpha and beta of transform k for later executions. Local (set alike on all ranks)."""
@@ -487,3 +517,14 @@ def relabel(target, b, op="N", alpha=1):
     layout = Layout(out, newcomm, target.shape, _NP[t[0].dtype], [])
     plan._layouts = [b, layout]
     return list(sigma), newcomm, layout, plan
+
+
+# ---- the collectives, the sparse exchange and one-sided patches ---------------------------------
+
+from ._coll import (IN_PLACE, ALGORITHMS, bcast, scatter, gather, allgather, reduce,  # noqa: E402
+                    allreduce, reduce_scatter, alltoall, scan, exscan, shift)
+from ._exchange import exchange, Patch  # noqa: E402
+
+__all__ += ["IN_PLACE", "ALGORITHMS", "bcast", "scatter", "gather", "allgather", "reduce",
+            "allreduce", "reduce_scatter", "alltoall", "scan", "exscan", "shift", "exchange",
+            "Patch"]

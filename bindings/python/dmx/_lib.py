@@ -31,6 +31,11 @@ def _library_path():
     return found
 
 
+# The package raises errors instead of ending the job (errors_return): its collectives then
+# agree on every failure so that a bad argument on one rank fails every rank (docs/python.md).
+# An explicit DMX_COLL_CHECK wins.
+os.environ.setdefault("DMX_COLL_CHECK", "agree")
+
 lib = ctypes.CDLL(_library_path(), mode=ctypes.RTLD_GLOBAL)
 
 # MPI_Comm is a pointer in Open MPI and an int in MPICH: take mpi4py's word for its size.
