@@ -31,14 +31,14 @@
  * is left to MPI.
  *
  * Threads: the list of records and the keyval's creation are under a spin lock (never held
- * across an MPI call that can run a callback); references are atomic; the last record looked
- * up is remembered per thread and trusted only while no record has been detached since. As
+ * across an MPI call that can run a callback); references are atomic; the last two records
+ * looked up are remembered per thread and trusted only while no record has been detached since. As
  * before, two threads must not make dmx's first call on one communicator at once (a
  * collective call).
  *
- * Cost: a repeated lookup is one compare; the first one on a communicator one MPI_Comm_get_attr
- * and one MPI_Comm_set_attr. Memory: about 130 bytes per communicator plus the modules'
- * states. */
+ * Cost: a repeated lookup is one or two compares; the first one on a communicator one
+ * MPI_Comm_get_attr and one MPI_Comm_set_attr. Memory: about 130 bytes per communicator plus the
+ * modules' states. */
 #include "comm.h"
 
 #include <stdatomic.h>
@@ -63,8 +63,11 @@ static int keyval = MPI_KEYVAL_INVALID;
 static dmxi_comm *head, *tail; /* attached records, oldest first */
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static atomic_ulong generation; /* records detached so far */
-static _Thread_local dmxi_comm *recent;
-static _Thread_local unsigned long recent_gen;
+/* The last two records this thread looked up (a drop-in call looks up the grid's communicator
+ * and then its inner duplicate), trusted while the generation they were found in is current. */
+static _Thread_local dmxi_comm *recent[2];
+static _Thread_local unsigned long recent_gen[2];
+static _Thread_local int recent_next;
 
 static void lock_list(void)
 {
@@ -242,10 +245,11 @@ cleanup:
 dmx_status dmxi_comm_get(MPI_Comm comm, dmxi_comm **rec)
 {
     dmx_status st = DMX_SUCCESS;
-    if (recent && recent->comm == comm && recent_gen == atomic_load(&generation)) {
-        *rec = recent;
-        return DMX_SUCCESS;
-    }
+    for (int i = 0; i < 2; i++)
+        if (recent[i] && recent_gen[i] == atomic_load(&generation) && recent[i]->comm == comm) {
+            *rec = recent[i];
+            return DMX_SUCCESS;
+        }
     *rec = NULL;
     DMXI_CHECK(comm != MPI_COMM_NULL, DMX_ERR_ARG, "communicator is MPI_COMM_NULL");
     DMXI_TRY(ensure_keyval());
@@ -257,8 +261,9 @@ dmx_status dmxi_comm_get(MPI_Comm comm, dmxi_comm **rec)
         *rec = v;
     else
         DMXI_TRY(attach(comm, 0, 0, rec));
-    recent = *rec;
-    recent_gen = gen;
+    recent[recent_next] = *rec;
+    recent_gen[recent_next] = gen;
+    recent_next ^= 1;
 cleanup:
     return st;
 }
