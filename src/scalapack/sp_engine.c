@@ -7,6 +7,7 @@
  *      its system handle, Cblacs2sys_handle the communicator, whose rank r is grid process
  *      r = prow*npcol + pcol). A "context" below is kept by dmx with that communicator
  *      (dmx/comm.h): it talks on dmx's inner duplicate of it, the one duplicate dmx makes;
+ *      grids over the same processes in the same order share one while it lives;
  *   3. every process of the group builds a key of integers from its own arguments (its
  *      coordinates in the source and target grids, their descriptors, the indices, sizes and
  *      routine) and the group allgathers them. The gathered key is identical on every process, so
@@ -63,7 +64,8 @@ typedef struct sp_entry {
 } sp_entry;
 
 typedef struct sp_context {
-    MPI_Comm comm; /* dmx's inner duplicate of the grid communicator (dmx/comm.h) */
+    struct sp_context *next; /* the live contexts, oldest first */
+    MPI_Comm comm;           /* dmx's inner duplicate of the grid communicator (dmx/comm.h) */
     int rank, size;
     int *gkey;  /* allgather buffer (misses only), size * KEY_LEN */
     int *match; /* per cached entry: does this process's key match (hit test) */
@@ -82,9 +84,10 @@ static struct {
     int initialized;
     int64_t capacity;
     uint64_t serial;
+    struct sp_context *contexts; /* live contexts, oldest first */
     int direct; /* DMX_SCALAPACK_DIRECT: tiny all-local calls in place (sp_direct.c) */
     dmx_scalapack_stats stats;
-} g_sp = {0, SP_DEFAULT_CACHE, 0, 1, {0}};
+} g_sp = {0, SP_DEFAULT_CACHE, 0, NULL, 1, {0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -173,6 +176,11 @@ static void context_free(void *state)
 {
     const char *name = "freeing a BLACS grid's communicator";
     sp_context *c = state;
+    for (sp_context **q = &g_sp.contexts; *q != NULL; q = &(*q)->next)
+        if (*q == c) {
+            *q = c->next;
+            break;
+        }
     sp_entry **all = sp_xcalloc((size_t)c->nentries, sizeof *all, name);
     int64_t k = 0;
     for (sp_entry *e = c->entries; e != NULL; e = e->next)
@@ -214,9 +222,11 @@ static void ensure_init(void)
 
 /* ---- contexts -------------------------------------------------------------------------------- */
 /* The context of the grid ictxt: dmx keeps it with the grid's communicator (dmx_comm_state), so
- * it lives until that communicator is freed. Made at the first call on the grid, by every
- * process of it (ScaLAPACK requires all of ictxt to call): dmx_comm_inner's first call there is
- * collective and matched. */
+ * it lives until that communicator is freed. Grids over the same processes in the same order
+ * share one: a grid without a context of its own takes a live context congruent with it (every
+ * process of the grid knows the same live contexts, as they are made and freed collectively).
+ * Made at the first call on the grid, by every process of it (ScaLAPACK requires all of ictxt
+ * to call): dmx_comm_inner's first call there is collective and matched. */
 static sp_context *find_context(int ictxt, const char *name)
 {
     int handle = -1;
@@ -228,6 +238,14 @@ static sp_context *find_context(int ictxt, const char *name)
     SP_DMX(name, dmx_comm_state(gcomm, &v));
     if (v != NULL)
         return v;
+    sp_context **tail = &g_sp.contexts;
+    for (sp_context *c = g_sp.contexts; c != NULL; c = c->next) {
+        int res = MPI_UNEQUAL;
+        SP_MPI(name, MPI_Comm_compare(c->comm, gcomm, &res));
+        if (res == MPI_IDENT || res == MPI_CONGRUENT)
+            return c;
+        tail = &c->next;
+    }
     sp_context *c = sp_xcalloc(1, sizeof *c, name);
     SP_DMX(name, dmx_comm_inner(gcomm, &c->comm));
     SP_MPI(name, MPI_Comm_rank(c->comm, &c->rank));
@@ -236,6 +254,7 @@ static sp_context *find_context(int ictxt, const char *name)
     c->ranks = sp_xcalloc((size_t)c->size * 2, sizeof(int), name);
     SP_MPI(name, MPI_Comm_group(c->comm, &c->group));
     SP_DMX(name, dmx_comm_set_state(gcomm, c, context_free));
+    *tail = c;
     g_sp.stats.contexts++;
     return c;
 }
