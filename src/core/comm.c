@@ -160,7 +160,9 @@ static int detach(dmxi_comm *r)
     return rc;
 }
 
-/* MPI_Finalize: detach every record of a user communicator still attached, oldest first. */
+/* MPI_Finalize: detach every record of a user communicator still attached, oldest first. A
+ * reference held across the call keeps the record readable afterwards; one MPI would not
+ * detach is dropped from the list and left to MPI. */
 static int detach_all(void)
 {
     int rc = MPI_SUCCESS;
@@ -169,15 +171,17 @@ static int detach_all(void)
         dmxi_comm *r = head;
         while (r && (r->is_private || r->is_self))
             r = r->next;
-        MPI_Comm c = r ? r->comm : MPI_COMM_NULL;
+        if (r)
+            dmxi_comm_hold(r);
         unlock_list();
         if (!r)
             break;
-        int e = MPI_Comm_delete_attr(c, keyval); /* runs record_delete */
-        if (e != MPI_SUCCESS) {
-            rc = merge_rc(rc, e);
-            unlink_record(r); /* cannot detach it: leave it to MPI */
+        rc = merge_rc(rc, MPI_Comm_delete_attr(r->comm, keyval)); /* runs record_delete */
+        if (r->attached) {
+            r->attached = 0;
+            unlink_record(r);
         }
+        dmxi_comm_release(r);
     }
     return rc;
 }
