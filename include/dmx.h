@@ -15,6 +15,7 @@
  *
  * This header includes every part of the dmx API; each part also compiles on its own:
  *  - dmx/base.h      status codes, element types, operations, scalars, errors, dmx_version()
+ *  - dmx/comm.h      what dmx keeps with a communicator (for libraries on dmx)
  *  - dmx/layout.h    distributed matrix layouts
  *  - dmx/plan.h      transforms and plans
  *  - dmx/relabel.h   communication-optimal process relabeling
@@ -30,6 +31,7 @@
 #define DMX_H
 
 #include "dmx/base.h"
+#include "dmx/comm.h"
 #include "dmx/exchange.h"
 #include "dmx/layout.h"
 #include "dmx/plan.h"

@@ -22,8 +22,8 @@
  *  - The received entries are ordered by source rank, and within one source in the order the
  *    source listed them. This order is deterministic; the arrival order is not.
  *  - The user's communicator is never used for traffic: the first exchange on a communicator
- *    duplicates it and caches the duplicate as an attribute of it (freed when the user frees
- *    the communicator, or at MPI_Finalize for MPI_COMM_WORLD). Library messages therefore never
+ *    makes a private duplicate of it, kept with dmx's record of the communicator (freed when the
+ *    user frees the communicator, or at MPI_Finalize; see dmx/comm.h). Library messages never
  *    match user messages, and consecutive exchanges never match each other's messages.
  *  - The protocol argument must be the same on every rank, as for any argument of a collective
  *    MPI call. An invalid entry on any rank (bad destination, negative or too many bytes, NULL

@@ -3,19 +3,18 @@
  * internal 2D grid and the node count the model needs), block offsets, point-to-point calls of
  * any length and the local reduction.
  *
- * The duplicate: the first collective on a user communicator duplicates it (MPI_Comm_dup,
- * MPI_ERRORS_RETURN) and caches the duplicate as an attribute, so dmx tags never meet the
- * user's. The attribute's delete callback frees it when the user frees the communicator; for
- * MPI_COMM_WORLD a hook on MPI_COMM_SELF (deleted first in MPI_Finalize) removes it. */
+ * The duplicate: collectives run on the inner duplicate of the communicator's record
+ * (core/comm.c: MPI_Comm_dup with MPI_ERRORS_RETURN, made by the first dmx call that needs
+ * it), so dmx tags never meet the user's; the cache here is a slot of that record, detached
+ * (grid communicators freed) when the user frees the communicator or at MPI_Finalize. */
 #include "coll_internal.h"
+
+#include "comm.h"
 
 #include <string.h>
 
-static int ccomm_keyval = MPI_KEYVAL_INVALID;
-static int cfinal_keyval = MPI_KEYVAL_INVALID;
-
 /* The last communicator looked up and its cache (dmxi_ccomm_fast). Cleared when that cache is
- * deleted, before a new communicator can reuse the handle. */
+ * detached, before a new communicator can reuse the handle. */
 MPI_Comm dmxi_ccomm_last_comm = MPI_COMM_NULL;
 dmxi_ccomm *dmxi_ccomm_last = NULL;
 
@@ -26,13 +25,11 @@ static int free_comm(MPI_Comm *c)
     return MPI_Comm_free(c);
 }
 
-/* Runs when the user frees the communicator (collectively): the frees here are collective. */
-static int ccomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+/* Detach (core/comm.c): the user frees the communicator (collectively), or MPI_Finalize; the
+ * frees here are collective. The duplicate is the record's inner one, freed by the registry. */
+static int ccomm_detach(void *state)
 {
-    (void)comm;
-    (void)keyval;
-    (void)extra;
-    dmxi_ccomm *c = attr;
+    dmxi_ccomm *c = state;
     if (dmxi_ccomm_last == c) {
         dmxi_ccomm_last = NULL;
         dmxi_ccomm_last_comm = MPI_COMM_NULL;
@@ -41,81 +38,52 @@ static int ccomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     int r = free_comm(&c->gcol);
     if (rc == MPI_SUCCESS)
         rc = r;
-    r = free_comm(&c->dup);
-    if (rc == MPI_SUCCESS)
-        rc = r;
-    dmxi_coll_tune_free(c);
-    free(c);
+    c->dup = MPI_COMM_NULL;
     return rc;
 }
 
-static int cfinal_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
+static void ccomm_release(void *state)
 {
-    (void)comm;
-    (void)keyval;
-    (void)attr;
-    (void)extra;
-    int rc = MPI_SUCCESS;
-    if (ccomm_keyval != MPI_KEYVAL_INVALID) {
-        void *v = NULL;
-        int flag = 0;
-        rc = MPI_Comm_get_attr(MPI_COMM_WORLD, ccomm_keyval, &v, &flag);
-        if (rc == MPI_SUCCESS && flag)
-            rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, ccomm_keyval);
-        int r = MPI_Comm_free_keyval(&ccomm_keyval);
-        if (rc == MPI_SUCCESS)
-            rc = r;
-    }
-    return rc;
+    dmxi_ccomm *c = state;
+    dmxi_coll_tune_free(c);
+    free(c);
 }
+
+static const dmxi_slot_type ccomm_type = {ccomm_detach, ccomm_release};
 
 dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_ccomm *c = NULL;
+    dmxi_comm *rec = NULL;
     MPI_Comm node = MPI_COMM_NULL;
-    if (ccomm_keyval == MPI_KEYVAL_INVALID) {
-        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ccomm_delete, &ccomm_keyval, NULL));
-        if (cfinal_keyval == MPI_KEYVAL_INVALID) {
-            DMXI_MPI(
-                MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cfinal_hook, &cfinal_keyval, NULL));
-            DMXI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, cfinal_keyval, NULL));
-        }
-    }
-    void *v = NULL;
-    int flag = 0;
-    DMXI_MPI(MPI_Comm_get_attr(comm, ccomm_keyval, &v, &flag));
-    if (flag) {
-        *out = v;
-        dmxi_ccomm_last = v;
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    if ((c = dmxi_comm_slot(rec, DMXI_SLOT_COLL)) != NULL) {
+        *out = c;
+        dmxi_ccomm_last = c;
         dmxi_ccomm_last_comm = comm;
+        c = NULL;
         goto cleanup;
     }
     c = calloc(1, sizeof *c);
     DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory (communicator cache)");
     c->dup = c->grow = c->gcol = MPI_COMM_NULL;
-    DMXI_MPI(MPI_Comm_dup(comm, &c->dup));
-    DMXI_MPI(MPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN));
+    DMXI_TRY(dmxi_comm_inner(rec, &c->dup));
     DMXI_MPI(MPI_Comm_rank(c->dup, &c->rank));
     DMXI_MPI(MPI_Comm_size(c->dup, &c->size));
     /* Nodes spanned: count the node leaders (rank 0 of each shared-memory split). */
     int nrank = 0, leader = 0;
-    DMXI_MPI(MPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    DMXI_TRY(dmxi_comm_node(rec, &node));
     DMXI_MPI(MPI_Comm_rank(node, &nrank));
     leader = nrank == 0;
     DMXI_MPI(MPI_Allreduce(&leader, &c->nodes, 1, MPI_INT, MPI_SUM, c->dup));
-    DMXI_MPI(MPI_Comm_set_attr(comm, ccomm_keyval, c));
+    DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_COLL, &ccomm_type, c));
     *out = c;
     dmxi_ccomm_last = c;
     dmxi_ccomm_last_comm = comm;
     c = NULL;
 cleanup:
-    if (node != MPI_COMM_NULL)
-        DMXI_MPI_ALL(MPI_Comm_free(&node));
-    if (c) {
-        free_comm(&c->dup);
-        free(c);
-    }
+    free(c);
     return st;
 }
 

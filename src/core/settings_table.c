@@ -173,7 +173,8 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "segments of the pipelined ring broadcast (`0`: the model's choice)"),
     ROW(DMXI_SET_COMM_CACHE, "DMX_COMM_CACHE", 4, "4", TEST, MUST_MATCH, 0,
         "private duplicates of a communicator kept for its plans (0: every plan makes its own)",
-        "private duplicates of a communicator kept (as an attribute of it) for the plans made on "
+        "private duplicates of a communicator kept (in dmx's record of it, docs/architecture.md) "
+        "for the plans made on "
         "it, each with its node communicator and shared window, so that creating and destroying "
         "a plan makes no `MPI_Comm_dup`, `MPI_Comm_split_type`, `MPI_Win_allocate_shared` or "
         "`MPI_Win_free` after the first plans; freed when the communicator is freed or at "

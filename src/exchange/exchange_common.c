@@ -34,6 +34,8 @@
 
 #include "exchange.h"
 
+#include "comm.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,17 +52,11 @@ struct dmxi_xcomm {
     int64_t *win_counter; /* this rank's counter in win */
 };
 
-static int xcomm_keyval = MPI_KEYVAL_INVALID;
-static int finalize_keyval = MPI_KEYVAL_INVALID;
-
-/* Attribute delete callback: runs when the user frees the communicator (collectively), so
- * freeing the window and the duplicate here is collective too. */
-static int xcomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+/* Detach (core/comm.c): the user frees the communicator (collectively), or MPI_Finalize; so
+ * freeing the window and the duplicate here is collective too. The memory goes at release. */
+static int xcomm_detach(void *state)
 {
-    (void)comm;
-    (void)keyval;
-    (void)extra;
-    dmxi_xcomm *c = attr;
+    dmxi_xcomm *c = state;
     int rc = MPI_SUCCESS;
     if (c->win != MPI_WIN_NULL) {
         int r = MPI_Win_free(&c->win);
@@ -72,61 +68,29 @@ static int xcomm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
         if (r != MPI_SUCCESS)
             rc = r;
     }
-    free(c);
     return rc;
 }
 
-/* Attributes of MPI_COMM_SELF are deleted first thing in MPI_Finalize, while MPI still works
- * completely. This one removes the cache from MPI_COMM_WORLD there (MPI_COMM_WORLD is never
- * freed by the user, and its RSX window needs the one-sided layer still up) and frees the
- * keyval. Every rank calls MPI_Finalize, so the collective frees match. */
-static int finalize_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
-{
-    (void)comm;
-    (void)keyval;
-    (void)attr;
-    (void)extra;
-    int rc = MPI_SUCCESS;
-    if (xcomm_keyval != MPI_KEYVAL_INVALID) {
-        void *v = NULL;
-        int flag = 0;
-        rc = MPI_Comm_get_attr(MPI_COMM_WORLD, xcomm_keyval, &v, &flag);
-        if (rc == MPI_SUCCESS && flag)
-            rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, xcomm_keyval);
-        int r = MPI_Comm_free_keyval(&xcomm_keyval);
-        if (rc == MPI_SUCCESS)
-            rc = r;
-    }
-    return rc;
-}
+static const dmxi_slot_type xcomm_type = {xcomm_detach, NULL};
 
-/* The cache of @p comm, created (MPI_Comm_dup: collective) on the first exchange on it. */
+/* The cache of @p comm, kept in its record (core/comm.c), created on the first exchange on it:
+ * a duplicate of the record's inner one (collective), so that an exchange in flight (whose
+ * nonblocking consensus may start at different times on different ranks) never shares a
+ * context with the collectives dmx runs on the inner duplicate. */
 static dmx_status xcomm_get(MPI_Comm comm, dmxi_xcomm **out)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_xcomm *c = NULL;
-    if (xcomm_keyval == MPI_KEYVAL_INVALID) {
-        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xcomm_delete, &xcomm_keyval, NULL));
-        if (finalize_keyval == MPI_KEYVAL_INVALID) {
-            DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &finalize_keyval,
-                                            NULL));
-            DMXI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL));
-        }
-    }
-    void *v = NULL;
-    int flag = 0;
-    DMXI_MPI(MPI_Comm_get_attr(comm, xcomm_keyval, &v, &flag));
-    if (flag) {
-        *out = v;
+    dmxi_comm *rec = NULL;
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    if ((*out = dmxi_comm_slot(rec, DMXI_SLOT_EXCHANGE)) != NULL)
         goto cleanup;
-    }
     c = calloc(1, sizeof *c);
     DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory (communicator cache)");
     c->dup = MPI_COMM_NULL;
     c->win = MPI_WIN_NULL;
-    DMXI_MPI(MPI_Comm_dup(comm, &c->dup));
-    DMXI_MPI(MPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN));
-    DMXI_MPI(MPI_Comm_set_attr(comm, xcomm_keyval, c));
+    DMXI_TRY(dmxi_comm_dup(rec, &c->dup));
+    DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_EXCHANGE, &xcomm_type, c));
     *out = c;
     c = NULL;
 cleanup:

@@ -26,19 +26,21 @@
  * nslots = DMXI_RING_SLOTS (4); compare the whole package a private buffer would hold.
  * DMX_SHM=0, or a window that cannot be made, keeps every peer on messages.
  *
- * Kept across plans: the node communicator and the window are an attribute of the plan's
- * communicator, a private duplicate that the planner keeps for the next plan once this one is
- * destroyed (src/plan/plan_comm.c; one live plan per duplicate, so no two live plans share a
- * window). The next plan on it reuses the window when every rank's rings fit in its part, else
- * the window is freed and made again at the larger size; so after the first plans, setup makes
+ * Kept across plans: the node communicator and the window are kept in the record of the plan's
+ * communicator (core/comm.c), a private duplicate that the planner keeps for the next plan once
+ * this one is destroyed (src/plan/plan_comm.c; one live plan per duplicate, so no two live plans
+ * share a window). The next plan on it reuses the window when every rank's rings fit in its part,
+ * else the window is freed and made again at the larger size; so after the first plans, setup makes
  * no MPI_Comm_split_type, MPI_Win_allocate_shared or MPI_Win_free (blocking calls, which spin
  * under MPICH). A window over DMX_SHM_CACHE_BYTES per rank is not kept: such a plan makes its
- * own and frees it at destroy. The kept ones are freed with the duplicate (attribute delete
- * callback: when the user frees the communicator, or at MPI_Finalize).
+ * own and frees it at destroy. The kept ones are freed with the duplicate (the record's delete
+ * callback: when the pool frees it, when the user frees the communicator, or at MPI_Finalize).
  */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
 
 #include "engine.h"
+
+#include "comm.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -176,15 +178,14 @@ cleanup:
     return st;
 }
 
-/* What a plan's communicator keeps for the next plan on it (see the top). */
+/* What a plan's communicator keeps for the next plan on it (see the top): a slot of its record
+ * (core/comm.c), whose node communicator the engine uses. */
 typedef struct shm_cache {
-    MPI_Comm node; /* the node's ranks of the communicator */
+    MPI_Comm node; /* the node's ranks of the communicator (the record's) */
     MPI_Win win;   /* MPI_WIN_NULL until a plan keeps one; locked (lock_all) while kept */
     char *base;    /* this rank's part of win */
     int64_t bytes; /* its size */
 } shm_cache;
-
-static int cache_keyval = MPI_KEYVAL_INVALID;
 
 static dmx_status free_window(MPI_Win *win)
 {
@@ -195,55 +196,42 @@ static dmx_status free_window(MPI_Win *win)
                              : dmxi_mpi_error(rc, "freeing the shared window", __FILE__, __LINE__);
 }
 
-/* Delete callback: the communicator is being freed (collectively), so the frees are too. */
-static int cache_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+/* Detach: the communicator is being freed (collectively), so the free is too. The node
+ * communicator is the record's, freed after this. */
+static int cache_detach(void *state)
 {
-    (void)comm;
-    (void)keyval;
-    (void)extra;
-    shm_cache *c = attr;
+    shm_cache *c = state;
     int rc = MPI_SUCCESS;
     if (c->win != MPI_WIN_NULL) {
         rc = MPI_Win_unlock_all(c->win);
         int r = MPI_Win_free(&c->win);
         rc = rc == MPI_SUCCESS ? r : rc;
     }
-    if (c->node != MPI_COMM_NULL) {
-        int r = MPI_Comm_free(&c->node);
-        rc = rc == MPI_SUCCESS ? r : rc;
-    }
-    free(c);
+    c->node = MPI_COMM_NULL;
     return rc;
 }
+
+static const dmxi_slot_type cache_type = {cache_detach, NULL};
 
 /* The cache of comm, made on first use (the node split: collective). */
 static dmx_status cache_get(MPI_Comm comm, shm_cache **out)
 {
     dmx_status st = DMX_SUCCESS;
     shm_cache *c = NULL;
-    if (cache_keyval == MPI_KEYVAL_INVALID)
-        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_delete, &cache_keyval, NULL));
-    void *v = NULL;
-    int flag = 0;
-    DMXI_MPI(MPI_Comm_get_attr(comm, cache_keyval, &v, &flag));
-    if (flag) {
-        *out = v;
+    dmxi_comm *rec = NULL;
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    if ((*out = dmxi_comm_slot(rec, DMXI_SLOT_SHM)) != NULL)
         goto cleanup;
-    }
     c = calloc(1, sizeof *c);
     DMXI_CHECK(c, DMX_ERR_ALLOC, "out of memory");
     c->node = MPI_COMM_NULL;
     c->win = MPI_WIN_NULL;
-    DMXI_TRY(dmxi_node_split(comm, &c->node));
-    DMXI_MPI(MPI_Comm_set_attr(comm, cache_keyval, c));
+    DMXI_TRY(dmxi_comm_node(rec, &c->node));
+    DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_SHM, &cache_type, c));
     *out = c;
     c = NULL;
 cleanup:
-    if (c) {
-        if (c->node != MPI_COMM_NULL)
-            DMXI_MPI_ALL(MPI_Comm_free(&c->node));
-        free(c);
-    }
+    free(c);
     return st;
 }
 

@@ -5,6 +5,8 @@
  * layout_query.c. */
 #include "layout_impl.h"
 
+#include "comm.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,21 +65,13 @@ dmx_status dmxi_layout_agree_id_hash(MPI_Comm comm, dmx_status local, uint64_t h
  * (MPI's rule for collectives), and unique in the process because the range is reserved in
  * next_id, which every later agreement starts above. When the range runs out, the next layout
  * agrees and reserves again. Not checked in between: that every rank passed the same
- * description (docs/errors.md). Memory: 16 bytes per communicator, freed with it. */
+ * description (docs/errors.md). Memory: 16 bytes per communicator, in its record (core/comm.c),
+ * freed with it. */
 enum { ID_RANGE = 1 << 16 };
 
 typedef struct id_range {
     int64_t next, end; /* the next free id and the last one reserved */
 } id_range;
-
-static int range_keyval = MPI_KEYVAL_INVALID;
-
-static int range_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
-{
-    (void)comm, (void)keyval, (void)extra;
-    free(attr);
-    return MPI_SUCCESS;
-}
 
 /* Whether argument checks are local (see above; the same on every rank). Local. */
 static int checks_local(void)
@@ -90,13 +84,11 @@ static int checks_local(void)
 static dmx_status range_take(MPI_Comm comm, int64_t *id)
 {
     dmx_status st = DMX_SUCCESS;
-    int flag = 0;
-    id_range *r = NULL;
+    dmxi_comm *rec = NULL;
     *id = 0;
-    if (range_keyval == MPI_KEYVAL_INVALID)
-        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, range_delete, &range_keyval, NULL));
-    DMXI_MPI(MPI_Comm_get_attr(comm, range_keyval, &r, &flag));
-    if (flag && r && r->next <= r->end)
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    id_range *r = dmxi_comm_slot(rec, DMXI_SLOT_LAYOUT_IDS);
+    if (r && r->next <= r->end)
         *id = r->next++;
 cleanup:
     return st;
@@ -107,11 +99,12 @@ cleanup:
 static dmx_status range_reserve(MPI_Comm comm, int64_t top)
 {
     dmx_status st = DMX_SUCCESS;
-    int flag = 0;
-    id_range *r = NULL, *fresh = NULL;
+    dmxi_comm *rec = NULL;
+    id_range *fresh = NULL;
     const int64_t end = top + ID_RANGE;
-    DMXI_MPI(MPI_Comm_get_attr(comm, range_keyval, &r, &flag));
-    if (flag && r) {
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    id_range *r = dmxi_comm_slot(rec, DMXI_SLOT_LAYOUT_IDS);
+    if (r) {
         r->next = top + 1;
         r->end = end;
     } else {
@@ -119,8 +112,8 @@ static dmx_status range_reserve(MPI_Comm comm, int64_t top)
         DMXI_CHECK(fresh, DMX_ERR_ALLOC, "out of memory");
         fresh->next = top + 1;
         fresh->end = end;
-        DMXI_MPI(MPI_Comm_set_attr(comm, range_keyval, fresh));
-        fresh = NULL; /* attached: freed with comm */
+        DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_LAYOUT_IDS, NULL, fresh));
+        fresh = NULL; /* kept with comm (core/comm.c): freed with it */
     }
     int64_t cur = atomic_load(&next_id);
     while (cur <= end && !atomic_compare_exchange_weak(&next_id, &cur, end + 1))

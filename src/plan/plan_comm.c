@@ -5,17 +5,19 @@
  * messages and tags cannot meet the user's or another live plan's). Instead of MPI_Comm_dup at
  * each dmx_plan_create and MPI_Comm_free at each dmx_plan_destroy (blocking collectives, which
  * spin under MPICH and cost a time slice each when ranks outnumber cores), the duplicates are
- * kept in a pool, an attribute of the user's communicator: a slot is either in use by one live
- * plan or free. dmx_plan_create takes the lowest free slot and dmx_plan_destroy gives it back,
- * so two live plans never share a duplicate, and whatever a duplicate carries (the engine's node
- * communicator and shared window, shm.c; the exchange's cache) is reused by the next plan on it.
+ * kept in a pool, a slot of the user's communicator's record (core/comm.c): a slot is either in
+ * use by one live plan or free. The duplicates are made from the record's inner duplicate (the
+ * one duplicate dmx makes of a user communicator). dmx_plan_create takes the lowest free slot and
+ * dmx_plan_destroy gives it back, so two live plans never share a duplicate, and whatever a
+ * duplicate carries (the engine's node communicator and shared window, shm.c; the exchange's cache)
+ * is reused by the next plan on it.
  *
  * One-shot calls (dmx_transform_once's plans when they make no agreement, plan_small.c) use a
  * further duplicate of their own, made by the first one on every rank and never handed to a
  * persistent plan; the pool also keeps the last one-shot plans (which share that duplicate) and
  * destroys them with the pool, and the key of the last one-shot call that passed its checks. The
- * pool looked up last is remembered, so calls in a row on one communicator find it without
- * MPI_Comm_get_attr (a hash lookup in the MPI library, ~20 ns of a 100 ns call).
+ * registry remembers the record looked up last, so calls in a row on one communicator find the
+ * pool without MPI_Comm_get_attr (a hash lookup in the MPI library, ~20 ns of a 100 ns call).
  *
  * Preconditions: plan creation is collective on the communicator. The ranks' pools agree when
  * every rank creates and destroys the plans of a communicator in the same order; the choice of
@@ -24,82 +26,48 @@
  * DMX_COMM_CACHE live ones and a plan whose execution broke (messages may be left on it).
  *
  * Cost per dmx_plan_create: one allreduce of three integers (it replaces the argument
- * agreement's one, so it adds nothing); MPI_Comm_dup only when no free slot is left. Destroy is
+ * agreement's one, so it adds nothing); MPI_Comm_dup only when no free slot is left (and the
+ * inner duplicate on the communicator's first one). Destroy is
  * local for a kept duplicate. Memory: DMX_COMM_CACHE (default 4) duplicates per communicator
  * and what they carry (each at most DMX_SHM_CACHE_BYTES of shared window, shm.c). All of it is
- * freed when the user frees the communicator (the attribute's delete callback, collective as
- * MPI_Comm_free is) or at MPI_Finalize (an attribute of MPI_COMM_SELF frees every pool left).
+ * freed when the user frees the communicator (the record's delete callback, collective as
+ * MPI_Comm_free is) or at MPI_Finalize (the registry's hook); a live plan holds a reference to
+ * the record, so the pool's memory lasts until the last such plan is destroyed.
  */
 #include "plan.h"
 
-#include <stdatomic.h>
+#include "comm.h"
+
 #include <string.h>
 
 struct dmxi_comm_pool {
-    MPI_Comm comm;           /* the user's communicator the pool is attached to */
+    dmxi_comm *rec;          /* the record of the user's communicator (core/comm.c) */
     MPI_Comm *dup;           /* slot -> duplicate (MPI_COMM_NULL: not made yet) */
     unsigned char *state;    /* slot -> SLOT_FREE, SLOT_USED or SLOT_DEAD */
     int n, cap;              /* slots made, slots allowed (DMX_COMM_CACHE when made) */
-    int attached;            /* still the attribute of comm */
-    int users;               /* live plans holding a slot or the one-shot duplicate */
     MPI_Comm once;           /* the one-shot calls' duplicate (MPI_COMM_NULL: not made yet) */
     dmxi_once_state once_st; /* the kept one-shot plans and last key (plan_small.c) */
-    dmxi_comm_pool *next;    /* every pool of this process, for MPI_Finalize */
 };
 
 enum { SLOT_FREE, SLOT_USED, SLOT_DEAD };
 
-static int pool_keyval = MPI_KEYVAL_INVALID;
-static int final_keyval = MPI_KEYVAL_INVALID;
-static dmxi_comm_pool *pools; /* attached pools */
-/* The pool pool_get returned last in this thread: found again by comparing the handle, without
- * MPI_Comm_get_attr. Per thread, so threads working on different communicators do not share it;
- * valid only while no pool has been detached since it was taken (pool_gen counts detachments,
- * in any thread), so a freed pool is never reached through it and a new communicator with an
- * old handle is looked up again. */
-static _Thread_local dmxi_comm_pool *recent;
-static _Thread_local unsigned long recent_gen;
-static atomic_ulong pool_gen;
-
-static dmxi_comm_pool *recent_pool(MPI_Comm comm)
+/* Release (core/comm.c): the record's last reference is gone (the communicator is freed and no
+ * plan holds a slot or the one-shot duplicate any more). */
+static void pool_release_memory(void *state)
 {
-    return recent && recent_gen == atomic_load(&pool_gen) && recent->comm == comm ? recent : NULL;
-}
-
-static void set_recent(dmxi_comm_pool *p)
-{
-    recent_gen = atomic_load(&pool_gen);
-    recent = p;
-}
-
-static void unlink_pool(dmxi_comm_pool *p)
-{
-    atomic_fetch_add(&pool_gen, 1);
-    if (recent == p)
-        recent = NULL;
-    for (dmxi_comm_pool **q = &pools; *q; q = &(*q)->next)
-        if (*q == p) {
-            *q = p->next;
-            return;
-        }
-}
-
-static void pool_release_memory(dmxi_comm_pool *p)
-{
+    dmxi_comm_pool *p = state;
     free(p->dup);
     free(p->state);
     free(p);
 }
 
-/* Delete callback: the user freed the communicator (or MPI_Finalize, below). Frees the free
- * duplicates (collective, as the user's MPI_Comm_free is); slots in use stay with their plans,
- * which free them at destroy. */
-static int pool_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+/* Detach: the user freed the communicator (or MPI_Finalize). Frees the free duplicates
+ * (collective, as the user's MPI_Comm_free is); slots in use stay with their plans, which free
+ * them at destroy. The record is still marked attached here, so the kept one-shot plans give
+ * the shared one-shot duplicate back to the pool, which frees it below. */
+static int pool_detach(void *state)
 {
-    (void)comm;
-    (void)keyval;
-    (void)extra;
-    dmxi_comm_pool *p = attr;
+    dmxi_comm_pool *p = state;
     int rc = MPI_SUCCESS;
     p->once_st.checked = 0;
     while (p->once_st.nplan > 0) /* each gives the one-shot duplicate back, freed below */
@@ -114,74 +82,26 @@ static int pool_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
         int r = MPI_Comm_free(&p->once);
         rc = rc == MPI_SUCCESS ? r : rc;
     }
-    p->attached = 0;
-    unlink_pool(p);
-    if (p->users == 0)
-        pool_release_memory(p);
     return rc;
 }
 
-/* First thing in MPI_Finalize (attributes of MPI_COMM_SELF go first, while MPI works): detach
- * every pool left, in the order they were made (the same on every rank of a communicator, as
- * plan creation is collective), then free the keyval. */
-static int final_hook(MPI_Comm comm, int keyval, void *attr, void *extra)
-{
-    (void)comm;
-    (void)keyval;
-    (void)attr;
-    (void)extra;
-    int rc = MPI_SUCCESS;
-    while (pools) {
-        dmxi_comm_pool *p = pools;
-        while (p->next)
-            p = p->next; /* the oldest: pools are pushed at the front */
-        /* MPI_COMM_SELF's own attributes are being deleted right now: MPI calls pool_delete
-         * for its pool itself */
-        if (p->comm == MPI_COMM_SELF) {
-            unlink_pool(p);
-            continue;
-        }
-        int r = MPI_Comm_delete_attr(p->comm, pool_keyval);
-        rc = rc == MPI_SUCCESS ? r : rc;
-        if (r != MPI_SUCCESS)
-            unlink_pool(p); /* cannot detach: drop it from the list, leave it to MPI */
-    }
-    if (pool_keyval != MPI_KEYVAL_INVALID) {
-        int r = MPI_Comm_free_keyval(&pool_keyval);
-        rc = rc == MPI_SUCCESS ? r : rc;
-    }
-    return rc;
-}
+static const dmxi_slot_type pool_type = {pool_detach, pool_release_memory};
 
-/* The pool of comm, attached on first use. Local. */
+/* The pool of comm, kept in its record on first use. Local. */
 static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_comm_pool *p = NULL;
+    dmxi_comm *rec = NULL;
     *out = NULL;
-    if ((*out = recent_pool(comm)) != NULL)
-        return st;
-    if (pool_keyval == MPI_KEYVAL_INVALID) {
-        DMXI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pool_delete, &pool_keyval, NULL));
-        if (final_keyval == MPI_KEYVAL_INVALID) {
-            DMXI_MPI(
-                MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, final_hook, &final_keyval, NULL));
-            DMXI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, final_keyval, NULL));
-        }
-    }
-    void *v = NULL;
-    int flag = 0;
-    DMXI_MPI(MPI_Comm_get_attr(comm, pool_keyval, &v, &flag));
-    if (flag) {
-        *out = v;
-        set_recent(v);
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    if ((*out = dmxi_comm_slot(rec, DMXI_SLOT_PLAN)) != NULL)
         goto cleanup;
-    }
     int64_t cap = dmxi_setting_int(DMXI_SET_COMM_CACHE);
     cap = cap > 64 ? 64 : cap;
     p = calloc(1, sizeof *p);
     DMXI_CHECK(p, DMX_ERR_ALLOC, "out of memory (communicator pool)");
-    p->comm = comm;
+    p->rec = rec;
     p->once = MPI_COMM_NULL;
     p->cap = (int)cap;
     if (cap > 0) {
@@ -189,12 +109,8 @@ static dmx_status pool_get(MPI_Comm comm, dmxi_comm_pool **out)
         p->state = dmxi_malloc(cap, sizeof *p->state);
         DMXI_CHECK(p->dup && p->state, DMX_ERR_ALLOC, "out of memory (communicator pool)");
     }
-    DMXI_MPI(MPI_Comm_set_attr(comm, pool_keyval, p));
-    p->attached = 1;
-    p->next = pools;
-    pools = p;
+    DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_PLAN, &pool_type, p));
     *out = p;
-    set_recent(p);
     p = NULL;
 cleanup:
     if (p)
@@ -230,8 +146,10 @@ dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice,
     if (agreed && choice < p->n) {
         *dup = p->dup[choice];
     } else {
-        DMXI_MPI(MPI_Comm_dup(comm, dup));
-        DMXI_MPI(MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN));
+        dmxi_comm *rec = p ? p->rec : NULL;
+        if (!rec)
+            DMXI_TRY(dmxi_comm_get(comm, &rec));
+        DMXI_TRY(dmxi_comm_dup(rec, dup)); /* a duplicate of the inner one */
         if (!agreed)
             goto cleanup; /* a duplicate of its own */
         p->dup[p->n] = *dup;
@@ -239,7 +157,7 @@ dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice,
         p->n++;
     }
     p->state[choice] = SLOT_USED;
-    p->users++;
+    dmxi_comm_hold(p->rec);
     *pool = p;
     *slot = (int)choice;
 cleanup:
@@ -300,8 +218,7 @@ dmx_status dmxi_plan_comm_once_state(MPI_Comm comm, dmxi_comm_pool **pool, dmxi_
     DMXI_TRY(pool_get(comm, &p));
     if (p->once == MPI_COMM_NULL) {
         DMXI_CHECK(!p->once_st.busy, DMX_ERR_INTERNAL, "one-shot duplicate busy but not made");
-        DMXI_MPI(MPI_Comm_dup(comm, &p->once));
-        DMXI_MPI(MPI_Comm_set_errhandler(p->once, MPI_ERRORS_RETURN));
+        DMXI_TRY(dmxi_comm_dup(p->rec, &p->once));
     }
     *pool = p;
     *once = &p->once_st;
@@ -311,17 +228,17 @@ cleanup:
 
 dmxi_once_state *dmxi_plan_comm_once_peek(MPI_Comm comm)
 {
-    dmxi_comm_pool *p = recent_pool(comm);
-    if (!p && pool_get(comm, &p) != DMX_SUCCESS) {
+    dmxi_comm_pool *p = NULL;
+    if (pool_get(comm, &p) != DMX_SUCCESS) {
         p = NULL;
         dmxi_error_clear(); /* the caller's full path meets the failure again and reports it */
     }
-    return p && p->attached && p->once != MPI_COMM_NULL ? &p->once_st : NULL;
+    return p && dmxi_comm_attached(p->rec) && p->once != MPI_COMM_NULL ? &p->once_st : NULL;
 }
 
 dmxi_once_state *dmxi_plan_comm_once_kept(dmxi_comm_pool *pool)
 {
-    return pool && pool->attached ? &pool->once_st : NULL;
+    return pool && dmxi_comm_attached(pool->rec) ? &pool->once_st : NULL;
 }
 
 dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *slot)
@@ -333,7 +250,7 @@ dmx_status dmxi_plan_comm_once_take(dmxi_comm_pool *pool, MPI_Comm *dup, int *sl
                "a one-shot call on this communicator is already running (one-shot calls on one "
                "communicator must not overlap, as any collective)");
     pool->once_st.busy = 1;
-    pool->users++;
+    dmxi_comm_hold(pool->rec);
     *dup = pool->once;
     *slot = DMXI_SLOT_ONCE;
 cleanup:
@@ -343,33 +260,30 @@ cleanup:
 dmx_status dmxi_plan_comm_release(MPI_Comm *dup, dmxi_comm_pool *pool, int slot, int keep)
 {
     dmx_status st = DMX_SUCCESS;
+    dmxi_comm *rec = pool && (slot >= 0 || slot == DMXI_SLOT_ONCE) ? pool->rec : NULL;
     if (*dup == MPI_COMM_NULL)
         return DMX_SUCCESS;
-    if (pool && slot == DMXI_SLOT_ONCE) {
+    keep = keep && rec && dmxi_comm_attached(rec);
+    if (rec && slot == DMXI_SLOT_ONCE) {
         /* the running call's flag (busy) is cleared by dmxi_plan_once_finish, which also destroys
          * the kept plans before a plan that frees the duplicate (they share it) */
-        pool->users--;
-        if (keep && pool->attached) {
+        if (keep)
             *dup = MPI_COMM_NULL; /* kept for the next one-shot call */
-            return DMX_SUCCESS;
+        else {
+            pool->once = MPI_COMM_NULL; /* freed below: the next one-shot call makes a new one */
+            pool->once_st.checked = 0;
         }
-        pool->once = MPI_COMM_NULL; /* freed below: the next one-shot call makes a new one */
-        pool->once_st.checked = 0;
-        if (!pool->attached && pool->users == 0)
-            pool_release_memory(pool);
-    } else if (pool && slot >= 0) {
-        pool->users--;
-        if (keep && pool->attached) {
-            pool->state[slot] = SLOT_FREE; /* kept, with what it carries */
+    } else if (rec) {
+        pool->state[slot] = keep ? SLOT_FREE : SLOT_DEAD; /* kept, with what it carries */
+        if (keep)
             *dup = MPI_COMM_NULL;
-            return DMX_SUCCESS;
-        }
-        pool->state[slot] = SLOT_DEAD;
-        pool->dup[slot] = MPI_COMM_NULL;
-        if (!pool->attached && pool->users == 0)
-            pool_release_memory(pool);
+        else
+            pool->dup[slot] = MPI_COMM_NULL;
     }
-    DMXI_MPI(MPI_Comm_free(dup));
+    /* the pool's memory may go with this reference (a freed communicator): nothing of it below */
+    dmxi_comm_release(rec);
+    if (*dup != MPI_COMM_NULL)
+        DMXI_MPI(MPI_Comm_free(dup));
 cleanup:
     return st;
 }

@@ -5,8 +5,9 @@
  *   1. quick return for m or n = 0 (and for p?tran with alpha = 0, beta = 1), no communication;
  *   2. the process group: the communicator of the BLACS grid ictxt (Cblacs_get(ictxt, 10) gives
  *      its system handle, Cblacs2sys_handle the communicator, whose rank r is grid process
- *      r = prow*npcol + pcol). A "context" below is our duplicate of that communicator; grids
- *      over the same processes in the same order share one;
+ *      r = prow*npcol + pcol). A "context" below is kept by dmx with that communicator
+ *      (dmx/comm.h): it talks on dmx's inner duplicate of it, the one duplicate dmx makes;
+ *      grids over the same processes in the same order share one while it lives;
  *   3. every process of the group builds a key of integers from its own arguments (its
  *      coordinates in the source and target grids, their descriptors, the indices, sizes and
  *      routine) and the group allgathers them. The gathered key is identical on every process, so
@@ -19,8 +20,8 @@
  *
  * The cache holds at most DMX_SCALAPACK_CACHE (default 16) plans per context, least recently used
  * first out. Every process of a context sees the same sequence of calls on it, so evictions (plan
- * destruction is collective) happen at the same call everywhere. Everything is freed at
- * MPI_Finalize through a delete callback of an attribute on MPI_COMM_SELF.
+ * destruction is collective) happen at the same call everywhere. A context and its plans are
+ * freed with the grid's communicator (BLACS_GRIDEXIT) or at MPI_Finalize, by dmx's registry.
  *
  * Errors abort the program (ScaLAPACK's redistribution routines exit and the PBLAS abort on bad
  * arguments; there is no INFO argument to return them through).
@@ -63,9 +64,8 @@ typedef struct sp_entry {
 } sp_entry;
 
 typedef struct sp_context {
-    struct sp_context *next;
-    uint64_t serial;
-    MPI_Comm comm; /* our duplicate of the grid communicator */
+    struct sp_context *next; /* the live contexts, oldest first */
+    MPI_Comm comm;           /* dmx's inner duplicate of the grid communicator (dmx/comm.h) */
     int rank, size;
     int *gkey;  /* allgather buffer (misses only), size * KEY_LEN */
     int *match; /* per cached entry: does this process's key match (hit test) */
@@ -82,13 +82,12 @@ typedef struct sp_context {
 
 static struct {
     int initialized;
-    int keyval;
     int64_t capacity;
     uint64_t serial;
-    sp_context *contexts;
+    struct sp_context *contexts; /* live contexts, oldest first */
     int direct; /* DMX_SCALAPACK_DIRECT: tiny all-local calls in place (sp_direct.c) */
     dmx_scalapack_stats stats;
-} g_sp = {0, MPI_KEYVAL_INVALID, SP_DEFAULT_CACHE, 0, NULL, 1, {0}};
+} g_sp = {0, SP_DEFAULT_CACHE, 0, NULL, 1, {0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -147,7 +146,7 @@ void *sp_xcalloc(size_t n, size_t sz, const char *name)
     return p;
 }
 
-/* ---- teardown at MPI_Finalize ---------------------------------------------------------------- */
+/* ---- teardown with the grid ---------------------------------------------------------------- */
 static void entry_destroy(sp_entry *e, const char *name)
 {
     if (e == NULL)
@@ -168,70 +167,59 @@ static int cmp_entry_serial(const void *x, const void *y)
     return (a->serial > b->serial) - (a->serial < b->serial);
 }
 
-/* Destroy every plan (in creation order on every process: plan destruction is collective and
- * creation order is one every pair of processes agrees on), then free the communicators. */
-static void teardown(void)
+/* The state dmx keeps with the grid's communicator (dmx_comm_set_state): called when the
+ * communicator is freed (BLACS_GRIDEXIT, inside MPI_Comm_free: collective on the grid) or at
+ * MPI_Finalize. Destroys the context's plans in creation order (plan destruction is collective
+ * and every process of the context created them in the same order), then its local entries.
+ * The context's communicator is dmx's inner duplicate, freed by dmx after this. */
+static void context_free(void *state)
 {
-    const char *name = "MPI_Finalize";
-    int64_t n = 0;
-    for (sp_context *c = g_sp.contexts; c != NULL; c = c->next)
-        n += c->nentries;
-    sp_entry **all = sp_xcalloc((size_t)n, sizeof *all, name);
-    int64_t k = 0;
-    for (sp_context *c = g_sp.contexts; c != NULL; c = c->next) {
-        for (sp_entry *e = c->entries; e != NULL; e = e->next)
-            all[k++] = e;
-        c->entries = NULL;
-        c->nentries = 0;
-    }
-    qsort(all, (size_t)n, sizeof *all, cmp_entry_serial);
-    for (k = 0; k < n; k++)
-        entry_destroy(all[k], name);
-    free(all);
-    /* contexts are kept in creation order */
-    while (g_sp.contexts != NULL) {
-        sp_context *c = g_sp.contexts;
-        g_sp.contexts = c->next;
-        while (c->small != NULL) { /* local: unagreed layouts, no plan */
-            sp_entry *e = c->small;
-            c->small = e->next;
-            entry_destroy(e, name);
+    const char *name = "freeing a BLACS grid's communicator";
+    sp_context *c = state;
+    for (sp_context **q = &g_sp.contexts; *q != NULL; q = &(*q)->next)
+        if (*q == c) {
+            *q = c->next;
+            break;
         }
-        free(c->ranks);
-        SP_MPI(name, MPI_Group_free(&c->group));
-        SP_MPI(name, MPI_Comm_free(&c->comm));
-        free(c->gkey);
-        free(c->match);
-        free(c);
+    sp_entry **all = sp_xcalloc((size_t)c->nentries, sizeof *all, name);
+    int64_t k = 0;
+    for (sp_entry *e = c->entries; e != NULL; e = e->next)
+        all[k++] = e;
+    qsort(all, (size_t)k, sizeof *all, cmp_entry_serial);
+    for (int64_t i = 0; i < k; i++)
+        entry_destroy(all[i], name);
+    free(all);
+    g_sp.stats.entries -= c->nentries;
+    while (c->small != NULL) { /* local: unagreed layouts, no plan */
+        sp_entry *e = c->small;
+        c->small = e->next;
+        entry_destroy(e, name);
     }
-    g_sp.stats.entries = 0;
-    g_sp.stats.contexts = 0;
+    g_sp.stats.entries -= c->nsmall;
+    free(c->ranks);
+    SP_MPI(name, MPI_Group_free(&c->group));
+    free(c->gkey);
+    free(c->match);
+    free(c);
+    g_sp.stats.contexts--;
 }
 
-static int finalize_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
-{
-    (void)comm;
-    (void)attr;
-    (void)extra;
-    teardown();
-    int kv = keyval;
-    g_sp.keyval = MPI_KEYVAL_INVALID;
-    g_sp.initialized = 0;
-    return MPI_Comm_free_keyval(&kv);
-}
-
-static void ensure_init(const char *name)
+static void ensure_init(void)
 {
     if (g_sp.initialized)
         return;
     g_sp.capacity = dmx_setting_int("DMX_SCALAPACK_CACHE");     /* src/core/settings_table.c */
     g_sp.direct = dmx_setting_int("DMX_SCALAPACK_DIRECT") != 0; /* same */
-    SP_MPI(name, MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_cb, &g_sp.keyval, NULL));
-    SP_MPI(name, MPI_Comm_set_attr(MPI_COMM_SELF, g_sp.keyval, NULL));
     g_sp.initialized = 1;
 }
 
 /* ---- contexts -------------------------------------------------------------------------------- */
+/* The context of the grid ictxt: dmx keeps it with the grid's communicator (dmx_comm_state), so
+ * it lives until that communicator is freed. Grids over the same processes in the same order
+ * share one: a grid without a context of its own takes a live context congruent with it (every
+ * process of the grid knows the same live contexts, as they are made and freed collectively).
+ * Made at the first call on the grid, by every process of it (ScaLAPACK requires all of ictxt
+ * to call): dmx_comm_inner's first call there is collective and matched. */
 static sp_context *find_context(int ictxt, const char *name)
 {
     int handle = -1;
@@ -239,7 +227,10 @@ static sp_context *find_context(int ictxt, const char *name)
     MPI_Comm gcomm = Cblacs2sys_handle(handle);
     if (gcomm == MPI_COMM_NULL)
         fail(MPI_COMM_WORLD, 1, name, "the BLACS context %d has no communicator", ictxt);
-
+    void *v = NULL;
+    SP_DMX(name, dmx_comm_state(gcomm, &v));
+    if (v != NULL)
+        return v;
     sp_context **tail = &g_sp.contexts;
     for (sp_context *c = g_sp.contexts; c != NULL; c = c->next) {
         int res = MPI_UNEQUAL;
@@ -248,17 +239,14 @@ static sp_context *find_context(int ictxt, const char *name)
             return c;
         tail = &c->next;
     }
-    /* Every process of the grid is here (ScaLAPACK requires all of ictxt to call), and each
-     * creates the context at the same call, so the dup below is matched. */
     sp_context *c = sp_xcalloc(1, sizeof *c, name);
-    SP_MPI(name, MPI_Comm_dup(gcomm, &c->comm));
-    SP_MPI(name, MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
+    SP_DMX(name, dmx_comm_inner(gcomm, &c->comm));
     SP_MPI(name, MPI_Comm_rank(c->comm, &c->rank));
     SP_MPI(name, MPI_Comm_size(c->comm, &c->size));
     c->gkey = sp_xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
     c->ranks = sp_xcalloc((size_t)c->size * 2, sizeof(int), name);
     SP_MPI(name, MPI_Comm_group(c->comm, &c->group));
-    c->serial = g_sp.serial++;
+    SP_DMX(name, dmx_comm_set_state(gcomm, c, context_free));
     *tail = c;
     g_sp.stats.contexts++;
     return c;
@@ -506,7 +494,7 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
                  "this process is in the grid of A or B but not in the context %d", c->ictxt);
         return;
     }
-    ensure_init(c->name);
+    ensure_init();
     const int grid[4] = {nprow, npcol, myrow, mycol};
     if (g_sp.direct) { /* tiny and all local: no plan, no context needed */
         char msg[160];
