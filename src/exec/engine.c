@@ -39,6 +39,10 @@
 #include <stdio.h>
 #include <time.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 static int is_zero(dmx_scalar s)
 {
     return s.re == 0.0 && s.im == 0.0;
@@ -81,60 +85,176 @@ static unsigned a_flags(const dmxi_exec *e)
     return e->stream ? DMXI_KERNEL_STREAM : 0u;
 }
 
-/* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is:
- * op(B) of each piece, transposed and conjugated here, column-major in A's orientation. */
-void dmxi_exec_pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, int64_t base)
+/* ---- items split over OpenMP threads ---------------------------------------------------- */
+
+/* A range of pieces or local rectangles with at least this many bytes (and two items or more) is
+ * split over the OpenMP threads, whole items to each; smaller ones run on the calling thread.
+ * One fork and join costs a few microseconds; 64 KiB take 5-10 us to copy on this project's VMs.
+ * A single item above the kernel's own threshold is split inside the kernel instead. */
+#define PAR_MIN_BYTES ((int64_t)64 * 1024)
+
+/* Threads to use for n items of bytes bytes in all: 1, or omp_get_max_threads() when that is
+ * above 1, the range is large enough and no parallel region is active. */
+static int par_threads(int64_t n, int64_t bytes)
 {
-    static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
-    for (int64_t i = i0; i < i1; i++) {
-        const dmxi_piece *pc = &e->send[i];
-        const dmxi_xform *x = &e->xf[pc->t];
-        if (is_zero(x->t.alpha))
-            continue; /* alpha = 0 never reads B; the receiver ignores the bytes */
-        if (x->runs) {
-            dmxi_exec_pack_run(e, pc, dst + (pc->boff - base));
-            continue;
-        }
-        const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
-        dmxi_kernel_apply(x->t.dtype, x->t.op, one, zero, src, pc->mem.ld, pc->mem.order,
-                          dst + (pc->boff - base), pc->rows, DMX_COL_MAJOR, pc->rows, pc->cols);
-    }
+#ifdef _OPENMP
+    if (n >= 2 && bytes >= PAR_MIN_BYTES && !omp_in_parallel())
+        return omp_get_max_threads();
+#endif
+    (void)n, (void)bytes;
+    return 1;
 }
 
-/* Transform pieces [i0, i1) of the receive list from src (package offset base) into A. */
+/* Bytes of A (and of op(B)) an item of rows x cols elements of transform t covers. */
+static int64_t item_bytes(const dmxi_exec *e, int t, int64_t rows, int64_t cols)
+{
+    return rows * cols * (int64_t)e->xf[t].esize;
+}
+
+/* The end of the run of items from i0 (below i1) that belong to one transform: items of
+ * different transforms may write the same A (A = B1 + A, A = B2 + A in one batch), so only
+ * items of one transform, which write disjoint parts of A, run side by side. */
+static int64_t same_transform_end(const dmxi_piece *v, int64_t i0, int64_t i1)
+{
+    int64_t k = i0 + 1;
+    while (k < i1 && v[k].t == v[i0].t)
+        k++;
+    return k;
+}
+
+/* Pack one piece (see dmxi_exec_pack_pieces). */
+static void pack_one(const dmxi_exec *e, const dmxi_piece *pc, char *dst, int64_t base)
+{
+    static const dmx_scalar one = {1.0, 0.0}, zero = {0.0, 0.0};
+    const dmxi_xform *x = &e->xf[pc->t];
+    if (is_zero(x->t.alpha))
+        return; /* alpha = 0 never reads B; the receiver ignores the bytes */
+    if (x->runs) {
+        dmxi_exec_pack_run(e, pc, dst + (pc->boff - base));
+        return;
+    }
+    const char *src = dmxi_layout_addr(x->t.b, &pc->mem, x->esize);
+    dmxi_kernel_apply(x->t.dtype, x->t.op, one, zero, src, pc->mem.ld, pc->mem.order,
+                      dst + (pc->boff - base), pc->rows, DMX_COL_MAJOR, pc->rows, pc->cols);
+}
+
+/* Pack pieces [i0, i1) of the send list into dst, where offset base of the package is:
+ * op(B) of each piece, transposed and conjugated here, column-major in A's orientation. Pieces
+ * go to disjoint places of dst and only read B, so any of them may run side by side. */
+void dmxi_exec_pack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, char *dst, int64_t base)
+{
+    int64_t bytes = 0;
+    for (int64_t i = i0; i < i1 && bytes < PAR_MIN_BYTES; i++)
+        bytes += item_bytes(e, e->send[i].t, e->send[i].rows, e->send[i].cols);
+    const int nt = par_threads(i1 - i0, bytes);
+    if (nt <= 1) {
+        for (int64_t i = i0; i < i1; i++)
+            pack_one(e, &e->send[i], dst, base);
+        return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (int64_t i = i0; i < i1; i++)
+        pack_one(e, &e->send[i], dst, base);
+#endif
+}
+
+/* Transform one received piece from src (package offset base) into A. */
+static void unpack_one(const dmxi_exec *e, const dmxi_piece *pc, const char *src, int64_t base)
+{
+    const dmxi_xform *x = &e->xf[pc->t];
+    if (x->runs) {
+        dmxi_exec_unpack_run(e, pc, src + (pc->boff - base), a_flags(e));
+        return;
+    }
+    char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
+    dmxi_apply(x, DMX_OP_N, src + (pc->boff - base), pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
+               pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(e));
+}
+
+/* Transform pieces [i0, i1) of the receive list from src (package offset base) into A; runs of
+ * pieces of one transform large enough go over the threads. */
 void dmxi_exec_unpack_pieces(const dmxi_exec *e, int64_t i0, int64_t i1, const char *src,
                              int64_t base)
 {
-    for (int64_t i = i0; i < i1; i++) {
-        const dmxi_piece *pc = &e->recv[i];
-        const dmxi_xform *x = &e->xf[pc->t];
-        if (x->runs) {
-            dmxi_exec_unpack_run(e, pc, src + (pc->boff - base), a_flags(e));
-            continue;
+    while (i0 < i1) {
+        const int64_t k1 = same_transform_end(e->recv, i0, i1);
+        int64_t bytes = 0;
+        for (int64_t i = i0; i < k1 && bytes < PAR_MIN_BYTES; i++)
+            bytes += item_bytes(e, e->recv[i].t, e->recv[i].rows, e->recv[i].cols);
+        const int nt = par_threads(k1 - i0, bytes);
+        if (nt <= 1) {
+            for (int64_t i = i0; i < k1; i++)
+                unpack_one(e, &e->recv[i], src, base);
+        } else {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+            {
+#pragma omp for schedule(dynamic, 1)
+                for (int64_t i = i0; i < k1; i++)
+                    unpack_one(e, &e->recv[i], src, base);
+                if (e->stream) /* each thread orders its own non-temporal stores */
+                    dmxi_kernel_fence();
+            }
+#endif
         }
-        char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
-        dmxi_apply(x, DMX_OP_N, src + (pc->boff - base), pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
-                   pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(e));
+        i0 = k1;
     }
 }
 
+static void local_one(const dmxi_exec *e, const dmxi_local *lp)
+{
+    const dmxi_xform *x = &e->xf[lp->t];
+    if (x->runs) {
+        dmxi_exec_local_run(e, lp, a_flags(e));
+        return;
+    }
+    const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
+    char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
+    dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order,
+               lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
+}
+
 /* Apply local rectangles from *next on until about max_bytes have been written (at least
- * one rectangle). */
+ * one rectangle); with more than one thread about max_bytes per thread, the rectangles of one
+ * transform split over them in groups of a few. */
 void dmxi_exec_apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes)
 {
+    int nt = 1;
+#ifdef _OPENMP
+    if (!omp_in_parallel())
+        nt = omp_get_max_threads();
+#endif
+    if (nt > 1 && max_bytes < INT64_MAX / nt)
+        max_bytes *= nt;
     int64_t bytes = 0;
-    for (; *next < e->nlocal && bytes < max_bytes; (*next)++) {
-        const dmxi_local *lp = &e->local[*next];
-        const dmxi_xform *x = &e->xf[lp->t];
-        if (x->runs) {
-            dmxi_exec_local_run(e, lp, a_flags(e));
+    while (*next < e->nlocal && bytes < max_bytes) {
+        const int64_t i0 = *next, t = e->local[i0].t;
+        int64_t i1 = i0, run = 0;
+        for (; i1 < e->nlocal && e->local[i1].t == t && bytes + run < max_bytes; i1++)
+            run += item_bytes(e, (int)t, e->local[i1].rows, e->local[i1].cols);
+        const int use = par_threads(i1 - i0, run);
+        if (use <= 1) {
+            for (int64_t i = i0; i < i1; i++)
+                local_one(e, &e->local[i]);
         } else {
-            const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
-            char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
-            dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld,
-                       lp->amem.order, lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
+#ifdef _OPENMP
+            /* contiguous groups keep neighbouring rectangles (neighbouring lines of A) on one
+             * thread; several groups per thread balance a thread that the system delays */
+            const int64_t grp = (i1 - i0) / (8 * (int64_t)use) + 1;
+#pragma omp parallel num_threads(use)
+            {
+#pragma omp for schedule(dynamic, 1)
+                for (int64_t g = i0; g < i1; g += grp)
+                    for (int64_t i = g; i < i1 && i < g + grp; i++)
+                        local_one(e, &e->local[i]);
+                if (e->stream)
+                    dmxi_kernel_fence();
+            }
+#endif
         }
-        bytes += lp->rows * lp->cols * (int64_t)x->esize;
+        bytes += run;
+        *next = i1;
     }
 }
 
@@ -286,7 +406,9 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         }
         prof_tick(&f, &f.unpack);
         if (!busy && next_local < e->nlocal) {
-            dmxi_exec_apply_local(e, &next_local, e->chunk_bytes);
+            /* a slice between looks at the peers; all that is left when none is expected */
+            dmxi_exec_apply_local(e, &next_local,
+                                  rings_left > 0 || recv_left > 0 ? e->chunk_bytes : INT64_MAX);
             busy = 1;
             prof_tick(&f, &f.local);
         }

@@ -137,6 +137,8 @@ struct kjob {
     int64_t sri, scj;
     int transposed;
     int stream;            /* DMXI_KERNEL_STREAM */
+    int conj;              /* op C on a complex dtype */
+    int avx;               /* tl_copy_stream: the AVX kernels may run */
     kfn fallback;          /* tl_copy_stream: the ordinary kernel for partial lines */
     double ar, ai, br, bi; /* alpha and beta, already rounded to the dtype */
     const char *s;         /* NULL when the operation does not read S */
@@ -373,13 +375,43 @@ static void tl_strip_nt(const kjob *job, int64_t m, int64_t n, const char *s, ch
 {
     const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
     for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++)
-            dmxi_nt_edge(d + i * esz + j * ldd, s + i * lds + j * esz, (size_t)esz);
+        for (int64_t i = 0; i < m; i++) {
+            const char *e = s + i * lds + j * esz;
+            unsigned char t[16];
+            if (job->conj) { /* flip the sign bit of the imaginary part (little-endian) */
+                memcpy(t, e, (size_t)esz);
+                t[esz - 1] ^= 0x80u;
+                e = (const char *)t;
+            }
+            dmxi_nt_edge(d + i * esz + j * ldd, e, (size_t)esz);
+        }
 }
 #else
 #define EDGE_NT 0
 #define tl_strip_nt(job, m, n, s, d) (job)->fallback((job), (m), (n), (s), (d))
 #endif
+
+/* The aligned body of tl_copy_stream without AVX: m and n multiples of L = 64 / esz (8 or 16
+ * bytes), micro-blocks through stream_blk, S prefetched PREFETCH_BLOCKS micro-blocks ahead. */
+static void tl_stream_sse(size_t esz, int64_t m, int64_t n, const char *sp, int64_t lds, char *dp,
+                          int64_t ldd)
+{
+    const int64_t L = CACHE_LINE / (int64_t)esz;
+    for (int64_t j0 = 0; j0 < n; j0 += TILE_J) {
+        const int64_t j1 = MIN64(n, j0 + TILE_J);
+        for (int64_t i0 = 0; i0 < m; i0 += TILE_I) {
+            const int64_t i1 = MIN64(m, i0 + TILE_I);
+            for (int64_t jb = j0; jb < j1; jb += L)
+                for (int64_t ib = i0; ib < i1; ib += L) {
+                    const char *sb = sp + ib * lds + jb * (int64_t)esz;
+                    if (ib + (PREFETCH_BLOCKS + 1) * L <= m)
+                        for (int64_t k = 0; k < L; k++)
+                            PREFETCH_R(sb + (PREFETCH_BLOCKS * L + k) * lds);
+                    stream_blk(esz, sb, lds, dp + ib * (int64_t)esz + jb * ldd, ldd);
+                }
+        }
+    }
+}
 
 /* Transposed bit copy of 8- or 16-byte elements, non-temporal stores to D, whose columns must
  * be whole lines apart (else job->fallback, the ordinary kernel, does it all). Whole aligned
@@ -400,27 +432,21 @@ static void tl_copy_stream(const kjob *job, int64_t m, int64_t n, const void *s,
     if (h > 0) /* rows up to D's first line boundary */
         tl_strip_nt(job, h, n, s, d);
     s = (const char *)s + h * lds, d = (char *)d + h * (int64_t)esz, m -= h;
-    const int64_t body = m / L * L, nfull = n / L * L;
+    const int64_t body = m / L * L;
+    int64_t nfull = n / L * L;
     const char *sp = (const char *)s;
     char *dp = (char *)d;
-    if (body > 0) {
-        for (int64_t j0 = 0; j0 < nfull; j0 += TILE_J) {
-            const int64_t j1 = MIN64(nfull, j0 + TILE_J);
-            for (int64_t i0 = 0; i0 < body; i0 += TILE_I) {
-                const int64_t i1 = MIN64(body, i0 + TILE_I);
-                for (int64_t jb = j0; jb < j1; jb += L)
-                    for (int64_t ib = i0; ib < i1; ib += L) {
-                        const char *sb = sp + ib * lds + jb * (int64_t)esz;
-                        if (ib + (PREFETCH_BLOCKS + 1) * L <= body)
-                            for (int64_t k = 0; k < L; k++)
-                                PREFETCH_R(sb + (PREFETCH_BLOCKS * L + k) * lds);
-                        stream_blk(esz, sb, lds, dp + ib * (int64_t)esz + jb * ldd, ldd);
-                    }
-            }
-        }
-        if (nfull < n)
-            job->fallback(job, body, n - nfull, sp + nfull * (int64_t)esz, dp + nfull * ldd);
+    if (body > 0 && job->avx) { /* AVX: columns in register blocks of 32 bytes */
+        nfull = n / (32 / (int64_t)esz) * (32 / (int64_t)esz);
+#if DMXI_HAVE_AVX_KERNELS
+        if (nfull > 0)
+            dmxi_kernel_tcopy_avx_nt(esz, job->conj, body, nfull, sp, lds, dp, ldd);
+#endif
+    } else if (body > 0) {
+        tl_stream_sse(esz, body, nfull, sp, lds, dp, ldd);
     }
+    if (body > 0 && nfull < n)
+        job->fallback(job, body, n - nfull, sp + nfull * (int64_t)esz, dp + nfull * ldd);
     if (body < m && edge_nt)
         tl_strip_nt(job, m - body, n, sp + body * lds, dp + body * (int64_t)esz);
     else if (body < m)
@@ -555,6 +581,14 @@ void dmxi_kernel_apply_flags(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_s
     job.s = (const char *)src;
     job.d = (char *)dst;
     job.stream = (flags & DMXI_KERNEL_STREAM) != 0;
+    job.conj = conj;
+    job.avx = 0;
+#if DMXI_HAVE_AVX_KERNELS
+    /* the streamed AVX transposing copy (kernels_avx.c says why floats and conjugated complex
+     * floats stay on the other kernels) */
+    job.avx = job.stream && job.transposed && job.esz >= 8 && !(conj && job.esz == 8) &&
+              dmxi_kernel_avx_ok();
+#endif
 
     if (alpha0) {
         if (beta1)
@@ -575,8 +609,10 @@ void dmxi_kernel_apply_flags(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_s
             k = alpha1 ? KOP_ADD : KOP_AXPY;
         job.fn = fns[k][conj][job.transposed];
 #if defined(__SSE2__)
-        if (job.stream && k == KOP_COPY && !conj && job.transposed &&
-            (job.esz == 8 || job.esz == 16)) {
+        /* streamed transposed copies: AVX for every element size and conjugation, else SSE2
+         * for plain 8- and 16-byte copies */
+        if (job.stream && k == KOP_COPY && job.transposed &&
+            ((!conj && (job.esz == 8 || job.esz == 16)) || job.avx)) {
             job.fallback = job.fn;
             job.fn = tl_copy_stream;
         }

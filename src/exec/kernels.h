@@ -14,7 +14,8 @@
  *     payload moves unchanged, so integers may travel as DMX_FLOAT);
  *   - S and D must not overlap.
  * Transposing access patterns use a cache-blocked loop; large tiles are split over OpenMP
- * threads when more than one is available.
+ * threads when more than one is available and no parallel region is active (the engine splits
+ * its many smaller tiles itself, exec/engine.c).
  */
 #ifndef DMXI_KERNELS_H
 #define DMXI_KERNELS_H

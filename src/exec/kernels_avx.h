@@ -21,6 +21,12 @@ int dmxi_kernel_avx_ok(void);
  * m and n must be multiples of 32 / esz; S and D must not overlap. */
 void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int64_t lds, void *d,
                            int64_t ldd);
+
+/* Local. The same with non-temporal stores, and with conj the imaginary parts negated (complex
+ * elements: esz 8 or 16). m a multiple of 64 / esz (one cache line of D's column), n of
+ * 32 / esz; d and ldd multiples of 64 (every store writes within one aligned line). */
+void dmxi_kernel_tcopy_avx_nt(size_t esz, int conj, int64_t m, int64_t n, const void *s,
+                              int64_t lds, void *d, int64_t ldd);
 #endif
 
 #endif

@@ -431,6 +431,42 @@ static void test_streaming_off_line(void)
                 }
 }
 
+/* The streamed transposed copy through AVX register blocks (8- and 16-byte elements, op T and
+ * conjugated complex doubles; the other cases must stay right on their own kernels): D's
+ * columns whole lines apart, D on a line and 16 bytes off it (plain malloc), row counts that
+ * leave partial lines at both ends, column counts off the 32-byte register block and across
+ * the walk's 32-column blocks, S column- and row-major with a padded ld. */
+static void test_streaming_avx(void)
+{
+    static const int64_t shapes[][2] = {{8, 4}, {9, 5}, {64, 33}, {70, 67}, {130, 100}, {33, 3}};
+    static const int64_t offs[] = {0, 16, 48};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 0; op < 3; op++)
+                for (int so = 0; so < 2; so++)
+                    for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
+                        const int64_t es = (int64_t)elem_size((dmx_dtype)t), per = 64 / es;
+                        const int64_t rows = shapes[sh][0], cols = shapes[sh][1];
+                        kcase c = {.dtype = (dmx_dtype)t,
+                                   .op = (dmx_op)op,
+                                   .so = (dmx_order)so,
+                                   .dord = DMX_COL_MAJOR,
+                                   .alpha = {1, 0},
+                                   .beta = {0, 0},
+                                   .rows = rows,
+                                   .cols = cols,
+                                   .spad = (int64_t)o + (int64_t)sh % 2,
+                                   .dpad = (per - rows % per) % per,
+                                   .flags = DMXI_KERNEL_STREAM,
+                                   .doff = offs[o]};
+                        count(run_case(&c));
+                        /* the same shape with arithmetic, which must not take the copy path */
+                        c.alpha = (dmx_scalar){0.5, -0.25};
+                        c.beta = (dmx_scalar){(double)(o % 2), 0};
+                        count(run_case(&c));
+                    }
+}
+
 /* The streamed copy-like bit copy (columns of S into columns of D) with D off a cache line:
  * the partial lines at both ends of each column are stored non-temporally 8 and 4 bytes at a
  * time. Every element-aligned offset of D within a line (4-byte ones for floats, which start
@@ -676,6 +712,14 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU time of the process (all threads): under a loaded machine it counts the work done. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* One benchmark configuration. Bandwidth counts the arrays of n*n elements streamed: 2 (read
  * S, write D) or 3 (also read D). */
 typedef struct bcase {
@@ -856,12 +900,86 @@ static int bench_pack(int reps)
     return 0;
 }
 
+/* --bench-local: the local phase of `dmx bench redist` on one rank, per dtype. An n x n matrix
+ * (n = 4096 doubles' worth of bytes per column) is copied tile by tile, b x b element tiles
+ * (default 128, as case `same`; 32 as the 32 -> 128 case), from S to D, both from plain malloc
+ * (16 bytes off a line), with DMXI_KERNEL_STREAM as the engine sets it for large A. For each
+ * dtype and scalar pair, op N (the copy) and op T / C (the transpose) run interleaved; prints
+ * the best time of each and the ratio T/N. With OpenMP the tiles of one call are split over
+ * omp_get_max_threads() threads by a parallel loop (as the engine's local phase does). */
+static int bench_local(int64_t b, int reps)
+{
+    enum { NBYTES = 4096 * 8 };
+    const dmx_scalar one = {1, 0}, zero = {0, 0}, al = {0.5, 0.25}, be = {-1.5, 0.5};
+    const dmx_scalar sc[3][2] = {{one, zero}, {al, zero}, {al, be}};
+    const size_t bytes = (size_t)NBYTES * NBYTES;
+    unsigned char *s = malloc(bytes + 64), *d = malloc(bytes + 64);
+    if (!s || !d) {
+        fprintf(stderr, "bench-local: out of memory\n");
+        free(s), free(d);
+        return 1;
+    }
+    memset(s, 0, bytes), memset(d, 0, bytes);
+    double best[4][3][3], bcpu[4][3][3];
+    for (int t = 0; t < 4; t++)
+        for (int v = 0; v < 3; v++)
+            for (int o = 0; o < 3; o++)
+                best[t][v][o] = bcpu[t][v][o] = 1e300;
+    for (int r = 0; r <= reps; r++)
+        for (int t = 0; t < 4; t++)
+            for (int v = 0; v < 3; v++)
+                for (int o = 0; o < 3; o++) {
+                    if (o == 2 && !is_complex((dmx_dtype)t))
+                        continue;
+                    const int64_t es = (int64_t)elem_size((dmx_dtype)t), n = NBYTES / es;
+                    const int64_t nb = n / b;
+                    const double t0 = now(), c0 = cpu_now();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4)
+#endif
+                    for (int64_t k = 0; k < nb * nb; k++) {
+                        const int64_t bi = k % nb, bj = k / nb;
+                        const size_t so = (size_t)((o ? bj + bi * n : bi + bj * n) * b * es);
+                        const size_t dof = (size_t)((bi + bj * n) * b * es);
+                        dmxi_kernel_apply_flags((dmx_dtype)t, (dmx_op)o, sc[v][0], sc[v][1], s + so,
+                                                n, DMX_COL_MAJOR, d + dof, n, DMX_COL_MAJOR, b, b,
+                                                DMXI_KERNEL_STREAM);
+                    }
+                    dmxi_kernel_fence();
+                    const double dt = now() - t0, dc = cpu_now() - c0;
+                    if (r > 0 && dt < best[t][v][o])
+                        best[t][v][o] = dt;
+                    if (r > 0 && dc < bcpu[t][v][o])
+                        bcpu[t][v][o] = dc;
+                }
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    for (int t = 0; t < 4; t++)
+        for (int v = 0; v < 3; v++)
+            for (int o = 1; o < 3; o++) {
+                if (o == 2 && !is_complex((dmx_dtype)t))
+                    continue;
+                printf("{\"bench\":\"kernels_local\",\"dtype\":\"%s\",\"op\":\"%c\",\"alpha\":%d,"
+                       "\"beta\":%d,\"tile\":%lld,\"threads\":%d,\"t_copy\":%.6f,\"t_op\":%.6f,"
+                       "\"ratio\":%.3f,\"cpu_copy\":%.6f,\"cpu_op\":%.6f,\"cpu_ratio\":%.3f}\n",
+                       dtype_name((dmx_dtype)t), "NTC"[o], v > 0, v > 1, (long long)b, threads,
+                       best[t][v][0], best[t][v][o], best[t][v][o] / best[t][v][0], bcpu[t][v][0],
+                       bcpu[t][v][o], bcpu[t][v][o] / bcpu[t][v][0]);
+            }
+    free(s), free(d);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     dmxt_rng_seed(&rng, UINT64_C(0x9E3779B97F4A7C15), 0);
     if (argc > 1 && strcmp(argv[1], "--bench") == 0)
         return bench(argc > 2 ? atoll(argv[2]) : 4096, argc > 3 ? atoi(argv[3]) : 10,
                      argc > 4 ? atoll(argv[4]) : 0);
+    if (argc > 1 && strcmp(argv[1], "--bench-local") == 0)
+        return bench_local(argc > 2 ? atoll(argv[2]) : 128, argc > 3 ? atoi(argv[3]) : 5);
     if (argc > 1 && strcmp(argv[1], "--bench-pack") == 0)
         return bench_pack(argc > 2 ? atoi(argv[2]) : 7);
 
@@ -872,6 +990,7 @@ int main(int argc, char **argv)
     test_streaming();
     test_streaming_off_line();
     test_streaming_edges();
+    test_streaming_avx();
     test_transpose_s_off_line();
     test_rounding();
     test_bit_patterns();
