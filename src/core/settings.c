@@ -16,8 +16,13 @@
 #include "dmxi.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 extern char **environ; /* POSIX */
 
@@ -266,4 +271,20 @@ int64_t dmx_setting_int(const char *name)
     if (s < 0 || dmxi_setting_rows[s].text)
         return -1;
     return dmxi_setting_int((dmxi_setting)s);
+}
+
+int dmxi_threads(void)
+{
+#ifdef _OPENMP
+    static atomic_int asked = -1; /* OMP_NUM_THREADS set: 1, unset: 0 */
+    int a = asked;
+    if (a < 0) {
+        const char *v = getenv("OMP_NUM_THREADS");
+        a = v && *v;
+        asked = a;
+    }
+    return a && !omp_in_parallel() ? omp_get_max_threads() : 1;
+#else
+    return 1;
+#endif
 }

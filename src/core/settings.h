@@ -70,6 +70,12 @@ const char *dmxi_setting_str(dmxi_setting s);
  * Local. */
 const char *dmxi_setting_family_str(dmxi_setting s, const char *suffix);
 
+/* OpenMP threads dmx's own loops may use: omp_get_max_threads() when the program asked for
+ * threads through the environment (OMP_NUM_THREADS set, as hybrid MPI+OpenMP runs do), else 1.
+ * An MPI-only program (one rank per core, OMP_NUM_THREADS unset) must not start one thread per
+ * core of the node in every rank, which is OpenMP's default count. Read once. Local. */
+int dmxi_threads(void);
+
 /* Several settings in one pass over the environment (each getenv scans all of it: a call that
  * reads four settings and takes a microsecond in all notices): raw[k] as dmxi_setting_str of
  * which[k] and, when ints is not NULL, ints[k] as dmxi_setting_int. Local. */

@@ -98,8 +98,8 @@ static unsigned a_flags(const dmxi_exec *e)
 static int par_threads(int64_t n, int64_t bytes)
 {
 #ifdef _OPENMP
-    if (n >= 2 && bytes >= PAR_MIN_BYTES && !omp_in_parallel())
-        return omp_get_max_threads();
+    if (n >= 2 && bytes >= PAR_MIN_BYTES)
+        return dmxi_threads();
 #endif
     (void)n, (void)bytes;
     return 1;
@@ -222,8 +222,7 @@ void dmxi_exec_apply_local(const dmxi_exec *e, int64_t *next, int64_t max_bytes)
 {
     int nt = 1;
 #ifdef _OPENMP
-    if (!omp_in_parallel())
-        nt = omp_get_max_threads();
+    nt = dmxi_threads();
 #endif
     if (nt > 1 && max_bytes < INT64_MAX / nt)
         max_bytes *= nt;

@@ -28,6 +28,7 @@
  * The s/d/c/z kernels are stamped out of one definition (DEFINE_TYPE_KERNELS); complex
  * elements are interleaved (re, im) pairs of the real type. */
 #include "kernels.h"
+#include "dmxi.h"
 #include "kernels_avx.h"
 #include "ntstore.h"
 #include "shortcopy.h"
@@ -486,8 +487,9 @@ static void run_rect(const kjob *job, int64_t i0, int64_t i1, int64_t j0, int64_
 static void run(const kjob *job)
 {
 #ifdef _OPENMP
-    if (job->m > OMP_MIN_ELEMS / job->n && !omp_in_parallel() && omp_get_max_threads() > 1) {
-#pragma omp parallel
+    const int nthreads = dmxi_threads();
+    if (job->m > OMP_MIN_ELEMS / job->n && nthreads > 1) {
+#pragma omp parallel num_threads(nthreads)
         {
             const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
             /* Split columns if there are enough of them, else rows. */
