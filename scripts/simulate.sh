@@ -10,7 +10,7 @@
 #   scripts/simulate.sh gemm [N]       SUMMA over b, HSUMMA over G, Cannon, AUTO (seed 003)
 #   scripts/simulate.sh exchange       NBX, PEX, PCX, RSX, AUTO over P, stencils (seed 004)
 #   scripts/simulate.sh coll           every algorithm, AUTO, MPI's own per cell (seed 002)
-#   scripts/simulate.sh redist         block-cyclic and grid changes, relabeling on/off (seed 000)
+#   scripts/simulate.sh redist         block-cyclic and grid changes, dmx vs MPI_Alltoallv (seed 000)
 #   scripts/simulate.sh table MODULE   the table again from $SIM_OUT/MODULE.jsonl
 #   scripts/simulate.sh smoke          the smallest point of each module (a few seconds each)
 #   scripts/simulate.sh platforms      loads each platform file with a 16-rank run
@@ -144,8 +144,9 @@ gemm() {
     done
 }
 
-# ---- exchange: seed 004 (NBX). One point = one P, k and pattern; every protocol and AUTO in
-# it. SIM_K (default "6 26", stencils), SIM_PATTERN (stencil or random), SIM_BYTES (default 8),
+# ---- exchange: seed 004 (NBX). One point = one P, k, pattern and protocol (SIM_PROTOCOLS,
+# default all four and AUTO). SIM_K (default "6 26", stencils), SIM_PATTERN (stencil or
+# random), SIM_BYTES (default 8),
 # SIM_O: LogGP's o, the per-message send/receive overhead (default 1e-6 s; SMPI's smpi/os,
 # smpi/ois, smpi/or), without which SMPI charges nothing per message and Theta(P) metadata
 # would look free.
@@ -156,10 +157,12 @@ exchange() {
     for plat in $plats; do
         for k in ${SIM_K:-6 26}; do
             for np in $nps; do
-                echo "# exchange $plat np $np k $k $pat o $o" >&2
-                SIM_CFG="--cfg=smpi/os:0:$o --cfg=smpi/ois:0:$o --cfg=smpi/or:0:$o" \
-                    SIM_TAG="\"o\":$o," sim exchange "$plat" "$np" '"exchange"' bench exchange --json \
-                    $flag --k "$k" --bytes "${SIM_BYTES:-8}" --reps 1 --warmup 1
+                for pr in ${SIM_PROTOCOLS:-nbx pex pcx rsx auto}; do
+                    echo "# exchange $plat np $np k $k $pat o $o $pr" >&2
+                    SIM_CFG="--cfg=smpi/os:0:$o --cfg=smpi/ois:0:$o --cfg=smpi/or:0:$o" \
+                        SIM_TAG="\"o\":$o," sim exchange "$plat" "$np" '"exchange"' bench exchange \
+                        --json $flag --k "$k" --bytes "${SIM_BYTES:-8}" --reps 1 --warmup 1 --protocols "$pr"
+                done
             done
         done
     done
@@ -183,9 +186,10 @@ coll() {
     done
 }
 
-# ---- redist: seed 000 (COSTA). SIM_CASES: "from_mb,from_nb:to_mb,to_nb:from_grid:to_grid"
-# entries (grid PRxPC or "sq" for the squarest), n = SIM_N (default 8192); each with and
-# without relabeling (DMX_RELABEL=0/1 ... see docs/relabel.md) on the two-level platform.
+# ---- redist: seed 000 (COSTA), the redistribution scaled out: B (block-cyclic FROM) to A
+# (TO), dmx against a hand-written MPI_Alltoallv, n = SIM_N (default 8192). SIM_CASES entries
+# "from_mb,from_nb:to_mb,to_nb[:from_grid:to_grid]" (grids PRxPC). Relabeling on/off is not
+# here: bench redist has no switch for dmx_plan_create_relabeled (docs/scale.md).
 redist() {
     local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
     for plat in $plats; do
@@ -195,12 +199,10 @@ redist() {
                 local g=()
                 [ -n "${fg:-}" ] && g+=(--from-grid "$fg")
                 [ -n "${tg:-}" ] && g+=(--to-grid "$tg")
-                for rl in ${SIM_RELABEL:-off on}; do
-                    echo "# redist $plat np $np $cs relabel $rl" >&2
-                    DMX_RELABEL=$rl SIM_TAG="\"case\":\"$cs\",\"relabel_env\":\"$rl\"," \
-                        sim redist "$plat" "$np" '"bench"' bench redist --json --size "$n,$n" \
-                        --from "$from" --to "$to" "${g[@]}" --reps 1 --warmup 1 --impl dmx
-                done
+                echo "# redist $plat np $np $cs" >&2
+                SIM_TAG="\"case_sim\":\"$cs\"," sim redist "$plat" "$np" '"bench":"redist"' \
+                    bench redist --json --size "$n,$n" --from "$from" --to "$to" "${g[@]}" \
+                    --reps 1 --warmup 1 --impl dmx,alltoallv --op N
             done
         done
     done
@@ -219,7 +221,7 @@ smoke() {
     SIM_NP=4 SIM_PLATFORMS=latency SIM_POINTS="summa:64" gemm 256
     SIM_NP=27 SIM_K=6 exchange
     SIM_NP=16 SIM_PLATFORMS=graphene_ib SIM_COLLS=bcast SIM_MAX=64 coll
-    SIM_NP=4 SIM_N=256 SIM_CASES="32,32:64,64" SIM_RELABEL=off redist
+    SIM_NP=4 SIM_N=256 SIM_CASES="32,32:64,64" redist
     if grep -q failed "$OUT"/*.jsonl; then
         echo "simulate smoke: FAILED"
         exit 1

@@ -6,7 +6,7 @@ gemm: simulated time per point and the model's, AUTO against the best point, and
 communication ratio SUMMA / best HSUMMA (time minus the flops at one core's rate).
 exchange: time per protocol, the best, AUTO / best, and the NBX/PEX crossover P.
 coll: AUTO / best simulated algorithm per cell, the share of cells within 1.1x, the worst.
-redist: time with and without relabeling, the measured gain.
+redist: dmx's and MPI_Alltoallv's simulated times.
 The last record of a point wins (a file may hold reruns)."""
 import json
 import sys
@@ -25,22 +25,29 @@ def load(path):
     return rows
 
 
+# one core's flop rate per platform family (the platform files' speed)
+CORE_FLOPS = {"bgp": 3.4e9, "graphene": 10.1e9, "twolevel": 4e10, "latency": 4e10,
+              "bandwidth": 4e10}
+
+
 def us(t):
     return "%.1f" % (t * 1e6)
 
 
 def exchange(rows):
-    cells = {}
+    cells, walls = {}, {}
     for r in rows:
         if "failed" in r:
             continue
         key = (r["platform"], r["k"], r["pattern"], r["bytes"], r["np"])
-        cells.setdefault(key, {"wall": r.get("sim_wall_s")})[r["protocol"]] = r["t_med"]
+        cells.setdefault(key, {})[r["protocol"]] = r["t_med"]
+        walls.setdefault(key, {})[r["protocol"].split(":")[0]] = r.get("sim_wall_s")
     groups = sorted({k[:4] for k in cells})
     protos = ["nbx", "pex", "pcx", "rsx"]
     for g in groups:
         print("\n### exchange %s, k = %d (%s), %d B per payload; simulated us" % g)
-        print("| P | NBX | PEX | PCX | RSX | best | AUTO (ran) | AUTO/best | sim wall s |")
+        print("| P | NBX | PEX | PCX | RSX | best | AUTO (ran) | AUTO/best | "
+              "sim wall s (NBX/PEX/PCX/RSX/AUTO) |")
         print("|---|---|---|---|---|---|---|---|---|")
         cross = None
         for key in sorted(k for k in cells if k[:4] == g):
@@ -56,8 +63,9 @@ def exchange(rows):
                 cross = key[4]
             print("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 key[4], *[us(have[p]) if p in have else "-" for p in protos], best.upper(), a,
-                ratio, c["wall"]))
-        print("NBX faster than PEX from P = %s on" % (cross if cross else "(not in range)"))
+                ratio, "/".join(str(walls[key].get(p, "-")) for p in protos + ["auto"])))
+        print("\nNBX faster than PEX from P = %s on (smallest P simulated with both)"
+              % (cross if cross else "(not in range)"))
 
 
 def coll(rows):
@@ -118,33 +126,25 @@ def gemm(rows):
                     p["auto"]["t_med"] * 1e3, p["auto"]["t_med"] / forced[best]["t_med"])
             summa = [v for k, v in forced.items() if k.startswith("summa")]
             hs = [v for k, v in forced.items() if k.startswith("hsumma")]
-            if summa and hs and "flop_s" in summa[0]:
-                pass
             if summa and hs:
                 s = min(x["t_med"] for x in summa)
                 h = min(hs, key=lambda x: x["t_med"])
-                line += "; SUMMA / best HSUMMA (G = %s): total %.2fx" % (h["G"], s / h["t_med"])
-                if "t_comp" in summa[0]:
-                    line += ", communication %.2fx" % ((s - summa[0]["t_comp"]) /
-                                                        (h["t_med"] - h["t_comp"]))
+                # the local multiplies' time: 2 n^3 / P flops at one core's rate (DMX_SIM_FLOPS)
+                tc = 2.0 * key[2] ** 3 / key[1] / CORE_FLOPS.get(key[0].split("_")[0], 4e10)
+                line += ("; SUMMA / best HSUMMA (G = %s): total %.2fx, communication "
+                         "(time - %.3f ms of flops) %.2fx" % (h["G"], s / h["t_med"], tc * 1e3,
+                                                              (s - tc) / (h["t_med"] - tc)))
             print(line)
 
 
 def redist(rows):
-    cells = {}
+    print("| platform | P | case | impl | simulated us | sim wall s |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         if "failed" in r or "t_med" not in r:
             continue
-        key = (r["platform"], r["np"], r.get("case"))
-        cells.setdefault(key, {})[r.get("relabel_env")] = r
-    print("| platform | P | case | relabel off | relabel on | gain |")
-    print("|---|---|---|---|---|---|")
-    for key in sorted(cells):
-        c = cells[key]
-        off, on = c.get("off"), c.get("on")
-        print("| %s | %d | %s | %s | %s | %s |" % (
-            *key, us(off["t_med"]) if off else "-", us(on["t_med"]) if on else "-",
-            "%.2fx" % (off["t_med"] / on["t_med"]) if off and on else "-"))
+        print("| %s | %d | %s | %s | %s | %s |" % (r["platform"], r["np"], r.get("case_sim"),
+                                                r.get("impl"), us(r["t_med"]), r.get("sim_wall_s")))
 
 
 def main():
