@@ -231,6 +231,7 @@ smoke() {
 
 cmd=${1:-gemm}
 shift || true
+case $cmd in [0-9]*) set -- "$cmd" "$@" && cmd=gemm ;; esac # the old form: simulate.sh [N]
 case $cmd in
 gemm | exchange | coll | redist)
     build
