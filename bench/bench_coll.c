@@ -31,6 +31,8 @@ typedef struct opts {
     double budget;
 } opts;
 
+MPI_Comm bcoll_world;
+
 static void loadavg(char *buf, size_t n)
 {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -64,11 +66,11 @@ static int tie_sign(double a, double b)
 static int settle_auto(bcoll_case *c, int *wrong, dmx_coll_alg *pick)
 {
     int settled = 0, n = 0, w = 0;
-    (void)dmx_coll_auto_choice(MPI_COMM_WORLD, c->kind, c->bytes, pick, &settled);
+    (void)dmx_coll_auto_choice(bcoll_world, c->kind, c->bytes, pick, &settled);
     for (; wrong != NULL && !settled && n < 64; n++) {
         bcoll_time(c, DMX_COLL_AUTO, 0, &w); /* one untimed call + one timed: two trials */
         *wrong += w;
-        (void)dmx_coll_auto_choice(MPI_COMM_WORLD, c->kind, c->bytes, pick, &settled);
+        (void)dmx_coll_auto_choice(bcoll_world, c->kind, c->bytes, pick, &settled);
     }
     return 2 * n;
 }
@@ -141,32 +143,32 @@ static void overhead(const opts *o, int rank, int p)
     int64_t n = o->overhead;
     int bad = 0;
     MPI_Comm dup;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_dup(bcoll_world, &dup);
     dmx_coll_alg pick = DMX_COLL_MPI;
     for (int v = 1; v < NV; v++) /* warm up: the communicator cache, AUTO's memo */
-        bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, algs[v]) != DMX_SUCCESS;
+        bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, bcoll_world, algs[v]) != DMX_SUCCESS;
     for (int settled = 0, i = 0; i < 64; i++) { /* and AUTO's trials (coll_tune.c) */
-        dmx_coll_auto_choice(MPI_COMM_WORLD, DMX_COLL_BCAST, 8, &pick, &settled);
+        dmx_coll_auto_choice(bcoll_world, DMX_COLL_BCAST, 8, &pick, &settled);
         if (settled)
             break;
-        bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, DMX_COLL_AUTO) != DMX_SUCCESS;
+        bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, bcoll_world, DMX_COLL_AUTO) != DMX_SUCCESS;
     }
     for (int r = 0; r < ROUNDS; r++)
         for (int j = 0; j < NV; j++) {
             int v = (j + r) % NV;
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(bcoll_world);
             double t0 = MPI_Wtime();
             if (v == 0)
                 for (int64_t i = 0; i < n; i++)
                     bad |= MPI_Bcast(&buf, 1, MPI_DOUBLE, 0, dup) != MPI_SUCCESS;
             else
                 for (int64_t i = 0; i < n; i++)
-                    bad |= dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, algs[v]) !=
-                           DMX_SUCCESS;
-            t[v][r] = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0) / (double)n;
+                    bad |=
+                        dmx_coll_bcast(&buf, 1, MPI_DOUBLE, 0, bcoll_world, algs[v]) != DMX_SUCCESS;
+            t[v][r] = bench_max_over_ranks(bcoll_world, MPI_Wtime() - t0) / (double)n;
         }
     int anybad = 0;
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, bcoll_world);
     double base = bench_median(t[0], ROUNDS);
     if (rank == 0) {
         printf("# %lld 8-byte broadcasts in a row, np %d, median of %d rounds (AUTO picks %s)\n",
@@ -445,9 +447,12 @@ int dmx_cmd_bench_coll(int argc, char **argv)
         return pr == CLI_HELP ? 0 : 2;
     int steady = malloc_default ? 0 : bcoll_steady_malloc(argc, argv); /* before MPI allocates */
     MPI_Init(&argc, &argv);
+    /* Everything runs on a duplicate: SimGrid's SMPI keeps one MPI_COMM_WORLD object, and so
+     * one set of attributes (dmx's per-communicator caches), for all simulated ranks. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &bcoll_world);
     int rank = 0, p = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(bcoll_world, &rank);
+    MPI_Comm_size(bcoll_world, &p);
     if (o.reps > MAXREP)
         o.reps = MAXREP;
     char l0[128], l1[128];
@@ -480,6 +485,8 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     if (rank == 0)
         printf("# load after: %s; wrong results: %d%s\n", l1, T.total_wrong,
                T.total_wrong ? " (marked !)" : "");
+    MPI_Comm_free(&bcoll_world);
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0 has printed before any rank finalizes */
     MPI_Finalize();
     return T.total_wrong ? 1 : 0;
 }

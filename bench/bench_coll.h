@@ -14,6 +14,9 @@
  * collective (MPI_Scan's, a dmx algorithm's) then costs a few ms more or less depending on which
  * algorithm ran before it, and the same algorithm measured twice did not agree. Returns 1 if set.
  * Local. */
+/* The communicator the benchmark runs on: a duplicate of MPI_COMM_WORLD (bench_coll.c). */
+extern MPI_Comm bcoll_world;
+
 int bcoll_steady_malloc(int argc, char **argv);
 
 /* "bytes" is the model's message size m: one rank's block for scatter, gather, allgather,

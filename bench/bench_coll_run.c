@@ -36,10 +36,10 @@ int bcoll_nodes(void)
     if (nodes == 0) {
         MPI_Comm node;
         int r = 0, leader = 0;
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_split_type(bcoll_world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
         MPI_Comm_rank(node, &r);
         leader = r == 0;
-        MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, bcoll_world);
         MPI_Comm_free(&node);
     }
     return nodes;
@@ -48,7 +48,7 @@ int bcoll_nodes(void)
 static void reference(bcoll_case *c)
 {
     int n = (int)c->count;
-    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Comm w = bcoll_world;
     int p = c->size, r = c->rank;
     switch (c->kind) {
     case DMX_COLL_BCAST:
@@ -78,8 +78,8 @@ static void reference(bcoll_case *c)
 int bcoll_setup(bcoll_case *c, dmx_coll_kind kind, int64_t bytes)
 {
     memset(c, 0, sizeof *c);
-    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+    MPI_Comm_rank(bcoll_world, &c->rank);
+    MPI_Comm_size(bcoll_world, &c->size);
     c->kind = kind;
     c->count = bytes / 4;
     c->bytes = c->count * 4;
@@ -106,7 +106,7 @@ int bcoll_setup(bcoll_case *c, dmx_coll_kind kind, int64_t bytes)
     c->out = malloc((size_t)(outb > 0 ? outb : 1));
     c->ref = malloc((size_t)(outb > 0 ? outb : 1));
     int ok = c->in && c->out && c->ref, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, bcoll_world);
     if (!all) {
         bcoll_free(c);
         return -1;
@@ -133,7 +133,7 @@ static dmx_status native(bcoll_case *c)
 {
     static MPI_Comm w = MPI_COMM_NULL;
     if (w == MPI_COMM_NULL)
-        MPI_Comm_dup(MPI_COMM_WORLD, &w);
+        MPI_Comm_dup(bcoll_world, &w);
     int n = (int)c->count, p = c->size, r = c->rank, rc = MPI_SUCCESS;
     switch (c->kind) {
     case DMX_COLL_BCAST: rc = MPI_Bcast(c->out, n, MPI_INT, c->root, w); break;
@@ -161,7 +161,7 @@ static dmx_status native(bcoll_case *c)
 
 static dmx_status call(bcoll_case *c, dmx_coll_alg alg)
 {
-    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Comm w = bcoll_world;
     int64_t n = c->count;
     if (alg == DMX_COLL_MPI)
         return native(c);
@@ -195,15 +195,15 @@ double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong)
      * memory state, not from what the algorithm before it left (with a single timed call, a
      * 2 MiB exscan by MPI's call measured 20 % slower after a dmx algorithm than after itself). */
     dmx_status st = call(c, alg);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(bcoll_world);
     double t0 = MPI_Wtime();
     for (int i = 0; i < calls && st == DMX_SUCCESS; i++)
         st = call(c, alg);
-    double tmax = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0) / calls;
+    double tmax = bench_max_over_ranks(bcoll_world, MPI_Wtime() - t0) / calls;
     int bad = st != DMX_SUCCESS ||
               (c->cmp_bytes > 0 && memcmp(c->out, c->ref, (size_t)c->cmp_bytes) != 0);
     int v[1] = {bad}, s[1] = {0};
-    MPI_Allreduce(v, s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(v, s, 1, MPI_INT, MPI_SUM, bcoll_world);
     if (c->cmp_bytes > 0)
         memset(c->out, 0, (size_t)c->cmp_bytes); /* the next run must write it again */
     *wrong = s[0];

@@ -5,10 +5,13 @@
  *
  * Every rank sends one payload of the given size to each of k random distinct other ranks
  * (k = min(--k, P-1)); the pattern is drawn once from a seed common to all ranks and is the
- * same for every protocol and size, so the protocols do the same work. Each configuration is
- * warmed up, then timed rep by rep: MPI_Barrier, MPI_Wtime around one dmx_exchange(), the
- * maximum over ranks; t_med is the median of those maxima. Every rank checks it received what
- * the pattern says (count and sizes).
+ * same for every protocol and size, so the protocols do the same work. With --pattern stencil
+ * the k neighbours are a periodic stencil's instead: k = 4 or 8 on a 2D grid (faces; faces and
+ * corners), k = 6 or 26 on a 3D grid (faces; faces, edges and corners), the grid from
+ * MPI_Dims_create, every dimension at least 3 so that the neighbours are distinct. Each
+ * configuration is warmed up, then timed rep by rep: MPI_Barrier, MPI_Wtime around one
+ * dmx_exchange(), the maximum over ranks; t_med is the median of those maxima. Every rank checks it
+ * received what the pattern says (count and sizes).
  *
  * messages: messages sent per rank per exchange, metadata included (dmx_exchange_info):
  * p2p = point-to-point payload sends and RSX accumulates, counted where they are issued
@@ -31,7 +34,7 @@
 enum { MAX_SIZES = 32, MAX_PROTOS = 5 };
 
 typedef struct opts {
-    int json, k, reps, warmup, nsizes, nprotos;
+    int json, k, reps, warmup, nsizes, nprotos, stencil;
     int64_t sizes[MAX_SIZES];
     dmx_exchange_protocol protos[MAX_PROTOS];
     uint64_t seed;
@@ -75,7 +78,7 @@ static int parse_sizes_opt(const char *v, void *dest)
 /* CLI_RUN, CLI_HELP or CLI_ERROR (printed by the first process). */
 static int parse_args(int argc, char **argv, opts *o)
 {
-    *o = (opts){0, 6, 30, 3, 5, 5, {8, 64, 512, 4096, 65536}, {0}, 1};
+    *o = (opts){0, 6, 30, 3, 5, 5, 0, {8, 64, 512, 4096, 65536}, {0}, 1};
     o->protos[0] = DMX_EXCHANGE_NBX;
     o->protos[1] = DMX_EXCHANGE_PEX;
     o->protos[2] = DMX_EXCHANGE_PCX;
@@ -96,6 +99,9 @@ static int parse_args(int argc, char **argv, opts *o)
         CLI_FUNC_OPT("protocols", &pl, parse_protos_opt, "names from nbx, pex, pcx, rsx, auto",
                      "LIST", "from nbx,pex,pcx,rsx,auto; default all five"),
         CLI_OPT("seed", CLI_I64, &seed, 0, 0, "S", "seed of the random pattern; default 1"),
+        CLI_FLAG_OPT("stencil", &o->stencil,
+                     "a periodic stencil's neighbours instead of random ones:\n"
+                     "k = 4, 8 (2D) or 6, 26 (3D)"),
     };
     cli_spec spec = {"bench exchange",
                      1,
@@ -138,6 +144,41 @@ static int *make_pattern(int P, int k, uint64_t seed)
     return dest;
 }
 
+/* dest[r*k + i]: the i-th neighbour of rank r on a periodic 2D (k = 4, 8) or 3D (k = 6, 26)
+ * grid of P ranks (row-major); NULL if k is none of those or a dimension is below 3. */
+static int *make_stencil(int P, int k)
+{
+    int nd = k == 4 || k == 8 ? 2 : k == 6 || k == 26 ? 3 : 0, dims[3] = {0, 0, 0};
+    if (nd == 0 || MPI_Dims_create(P, nd, dims) != MPI_SUCCESS)
+        return NULL;
+    for (int d = 0; d < nd; d++)
+        if (dims[d] < 3)
+            return NULL;
+    int *dest = malloc((size_t)P * (size_t)k * sizeof *dest);
+    if (!dest)
+        return NULL;
+    int full = k == 8 || k == 26; /* every offset in {-1,0,1}^nd, or only the faces */
+    for (int r = 0; r < P; r++) {
+        int c[3] = {0, 0, 0}, rest = r, n = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            c[d] = rest % dims[d];
+            rest /= dims[d];
+        }
+        int noff = nd == 2 ? 9 : 27;
+        for (int o = 0; o < noff; o++) {
+            int off[3] = {o % 3 - 1, o / 3 % 3 - 1, o / 9 - 1}, nz = 0, to = 0;
+            for (int d = 0; d < nd; d++)
+                nz += off[d] != 0;
+            if (nz == 0 || (!full && nz != 1))
+                continue;
+            for (int d = 0; d < nd; d++)
+                to = to * dims[d] + (c[d] + off[d] + dims[d]) % dims[d];
+            dest[r * k + n++] = to;
+        }
+    }
+    return dest;
+}
+
 int dmx_cmd_bench_exchange(int argc, char **argv)
 {
     opts o;
@@ -151,8 +192,21 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
     int rank = 0, P = 1, rc = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
+    /* The exchanges run on a duplicate: SimGrid's SMPI keeps one MPI_COMM_WORLD object, and so
+     * one set of attributes (dmx's per-communicator cache), for all simulated ranks. */
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     int k = o.k < P - 1 ? o.k : P - 1;
-    int *pattern = make_pattern(P, k, o.seed);
+    int *pattern = o.stencil ? make_stencil(P, k) : make_pattern(P, k, o.seed);
+    if (o.stencil && !pattern) {
+        if (rank == 0)
+            fprintf(stderr,
+                    "dmx bench exchange: --stencil needs k = 4, 8, 6 or 26 and a grid "
+                    "of P = %d ranks with every dimension at least 3\n",
+                    P);
+        MPI_Finalize();
+        return 2;
+    }
     int64_t maxbytes = 0;
     for (int i = 0; i < o.nsizes; i++)
         maxbytes = o.sizes[i] > maxbytes ? o.sizes[i] : maxbytes;
@@ -171,9 +225,9 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
     for (int64_t i = 0; i < maxbytes; i++)
         payload[i] = (unsigned char)(i * 7 + rank);
     if (rank == 0 && !o.json) {
-        printf("# dmx bench exchange: P=%d, k=%d random distinct neighbors per rank, %d reps "
+        printf("# dmx bench exchange: P=%d, k=%d %s neighbors per rank, %d reps "
                "(median of max over ranks)\n",
-               P, k, o.reps);
+               P, k, o.stencil ? "stencil" : "random distinct", o.reps);
         printf("%-10s %4s %3s %8s %14s %10s %6s %6s\n", "protocol", "np", "k", "bytes", "t_med_us",
                "messages", "p2p", "coll");
     }
@@ -189,7 +243,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
                 dmx_exchange_result *res = NULL;
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
-                dmx_status st = dmx_exchange(MPI_COMM_WORLD, proto, k, sends, &res);
+                dmx_status st = dmx_exchange(comm, proto, k, sends, &res);
                 double t = MPI_Wtime() - t0;
                 if (st != DMX_SUCCESS) {
                     fprintf(stderr, "rank %d: dmx_exchange failed: %s: %s\n", rank,
@@ -233,9 +287,11 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
                 snprintf(name, sizeof name, "%s", dmx_exchange_protocol_name(proto));
             if (o.json)
                 printf("{\"bench\":\"exchange\",\"protocol\":\"%s\",\"np\":%d,\"k\":%d,"
-                       "\"bytes\":%lld,\"t_med\":%.9f,\"messages\":%.2f,\"p2p\":%.2f,"
+                       "\"pattern\":\"%s\",\"bytes\":%lld,\"t_med\":%.9f,\"messages\":%.2f,\"p2p\":"
+                       "%.2f,"
                        "\"coll\":%.2f,\"reps\":%d}\n",
-                       name, P, k, (long long)bytes, tmed, p2p + coll, p2p, coll, o.reps);
+                       name, P, k, o.stencil ? "stencil" : "random", (long long)bytes, tmed,
+                       p2p + coll, p2p, coll, o.reps);
             else
                 printf("%-10s %4d %3d %8lld %14.1f %10.1f %6.1f %6.1f\n", name, P, k,
                        (long long)bytes, tmed * 1e6, p2p + coll, p2p, coll);
@@ -246,6 +302,8 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
     free(payload);
     free(sends);
     free(times);
+    MPI_Comm_free(&comm);
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0 has printed before any rank finalizes (SMPI, above) */
     MPI_Finalize();
     return rc;
 }

@@ -1,74 +1,250 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Simulated scale for the multiply (docs/gemm.md): builds the dmx program with SimGrid's smpicc
-# into build-smpi/ and sweeps SUMMA (panel b), HSUMMA (groups G, panel b, outer panel B) and
-# Cannon at 256 and 1024 simulated ranks on the two platform files in bench/simgrid/
-# (latency-bound and bandwidth-bound clusters of single-core hosts behind one switch), then
-# runs AUTO; each point prints one JSON line with the point asked for ("point"), the simulated
-# time (t_med) and the model's prediction (t_model) for the same configuration (for auto: what
-# it chose). The model is the one calibrated for the platform: DMX_MODEL=
-# bench/simgrid/cluster_<platform>.model (alpha, beta derived from the platform file) and
-# DMX_GEMM_MODEL=bench/simgrid/cluster_<platform>.gemm (the hosts' flat 40 Gflop/s, SimGrid's
-# concurrent MPI_Ibcast, the switch's backbone capacity).
+# dmx at simulated scale (docs/scale.md): the seeds' experiments in SimGrid's SMPI, one
+# subcommand per module. Builds the dmx program with smpicc into build-smpi/, runs one point
+# (one smpirun) at a time, each killed after SIM_TIMEOUT seconds (default 900), and appends its
+# JSON lines, tagged with "platform" and the simulator's wall time "sim_wall_s", to
+# $SIM_OUT/<module>.jsonl (default SIM_OUT=bench/simgrid/results); then prints the module's
+# table (scripts/simulate_table.py) from that file. Not part of CI.
 #
-#   scripts/simulate.sh [N]               (default N = 2048)
-#   SIM_PLATFORMS="latency bandwidth" SIM_NP="256 1024" \
-#   SIM_POINTS="summa:64 summa:128 hsumma:4:64 hsumma:16:64 cannon auto" scripts/simulate.sh
-# A point is summa:b, hsumma:G:b (outer panel B = the widest panel, N/sqrt(P)), hsumma:G:b:B,
-# cannon or auto (no option forced); forced points use the data's square grid.
+#   scripts/simulate.sh gemm [N]       SUMMA over b, HSUMMA over G, Cannon, AUTO (seed 003)
+#   scripts/simulate.sh exchange       NBX, PEX, PCX, RSX, AUTO over P, stencils (seed 004)
+#   scripts/simulate.sh coll           every algorithm, AUTO, MPI's own per cell (seed 002)
+#   scripts/simulate.sh redist         block-cyclic and grid changes, dmx vs MPI_Alltoallv (seed 000)
+#   scripts/simulate.sh table MODULE   the table again from $SIM_OUT/MODULE.jsonl
+#   scripts/simulate.sh smoke          the smallest point of each module (a few seconds each)
+#   scripts/simulate.sh platforms      loads each platform file with a 16-rank run
+# Environment: SIM_PLATFORMS, SIM_NP (lists), SIM_TIMEOUT, SIM_OUT; per module below.
 #
-# Deterministic: the SimGrid build (-DDMX_SIM_FLOPS) does not run the local multiplies but
-# charges their flops to the simulated host (smpi_execute_flops), and the rest of the code is
-# not timed (smpi/simulate-computation:no), so the simulated times do not depend on this
-# machine's load; the results are not computed (max_err is meaningless here). SMPI's bandwidth
-# and latency correction factors are set to 1 so the platform's figures are the truth the
-# model files state. Message path only (DMX_SHM=0); OpenMP off; malloc not overridden
-# (SMPI_NO_OVERRIDE_MALLOC: dmx has struct members named free). The build also defines
-# DMX_SIM_WAIT: dmx's polled waits (bounded waits, the agreements' MPI_Iallreduce, the
-# redistribution engines' MPI_Testany / MPI_Testall loops) block in MPI_Wait / MPI_Allreduce /
-# MPI_Waitany / MPI_Waitall instead, without DMX_TIMEOUT (in SMPI each MPI_Test costs simulated
-# time and a scheduling round, and MPI_Iallreduce sends p^2 messages). Points run one after
-# another, each killed after SIM_TIMEOUT seconds (default 900). Cost here: a 256-rank point
-# 2-10 s, a 1024-rank point (n = 4096) 30-90 s. Not part of CI.
+# Platforms (bench/simgrid/<name>.xml, each with its model files <name>.model for the
+# collectives (DMX_MODEL) and <name>.gemm for the multiply (DMX_GEMM_MODEL), derived from the
+# platform's figures; every file says where its figures come from):
+#   latency, bandwidth   1024 single-core hosts behind one switch (the first sweep, docs/gemm.md)
+#   bgp_2048, bgp_16384  BlueGene/P-like 3D torus partitions, 4-core nodes (seed 003's machine)
+#   graphene_gige, graphene_ib   Grid'5000 Graphene-like, 144 4-core nodes (seed 003's cluster)
+#   twolevel             64 nodes of 64 cores, shared memory inside, fat tree between
+# Ranks fill the hosts in order (ranks 0-3 on the first BG/P node).
+#
+# Deterministic: the build (-DDMX_SIM_FLOPS) charges each local multiply's flops to the simulated
+# host instead of running it, and the rest of the code takes no simulated time
+# (smpi/simulate-computation:no); SMPI's bandwidth and latency factors are 1, so the platform's
+# figures are what the model files state. DMX_SIM_WAIT: dmx blocks where it would poll (bounded
+# waits, agreements, the engines' test loops, AUTO's exchange agreement) and NBX's consensus is a
+# dissemination of point-to-point messages (SMPI 3.32's nonblocking collectives post p^2 or
+# root-linear messages; see src/exchange/exchange_nbx.c). Polls that remain (NBX's and PCX's
+# probes, the metadata collectives' tests) cost smpi/test = smpi/iprobe = 1 us of simulated time
+# each, not grown (smpi/grow-injected-times:no). MPI's own collectives: SMPI's copy of Open MPI's
+# selection (smpi/coll-selector:ompi). SMPI 3.32 has no MPI_Improbe / MPI_Mrecv: the build probes
+# and then receives from the probed source (src/exchange/exchange_result.c). SMPI shares one
+# MPI_COMM_WORLD object (and its attributes) among the ranks, so benchmarks run dmx on a
+# duplicate, and a rank may abort in MPI_Finalize after the results are out (ignored here).
+# Message path only (DMX_SHM=0); OpenMP off; malloc not overridden (SMPI_NO_OVERRIDE_MALLOC:
+# dmx has struct members named free).
+#
+# Limit: SMPI privatises each rank's globals by mapping a copy of the program, about ten
+# memory mappings per rank; vm.max_map_count (65530 by default) stops a run near 6,000 ranks
+# (the 16,384-rank BG/P partition needs it raised, as root: sysctl vm.max_map_count=262144).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N=${1:-2048}
-PLATFORMS=${SIM_PLATFORMS:-"latency bandwidth"}
-NPS=${SIM_NP:-"256 1024"}
-POINTS=${SIM_POINTS:-"summa:64 summa:128 hsumma:4:64 hsumma:16:64 cannon auto"}
-command -v smpicc >/dev/null || { echo "simulate: smpicc not found (apt-get install simgrid)"; exit 1; }
-cmake -S . -B build-smpi -DCMAKE_C_COMPILER=smpicc -DCMAKE_BUILD_TYPE=Release \
-  -DDMX_WITH_SCALAPACK=OFF -DDMX_BUILD_TESTS=OFF -DDMX_WITH_OPENMP=OFF \
-  -DCMAKE_C_FLAGS="-DSMPI_NO_OVERRIDE_MALLOC -DDMX_SIM_FLOPS -DDMX_SIM_WAIT" >/dev/null
-cmake --build build-smpi -j2 --target dmx_tool >/dev/null
-hosts=$(mktemp)
-trap 'rm -f "$hosts"' EXIT
-for i in $(seq 0 1023); do echo "h$i"; done >"$hosts"
-run() { # platform np alg [bench options...]
-    local plat=$1 np=$2
-    shift 2
-    DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="bench/simgrid/cluster_$plat.model" \
-        DMX_GEMM_MODEL="bench/simgrid/cluster_$plat.gemm" \
-        timeout -s KILL "${SIM_TIMEOUT:-900}" smpirun -np "$np" -platform "bench/simgrid/cluster_$plat.xml" -hostfile "$hosts" \
-        --cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
-        --log=root.thres:critical \
-        build-smpi/tools/dmx bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$np" --only "$@" \
-        2>/dev/null | grep '"gemm_sim"' | sed "s/^{/{\"platform\":\"$plat\",\"point\":\"$pt\",/" ||
-        echo "{\"platform\":\"$plat\",\"np\":$np,\"failed\":\"$*\"}"
+OUT=${SIM_OUT:-bench/simgrid/results}
+SIM_DIR=bench/simgrid
+
+# host prefix, host count, cores per host
+plat_hosts() {
+    case $1 in
+    latency | bandwidth) echo "h 1024 1" ;;
+    bgp_2048) echo "n 512 4" ;;
+    bgp_16384) echo "n 4096 4" ;;
+    graphene_gige | graphene_ib) echo "n 144 4" ;;
+    twolevel) echo "n 64 64" ;;
+    *) echo "simulate: unknown platform $1" >&2 && return 1 ;;
+    esac
 }
-for plat in $PLATFORMS; do
-    for np in $NPS; do
-        q=1
-        while [ $(((q + 1) * (q + 1))) -le "$np" ]; do q=$((q + 1)); done
-        cap=$(((N + q - 1) / q)) # widest panel on the square grid
-        echo "# $plat np $np n $N (widest panel $cap)"
-        for pt in $POINTS; do
-            IFS=: read -r alg x y z <<<"$pt"
-            case $alg in
-            summa) run "$plat" "$np" summa --panel "$x" ;;
-            hsumma) run "$plat" "$np" hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}" ;;
-            *) run "$plat" "$np" "$alg" ;;
-            esac
+
+build() {
+    command -v smpicc >/dev/null || { echo "simulate: smpicc not found (apt-get install libsimgrid-dev)"; exit 1; }
+    cmake -S . -B build-smpi -DCMAKE_C_COMPILER=smpicc -DCMAKE_BUILD_TYPE=Release \
+        -DDMX_WITH_SCALAPACK=OFF -DDMX_BUILD_TESTS=OFF -DDMX_WITH_OPENMP=OFF \
+        -DCMAKE_C_FLAGS="-DSMPI_NO_OVERRIDE_MALLOC -DDMX_SIM_FLOPS -DDMX_SIM_WAIT" >/dev/null
+    cmake --build build-smpi -j2 --target dmx_tool >/dev/null
+    mkdir -p "$OUT"
+}
+
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
+hostfile() { # platform -> path of a hostfile, a host's name once per core
+    local f=$TMPD/hosts_$1
+    if [ ! -f "$f" ]; then
+        read -r pre n c <<<"$(plat_hosts "$1")"
+        awk -v p="$pre" -v n="$n" -v c="$c" 'BEGIN{for(i=0;i<n;i++)for(j=0;j<c;j++)print p i}' >"$f"
+    fi
+    echo "$f"
+}
+
+# sim MODULE PLATFORM NP FILTER [dmx arguments...]: one point; its JSON lines (those matching
+# FILTER) go to stdout and $OUT/MODULE.jsonl with platform, sim_wall_s and the extra fields of
+# $SIM_TAG (e.g. '"point":"summa:64",').
+sim() {
+    local mod=$1 plat=$2 np=$3 filter=$4
+    shift 4
+    local hf t0 t1 rc=0 log=$TMPD/out base=$plat
+    case $plat in latency | bandwidth) base=cluster_$plat ;; esac
+    hf=$(hostfile "$plat")
+    t0=$(date +%s.%N)
+    (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="$SIM_DIR/$base.model" \
+        DMX_GEMM_MODEL="$SIM_DIR/$base.gemm" \
+        timeout -s KILL "${SIM_TIMEOUT:-900}" smpirun -np "$np" -platform "$SIM_DIR/$base.xml" \
+        -hostfile "$hf" --cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 \
+        --cfg=smpi/lat-factor:0:1 --cfg=smpi/test:1e-6 --cfg=smpi/iprobe:1e-6 \
+        --cfg=smpi/grow-injected-times:no --cfg=smpi/coll-selector:ompi ${SIM_CFG:-} \
+        --log=root.thres:critical \
+        build-smpi/tools/dmx "$@" >"$log" 2>"$log.err") || rc=$?
+    t1=$(date +%s.%N)
+    local wall
+    wall=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")
+    if ! grep -q "$filter" "$log"; then
+        echo "{\"platform\":\"$plat\",\"np\":$np,${SIM_TAG:-}\"failed\":\"rc $rc: $*\",\"sim_wall_s\":$wall}" |
+            tee -a "$OUT/$mod.jsonl"
+        tail -3 "$log.err" >&2
+        return 0
+    fi
+    grep "$filter" "$log" | sed "s/^{/{\"platform\":\"$plat\",${SIM_TAG:-}\"sim_wall_s\":$wall,/" |
+        tee -a "$OUT/$mod.jsonl"
+}
+
+table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl"; }
+
+# ---- gemm: seed 003 (HSUMMA). A point is summa:b, hsumma:G:b (outer panel B = the widest
+# panel, N/sqrt(P)), hsumma:G:b:B, cannon or auto (nothing forced); forced points use the
+# data's square grid. SIM_POINTS default: SUMMA and HSUMMA at every power-of-two G.
+gemm() {
+    local N=${1:-2048} plats=${SIM_PLATFORMS:-"latency bandwidth"} nps=${SIM_NP:-"256 1024"}
+    for plat in $plats; do
+        for np in $nps; do
+            local q=1
+            while [ $(((q + 1) * (q + 1))) -le "$np" ]; do q=$((q + 1)); done
+            local cap=$(((N + q - 1) / q)) pts=${SIM_POINTS:-}
+            if [ -z "$pts" ]; then
+                pts="summa:64"
+                for ((g = 2; g < np; g *= 2)); do pts="$pts hsumma:$g:64"; done
+                pts="$pts cannon auto"
+            fi
+            echo "# gemm $plat np $np n $N (widest panel $cap)" >&2
+            for pt in $pts; do
+                IFS=: read -r alg x y z <<<"$pt"
+                local a=(bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$np" --only)
+                case $alg in
+                summa) a+=(summa --panel "$x") ;;
+                hsumma) a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}") ;;
+                *) a+=("$alg") ;;
+                esac
+                SIM_TAG="\"point\":\"$pt\"," sim gemm "$plat" "$np" '"gemm_sim"' "${a[@]}"
+            done
         done
     done
-done
+}
+
+# ---- exchange: seed 004 (NBX). One point = one P, k, pattern and protocol (SIM_PROTOCOLS,
+# default all four and AUTO). SIM_K (default "6 26", stencils), SIM_PATTERN (stencil or
+# random), SIM_BYTES (default 8),
+# SIM_O: LogGP's o, the per-message send/receive overhead (default 1e-6 s; SMPI's smpi/os,
+# smpi/ois, smpi/or), without which SMPI charges nothing per message and Theta(P) metadata
+# would look free.
+exchange() {
+    local plats=${SIM_PLATFORMS:-bgp_2048} nps=${SIM_NP:-"64 128 256 512 1024"} o=${SIM_O:-1e-6}
+    local pat=${SIM_PATTERN:-stencil} flag=""
+    [ "$pat" = stencil ] && flag=--stencil
+    for plat in $plats; do
+        for k in ${SIM_K:-6 26}; do
+            for np in $nps; do
+                for pr in ${SIM_PROTOCOLS:-nbx pex pcx rsx auto}; do
+                    echo "# exchange $plat np $np k $k $pat o $o $pr" >&2
+                    SIM_CFG="--cfg=smpi/os:0:$o --cfg=smpi/ois:0:$o --cfg=smpi/or:0:$o" \
+                        SIM_TAG="\"o\":$o," sim exchange "$plat" "$np" '"exchange"' bench exchange \
+                        --json $flag --k "$k" --bytes "${SIM_BYTES:-8}" --reps 1 --warmup 1 --protocols "$pr"
+                done
+            done
+        done
+    done
+}
+
+# ---- coll: seed 002. One point = one P and collective: every algorithm, AUTO (with the
+# platform's model) and MPI's (SMPI's) own call, sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
+# 4 KiB per block for allgather and alltoall: their buffers are real, P times that per rank).
+coll() {
+    local plats=${SIM_PLATFORMS:-"graphene_ib twolevel"} nps=${SIM_NP:-"64 256"}
+    for plat in $plats; do
+        for np in $nps; do
+            for c in ${SIM_COLLS:-bcast allreduce allgather alltoall}; do
+                local max=${SIM_MAX:-262144}
+                case $c in allgather | alltoall) max=${SIM_MAX_BLOCK:-4096} ;; esac
+                echo "# coll $plat np $np $c" >&2
+                sim coll "$plat" "$np" '"bench":"coll"' bench coll --json --coll "$c" --min 8 \
+                    --max "$max" --reps 1 --retries 0 --malloc-default
+            done
+        done
+    done
+}
+
+# ---- redist: seed 000 (COSTA), the redistribution scaled out: B (block-cyclic FROM) to A
+# (TO), dmx against a hand-written MPI_Alltoallv, n = SIM_N (default 8192). SIM_CASES entries
+# "from_mb,from_nb:to_mb,to_nb[:from_grid:to_grid]" (grids PRxPC). Relabeling on/off is not
+# here: bench redist has no switch for dmx_plan_create_relabeled (docs/scale.md).
+redist() {
+    local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
+    for plat in $plats; do
+        for np in $nps; do
+            for cs in ${SIM_CASES:-"32,32:128,128"}; do
+                IFS=: read -r from to fg tg <<<"$cs"
+                local g=()
+                [ -n "${fg:-}" ] && g+=(--from-grid "$fg")
+                [ -n "${tg:-}" ] && g+=(--to-grid "$tg")
+                echo "# redist $plat np $np $cs" >&2
+                SIM_TAG="\"case_sim\":\"$cs\"," sim redist "$plat" "$np" '"bench":"redist"' \
+                    bench redist --json --size "$n,$n" --from "$from" --to "$to" "${g[@]}" \
+                    --reps 1 --warmup 1 --impl dmx,alltoallv --op N
+            done
+        done
+    done
+}
+
+platforms() {
+    for plat in latency bandwidth bgp_2048 graphene_gige graphene_ib twolevel; do
+        SIM_TAG="\"point\":\"platforms\"," sim platforms "$plat" 16 '"exchange"' bench exchange \
+            --json --k 6 --bytes 4096 --reps 1 --warmup 0 --protocols nbx
+    done
+}
+
+smoke() {
+    OUT=$TMPD/smoke
+    mkdir -p "$OUT"
+    SIM_NP=4 SIM_PLATFORMS=latency SIM_POINTS="summa:64" gemm 256
+    SIM_NP=27 SIM_K=6 exchange
+    SIM_NP=16 SIM_PLATFORMS=graphene_ib SIM_COLLS=bcast SIM_MAX=64 coll
+    SIM_NP=4 SIM_N=256 SIM_CASES="32,32:64,64" redist
+    if grep -q failed "$OUT"/*.jsonl; then
+        echo "simulate smoke: FAILED"
+        exit 1
+    fi
+    echo "simulate smoke: ok"
+}
+
+cmd=${1:-gemm}
+shift || true
+case $cmd in [0-9]*) set -- "$cmd" "$@" && cmd=gemm ;; esac # the old form: simulate.sh [N]
+case $cmd in
+gemm | exchange | coll | redist)
+    build
+    "$cmd" "$@"
+    table "$cmd"
+    ;;
+table) table "$1" ;;
+smoke | platforms)
+    build
+    "$cmd"
+    ;;
+*)
+    sed -n '2,20p' "$0"
+    exit 2
+    ;;
+esac

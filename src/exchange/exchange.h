@@ -101,6 +101,10 @@ struct dmx_exchange_request {
 
     int64_t seq; /* next entry sequence number */
     dmx_exchange_result *res;
+#ifdef DMX_SIM_WAIT
+    int dround, dsend, drecv; /* NBX in simulation builds: the dissemination's round, values */
+    MPI_Request dreq[2];      /* and its receive and send (exchange_nbx.c) */
+#endif
 };
 
 /* ---- the internal entry points ---------------------------------------------------------- */

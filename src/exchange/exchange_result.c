@@ -6,6 +6,8 @@
  * padded to DMXI_XCHG_ALIGN; both grow geometrically (dmxi_xchg_reserve). */
 #include "exchange.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------------------------------ */
 /* Results                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
@@ -169,17 +171,52 @@ cleanup:
     return st;
 }
 
+/* A probed message and its receive. Simulation builds (DMX_SIM_WAIT): SMPI 3.32 has no matched
+ * probes (MPI_Improbe and MPI_Mrecv abort), so there a probe is MPI_Iprobe and the receive
+ * names the probed source and tag, which takes the probed message: messages of one source and
+ * tag are not overtaken, and nothing else receives on this communicator meanwhile. */
+#ifdef DMX_SIM_WAIT
+typedef struct xmsg {
+    int source, tag;
+    MPI_Comm comm;
+} xmsg;
+
+static int xprobe(int source, int tag, MPI_Comm comm, int *flag, xmsg *m, MPI_Status *status)
+{
+    int rc = MPI_Iprobe(source, tag, comm, flag, status);
+    if (rc == MPI_SUCCESS && *flag)
+        *m = (xmsg){status->MPI_SOURCE, tag, comm};
+    return rc;
+}
+
+static int xrecv(void *buf, int count, xmsg *m)
+{
+    return MPI_Recv(buf, count, MPI_BYTE, m->source, m->tag, m->comm, MPI_STATUS_IGNORE);
+}
+#else
+typedef MPI_Message xmsg;
+
+static int xprobe(int source, int tag, MPI_Comm comm, int *flag, xmsg *m, MPI_Status *status)
+{
+    return MPI_Improbe(source, tag, comm, flag, m, status);
+}
+
+static int xrecv(void *buf, int count, xmsg *m)
+{
+    return MPI_Mrecv(buf, count, MPI_BYTE, m, MPI_STATUS_IGNORE);
+}
+#endif
+
 /* Receive a matched message without keeping it, into a scratch buffer of its size. Only when
  * even that cannot be had, a zero-count receive consumes the message and reports truncation,
  * expected here; but MPICH 4.0 raises that error on MPI_COMM_WORLD's handler (aborting the job
  * by default) rather than returning it, so that is the last resort. */
-static dmx_status drain(MPI_Message *msg, int count)
+static dmx_status drain(xmsg *msg, int count)
 {
     dmx_status st = DMX_SUCCESS;
     unsigned char one[1];
     void *scratch = count > 0 ? malloc((size_t)count) : NULL;
-    int rc =
-        MPI_Mrecv(scratch ? scratch : one, scratch ? count : 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+    int rc = xrecv(scratch ? scratch : one, scratch ? count : 0, msg);
     if (rc != MPI_SUCCESS && count > 0 && !scratch) {
         int cls = 0;
         DMXI_MPI(MPI_Error_class(rc, &cls));
@@ -196,11 +233,12 @@ dmx_status dmxi_xchg_probe_recv(dmx_exchange_request *r, int source, int *got)
 {
     dmx_status st = DMX_SUCCESS;
     int flag = 0, count = 0;
-    MPI_Message msg = MPI_MESSAGE_NULL;
+    xmsg msg;
     MPI_Status status;
     void *buf = NULL;
     *got = 0;
-    DMXI_MPI(MPI_Improbe(source, r->tag, r->comm, &flag, &msg, &status));
+    memset(&msg, 0, sizeof msg);
+    DMXI_MPI(xprobe(source, r->tag, r->comm, &flag, &msg, &status));
     if (!flag)
         goto cleanup;
     DMXI_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
@@ -213,7 +251,7 @@ dmx_status dmxi_xchg_probe_recv(dmx_exchange_request *r, int source, int *got)
             r->local = DMX_ERR_ALLOC;
     }
     if (buf)
-        DMXI_MPI(MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+        DMXI_MPI(xrecv(buf, count, &msg));
     else
         DMXI_TRY(drain(&msg, count));
     r->received++;

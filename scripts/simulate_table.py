@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tables of scripts/simulate.sh's JSON lines: simulate_table.py MODULE FILE.
+
+gemm: simulated time per point and the model's, AUTO against the best point, and the
+communication ratio SUMMA / best HSUMMA (time minus the flops at one core's rate).
+exchange: time per protocol, the best, AUTO / best, and the NBX/PEX crossover P.
+coll: AUTO / best simulated algorithm per cell, the share of cells within 1.1x, the worst.
+redist: dmx's and MPI_Alltoallv's simulated times.
+The last record of a point wins (a file may hold reruns)."""
+import json
+import sys
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    pass
+    return rows
+
+
+# one core's flop rate per platform family (the platform files' speed)
+CORE_FLOPS = {"bgp": 3.4e9, "graphene": 10.1e9, "twolevel": 4e10, "latency": 4e10,
+              "bandwidth": 4e10}
+
+
+def us(t):
+    return "%.1f" % (t * 1e6)
+
+
+def exchange(rows):
+    cells, walls = {}, {}
+    for r in rows:
+        if "failed" in r:
+            continue
+        key = (r["platform"], r["k"], r["pattern"], r["bytes"], r["np"])
+        cells.setdefault(key, {})[r["protocol"]] = r["t_med"]
+        walls.setdefault(key, {})[r["protocol"].split(":")[0]] = r.get("sim_wall_s")
+    groups = sorted({k[:4] for k in cells})
+    protos = ["nbx", "pex", "pcx", "rsx"]
+    for g in groups:
+        print("\n### exchange %s, k = %d (%s), %d B per payload; simulated us" % g)
+        print("| P | NBX | PEX | PCX | RSX | best | AUTO (ran) | AUTO/best | "
+              "sim wall s (NBX/PEX/PCX/RSX/AUTO) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        cross = None
+        for key in sorted(k for k in cells if k[:4] == g):
+            c = cells[key]
+            have = {p: c[p] for p in protos if p in c}
+            if not have:
+                continue
+            best = min(have, key=have.get)
+            auto = [(p, t) for p, t in c.items() if p.startswith("auto")]
+            a = "%s (%s)" % (us(auto[0][1]), auto[0][0][5:]) if auto else "-"
+            ratio = "%.2f" % (auto[0][1] / have[best]) if auto else "-"
+            if cross is None and "nbx" in c and "pex" in c and c["nbx"] < c["pex"]:
+                cross = key[4]
+            print("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                key[4], *[us(have[p]) if p in have else "-" for p in protos], best.upper(), a,
+                ratio, "/".join(str(walls[key].get(p, "-")) for p in protos + ["auto"])))
+        print("\nNBX faster than PEX from P = %s on (smallest P simulated with both)"
+              % (cross if cross else "(not in range)"))
+
+
+def coll(rows):
+    cells = {}
+    for r in rows:
+        if "failed" in r or r.get("bench") != "coll":
+            continue
+        key = (r["platform"], r["np"], r["coll"], r["bytes"])
+        cells.setdefault(key, {})[r["alg"]] = r
+    for plat, np_ in sorted({k[:2] for k in cells}):
+        print("\n### coll %s, P = %d: simulated us; best dmx algorithm, MPI's (SMPI's ompi) "
+              "call, AUTO and its pick" % (plat, np_))
+        print("| collective | bytes | best alg | best | mpi | AUTO (pick) | AUTO/best | model pick |")
+        print("|---|---|---|---|---|---|---|---|")
+        n = within = 0
+        worst = (0, None)
+        for key in sorted(k for k in cells if k[:2] == (plat, np_)):
+            c = cells[key]
+            algs = {a: r["t_med"] for a, r in c.items() if a != "auto"}
+            if "auto" not in c or not algs:
+                continue
+            best = min(algs, key=algs.get)
+            ratio = c["auto"]["t_med"] / algs[best]
+            n += 1
+            within += ratio <= 1.1
+            if ratio > worst[0]:
+                worst = (ratio, key)
+            print("| %s | %d | %s | %s | %s | %s (%s) | %.2f | %s |" % (
+                key[2], key[3], best, us(algs[best]), us(algs["mpi"]) if "mpi" in algs else "-",
+                us(c["auto"]["t_med"]), c["auto"].get("pick", "?"), ratio,
+                c["auto"].get("model_pick", "?")))
+        if n:
+            print("AUTO within 1.1x of the best in %d of %d cells (%.0f %%); worst %.2fx (%s %d B)"
+                  % (within, n, 100.0 * within / n, worst[0], worst[1][2], worst[1][3]))
+
+
+def gemm(rows):
+    pts = {}
+    for r in rows:
+        if "failed" in r or r.get("bench") != "gemm_sim":
+            continue
+        pts.setdefault((r["platform"], r["np"], r["n"]), {})[r["point"]] = r
+    for key in sorted(pts):
+        p = pts[key]
+        print("\n### gemm %s, P = %d, n = %d: simulated ms (model)" % key)
+        print("| point | G | b | B | simulated | model | sim wall s |")
+        print("|---|---|---|---|---|---|---|")
+        for name, r in p.items():
+            print("| %s | %s | %s | %s | %.3f | %.3f | %s |" % (
+                name if name != "auto" else "**AUTO: %s**" % r["alg"], r.get("G"), r.get("b"),
+                r.get("B"), r["t_med"] * 1e3, r["t_model"] * 1e3, r.get("sim_wall_s")))
+        forced = {k: v for k, v in p.items() if k != "auto"}
+        if forced:
+            best = min(forced, key=lambda k: forced[k]["t_med"])
+            line = "best point %s %.3f ms" % (best, forced[best]["t_med"] * 1e3)
+            if "auto" in p:
+                line += "; AUTO %.3f ms = %.3fx the best" % (
+                    p["auto"]["t_med"] * 1e3, p["auto"]["t_med"] / forced[best]["t_med"])
+            summa = [v for k, v in forced.items() if k.startswith("summa")]
+            hs = [v for k, v in forced.items() if k.startswith("hsumma")]
+            if summa and hs:
+                s = min(x["t_med"] for x in summa)
+                h = min(hs, key=lambda x: x["t_med"])
+                # the local multiplies' time: 2 n^3 / P flops at one core's rate (DMX_SIM_FLOPS)
+                tc = 2.0 * key[2] ** 3 / key[1] / CORE_FLOPS.get(key[0].split("_")[0], 4e10)
+                line += ("; SUMMA / best HSUMMA (G = %s): total %.2fx, communication "
+                         "(time - %.3f ms of flops) %.2fx" % (h["G"], s / h["t_med"], tc * 1e3,
+                                                              (s - tc) / (h["t_med"] - tc)))
+            print(line)
+
+
+def redist(rows):
+    print("| platform | P | case | impl | simulated us | sim wall s |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        if "failed" in r or "t_med" not in r:
+            continue
+        print("| %s | %d | %s | %s | %s | %s |" % (r["platform"], r["np"], r.get("case_sim"),
+                                                r.get("impl"), us(r["t_med"]), r.get("sim_wall_s")))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: simulate_table.py gemm|exchange|coll|redist FILE")
+    rows = load(sys.argv[2])
+    {"gemm": gemm, "exchange": exchange, "coll": coll, "redist": redist,
+     "platforms": lambda rs: [print(json.dumps(r)) for r in rs]}[sys.argv[1]](rows)
+
+
+if __name__ == "__main__":
+    main()
