@@ -172,7 +172,8 @@ static int upper(char c)
     return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
 }
 
-/* The global key; alpha and beta (the last 4 integers' place) only for dmx_gemm's plans. */
+/* The global key; its kind (SUMMA's plan 1, dmx_gemm's 2) and, for dmx_gemm's plans, alpha and
+ * beta are added by the caller. */
 static void make_key(int *k, dmx_dtype t, const sp_gemm_args *g)
 {
     memset(k, 0, sizeof(int) * GK_LEN);
@@ -347,19 +348,24 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
 {
     int key[GK_LEN];
     make_key(key, t, g);
-    sp_gsumma *summa = g_gc.inplace ? sp_gsumma_make(g, grid) : NULL;
-    if (summa == NULL)
+    /* SUMMA's plan first: whether the operands suit it depends on the key alone */
+    key[GK_HEAD - 1] = 1;
+    sp_gentry *e = g_gc.capacity > 0 && g_gc.inplace ? lookup(n, key) : NULL;
+    sp_gsumma *summa = NULL;
+    if (e == NULL && g_gc.inplace)
+        summa = sp_gsumma_make(g, grid);
+    if (e == NULL && summa == NULL) {
+        key[GK_HEAD - 1] = 2;
         key_scalars(key, alpha, beta);
-    sp_gentry *e = g_gc.capacity > 0 ? lookup(n, key) : NULL;
-    if (e != NULL && e->summa == NULL && !plan_matches(name, n->g.comm, e, g, arr)) {
-        drop(n, e);
-        e = NULL;
+        e = g_gc.capacity > 0 ? lookup(n, key) : NULL;
+        if (e != NULL && !plan_matches(name, n->g.comm, e, g, arr)) {
+            drop(n, e);
+            e = NULL;
+        }
     }
     *hit = e != NULL;
-    if (e != NULL) {
-        sp_gsumma_free(summa);
+    if (e != NULL)
         return e;
-    }
     if (summa != NULL) {
         e = calloc(1, sizeof *e);
         if (e == NULL)

@@ -170,6 +170,14 @@ static void origins(sp_gsumma *p, const sp_gemm_args *g, const int *grid)
     p->nl = sp_numroc(g->jc - 1 + g->n, c->inb, c->nb, q, c->csrc, pc) - p->cc0;
 }
 
+/* Out of memory ends the job: a process that went its own way would leave the others waiting. */
+static _Noreturn void oom(void)
+{
+    fprintf(stderr, "dmx_scalapack: p?gemm: out of memory for SUMMA's plan\n");
+    fflush(stderr);
+    sp_abort(MPI_COMM_WORLD);
+}
+
 sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
 {
     const sp_desc *a = &g->a, *b = &g->b, *c = &g->c;
@@ -183,7 +191,7 @@ sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
         return NULL;
     sp_gsumma *p = calloc(1, sizeof *p);
     if (p == NULL)
-        return NULL;
+        oom();
     p->local = local;
     origins(p, g, grid);
     if (local)
@@ -192,11 +200,12 @@ sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
     sp_gseg *segs = segments(g, grid, &ocol, &orow, &nseg);
     int bad = segs == NULL || group(p, segs, ocol, orow, nseg, grid);
     /* panels travel as one message each, whose count is an int */
-    bad = bad || (double)p->wmax * (g->m > g->n ? g->m : g->n) > (double)INT_MAX;
+    if (bad)
+        oom();
     free(segs);
     free(ocol);
     free(orow);
-    if (bad) {
+    if ((double)p->wmax * (g->m > g->n ? g->m : g->n) > (double)INT_MAX) {
         sp_gsumma_free(p);
         return NULL;
     }
