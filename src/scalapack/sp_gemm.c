@@ -198,13 +198,13 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
         R *a, const int *ia, const int *ja, const int *desca, R *b, const int *ib, const int *jb,  \
         const int *descb, const R *beta, R *c, const int *ic, const int *jc, const int *descc)     \
     {                                                                                              \
-        if (sp_gemm_to_scalapack(SPT, *ta, *m, *n, *k, desca)) {                                   \
+        sp_gemm_args g;                                                                            \
+        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
+        if (sp_gemm_to_scalapack(SPT, &g)) {                                                       \
             sp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, \
                               ic, jc, descc);                                                      \
             return;                                                                                \
         }                                                                                          \
-        sp_gemm_args g;                                                                            \
-        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
         gemm("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c);                       \
     }
 

@@ -45,12 +45,16 @@ typedef struct sp_gsumma {
     int64_t wmax;               /* widest panel */
 } sp_gsumma;
 
+#define sp_gsumma_suits DMXSP_INTERNAL(gsumma_suits)
 #define sp_gsumma_make DMXSP_INTERNAL(gsumma_make)
 #define sp_gsumma_free DMXSP_INTERNAL(gsumma_free)
 #define sp_gsumma_run DMXSP_INTERNAL(gsumma_run)
 #define sp_gemm_cached DMXSP_INTERNAL(gemm_cached)
 #define sp_gemm_paths DMXSP_INTERNAL(gemm_paths)
 
+/* Do call g's operands suit SUMMA on the caller's arrays (sp_gemm_summa.c's header)? The call's
+ * arguments must be legal (sp_gemm_check). Local; the same answer on every process. */
+int sp_gsumma_suits(const sp_gemm_args *g, const int *grid);
 /* The plan of SUMMA on the caller's arrays for call g on grid (NPROW, NPCOL, MYROW, MYCOL), or
  * NULL when its operands do not suit it (the answer is the same on every process: it reads only
  * what ScaLAPACK requires to be equal everywhere). Local. */

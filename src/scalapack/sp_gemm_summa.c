@@ -15,7 +15,8 @@
  *
  * Algorithm (van de Geijn and Watts' SUMMA with the user's blocks as panels). The segments are
  * grouped into panels: segments with the same owners, in order, until a panel reaches
- * SP_GSUMMA_WIDTH (a width the BLAS runs at full rate; one segment may be wider). Per panel,
+ * SP_GSUMMA_WIDTH (256, a width the BLAS runs at full rate; 128 when k < 2048, for enough panels
+ * to overlap; one segment may be wider). Per panel,
  * the owning process column packs its columns of sub(A) (ml x w) and broadcasts them along each
  * process row; the owning process row packs its rows of sub(B) (w x nl) and broadcasts them along
  * each process column; every process adds the product of the two into its part of sub(C), in
@@ -36,8 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Target panel width (elements along k). */
+/* Target panel width (elements along k): wide panels for the BLAS, narrower ones when k is
+ * below 2048, so the look-ahead has broadcasts to hide (with two panels, half of them would be
+ * exposed). */
 #define SP_GSUMMA_WIDTH 256
+#define SP_GSUMMA_WIDTH_SMALL 128
 
 /* The block holding global index g of a distribution (first block `first`, then blocks of bs,
  * block 0 on process src of np): where it ends (exclusive) and its process. */
@@ -113,8 +117,9 @@ static sp_gseg *segments(const sp_gemm_args *g, const int *grid, int **ocol, int
 
 /* Group the segments into panels (see the header comment). Returns 0, or 1 out of memory. */
 static int group(sp_gsumma *p, sp_gseg *segs, const int *ocol, const int *orow, int nseg,
-                 const int *grid)
+                 const int *grid, int64_t k)
 {
+    const int64_t width = k >= 8 * SP_GSUMMA_WIDTH ? SP_GSUMMA_WIDTH : SP_GSUMMA_WIDTH_SMALL;
     const int pairs = grid[0] * grid[1];
     int *open = malloc(sizeof(int) * (size_t)pairs), *of = malloc(sizeof(int) * (size_t)nseg);
     p->panels = calloc((size_t)nseg, sizeof *p->panels);
@@ -125,7 +130,7 @@ static int group(sp_gsumma *p, sp_gseg *segs, const int *ocol, const int *orow, 
     for (int i = 0; i < nseg && !bad; i++) {
         const int pair = ocol[i] * grid[0] + orow[i];
         int q = open[pair];
-        if (q < 0 || p->panels[q].w + segs[i].w > SP_GSUMMA_WIDTH) {
+        if (q < 0 || p->panels[q].w + segs[i].w > width) {
             q = open[pair] = p->npanels++;
             p->panels[q].ocol = ocol[i], p->panels[q].orow = orow[i];
         }
@@ -178,16 +183,21 @@ static _Noreturn void oom(void)
     sp_abort(MPI_COMM_WORLD);
 }
 
-sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
+int sp_gsumma_suits(const sp_gemm_args *g, const int *grid)
 {
     const sp_desc *a = &g->a, *b = &g->b, *c = &g->c;
+    if (!(grid[0] == 1 && grid[1] == 1) && !(is_n(g->ta) && is_n(g->tb)))
+        return 0;
+    return aligned(g->ia - 1, a->imb, a->mb, a->rsrc, g->ic - 1, c->imb, c->mb, c->rsrc, grid[0],
+                   g->m) &&
+           aligned(g->jb - 1, b->inb, b->nb, b->csrc, g->jc - 1, c->inb, c->nb, c->csrc, grid[1],
+                   g->n);
+}
+
+sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
+{
     const int local = grid[0] == 1 && grid[1] == 1;
-    if (!local && !(is_n(g->ta) && is_n(g->tb)))
-        return NULL;
-    if (!aligned(g->ia - 1, a->imb, a->mb, a->rsrc, g->ic - 1, c->imb, c->mb, c->rsrc, grid[0],
-                 g->m) ||
-        !aligned(g->jb - 1, b->inb, b->nb, b->csrc, g->jc - 1, c->inb, c->nb, c->csrc, grid[1],
-                 g->n))
+    if (!sp_gsumma_suits(g, grid))
         return NULL;
     sp_gsumma *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -198,7 +208,7 @@ sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
         return p;
     int *ocol = NULL, *orow = NULL, nseg = 0;
     sp_gseg *segs = segments(g, grid, &ocol, &orow, &nseg);
-    int bad = segs == NULL || group(p, segs, ocol, orow, nseg, grid);
+    int bad = segs == NULL || group(p, segs, ocol, orow, nseg, grid, g->k);
     /* panels travel as one message each, whose count is an int */
     if (bad)
         oom();
