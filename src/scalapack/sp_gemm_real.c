@@ -108,7 +108,9 @@ static const char *reason(sp_type t, const sp_gemm_args *g)
     int grid[4];
     /* SUMMA on the caller's arrays pays no planning and sends each panel once from where it
      * lies, as ScaLAPACK does: it keeps every product but the tiny ones */
-    if (mnk >= SP_GEMM_SMALL_INPLACE && plain(g, grid) && sp_gsumma_suits(g, grid))
+    const char *inplace = getenv("DMX_SCALAPACK_GEMM_INPLACE");
+    if (mnk >= SP_GEMM_SMALL_INPLACE && !(inplace != NULL && strcmp(inplace, "0") == 0) &&
+        plain(g, grid) && sp_gsumma_suits(g, grid))
         return NULL;
     if (mnk < SP_GEMM_SMALL)
         return "a small product";
