@@ -147,9 +147,8 @@ static sp_gnode *find_grid(const char *name, MPI_Comm comm, const int *grid, con
             return n;
         tail = &n->next;
     }
-    sp_gnode *n = calloc(1, sizeof *n);
-    if (n == NULL || (n->ranks = malloc(nr * sizeof(int))) == NULL)
-        die(comm, name, "out of memory");
+    sp_gnode *n = sp_xcalloc(1, sizeof *n, name);
+    n->ranks = sp_xcalloc(nr, sizeof(int), name);
     memcpy(n->ranks, ranks, nr * sizeof(int));
     n->g.nprow = grid[0], n->g.npcol = grid[1], n->g.myrow = grid[2], n->g.mycol = grid[3];
     if (MPI_Comm_dup(comm, &n->g.comm) != MPI_SUCCESS ||
@@ -269,9 +268,7 @@ static sp_gentry *plan_entry(const char *name, MPI_Comm comm, dmx_dtype t, const
                              const int *grid, int *ranks, dmx_scalar alpha, void *const arr[3],
                              dmx_scalar beta)
 {
-    sp_gentry *e = calloc(1, sizeof *e);
-    if (e == NULL)
-        die(comm, name, "out of memory");
+    sp_gentry *e = sp_xcalloc(1, sizeof *e, name);
     const int nota = g->ta == 'N' || g->ta == 'n', notb = g->tb == 'N' || g->tb == 'n';
     const sp_desc *d[3] = {&g->a, &g->b, &g->c};
     const int ij[3][2] = {{g->ia, g->ja}, {g->ib, g->jb}, {g->ic, g->jc}};
@@ -367,9 +364,7 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
     if (e != NULL)
         return e;
     if (summa != NULL) {
-        e = calloc(1, sizeof *e);
-        if (e == NULL)
-            die(n->g.comm, name, "out of memory");
+        e = sp_xcalloc(1, sizeof *e, name);
         e->summa = summa;
     } else {
         e = plan_entry(name, n->g.comm, t, g, grid, n->ranks, alpha, arr, beta);

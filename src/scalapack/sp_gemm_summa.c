@@ -199,9 +199,7 @@ sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
     const int local = grid[0] == 1 && grid[1] == 1;
     if (!sp_gsumma_suits(g, grid))
         return NULL;
-    sp_gsumma *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        oom();
+    sp_gsumma *p = sp_xcalloc(1, sizeof *p, "p?gemm");
     p->local = local;
     origins(p, g, grid);
     if (local)
