@@ -189,6 +189,16 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "plans libdmx_scalapack keeps per process group, least recently used out (0: none)",
         "plans `libdmx_scalapack` keeps per process group, least recently used out (`0`: build "
         "and destroy a plan per call); read by that library itself, once"),
+    ROW(DMXI_SET_SCALAPACK_GEMM_CACHE, "DMX_SCALAPACK_GEMM_CACHE", 8, "8", TEST, MUST_MATCH, 0,
+        "p?gemm_ calls libdmx_scalapack keeps planned per grid, least recently used out (0: none)",
+        "`p?gemm_` calls `libdmx_scalapack` keeps planned per grid (SUMMA on the caller's arrays "
+        "or a `dmx_gemm` plan), least recently used out (`0`: none); read by that library itself, "
+        "once"),
+    ROW(DMXI_SET_SCALAPACK_GEMM_INPLACE, "DMX_SCALAPACK_GEMM_INPLACE", 1, "1", TEST, MUST_MATCH, 0,
+        "0: libdmx_scalapack's p?gemm_ never runs SUMMA on the caller's arrays",
+        "`0`: `libdmx_scalapack`'s `p?gemm_` never runs SUMMA directly on the caller's arrays "
+        "(every call it keeps goes through `dmx_gemm`), for comparisons "
+        "([scalapack.md](scalapack.md))"),
     ROW(DMXI_SET_ONCE_BYTES, "DMX_ONCE_BYTES", (int64_t)16 << 20, "16777216", TEST, MUST_MATCH, 0,
         "one-shot calls with 2 x A's bytes at most this are planned on each rank alone; also "
         "the kept one-shot plans' bound",

@@ -15,13 +15,15 @@
  * 3. Quick return as PDGEMM: M or N = 0, or (alpha = 0 or K = 0) and beta = 1.
  * 4. alpha = 0 or K = 0: sub(C) = beta sub(C) on each process's own elements (beta = 0 writes
  *    zeros, NaN in C is fine), with no communication and A and B not read, as the PBLAS do.
- * 5. Otherwise a layout per operand (sp_layout.c: block-cyclic over the local array with the
- *    descriptor's blocks, cut at the submatrix's last row and column; a custom layout when the
- *    first blocks differ) and a view of the submatrix, then dmx_gemm (plans, runs and frees; no
- *    plan cache yet). Its errors end the job with dmx's message.
+ * 5. Otherwise the multiply (sp_gemm_cache.c): SUMMA straight on the caller's arrays when their
+ *    blocks already suit it (sp_gemm_summa.c), else dmx_gemm on a layout per operand (sp_layout.c:
+ *    block-cyclic over the local array with the descriptor's blocks, cut at the submatrix's last
+ *    row and column; a custom layout when the first blocks differ) and a view of the submatrix;
+ *    either plan kept in a cache per grid for the calls that follow. Errors end the job with
+ *    dmx's message.
  * Not supported (the job ends with a message): RSRC or CSRC = -1 (the PBLAS' replicated
  * operands) in a multiply (step 5; step 4 scales a replicated C). */
-#include "sp_internal.h"
+#include "sp_gemm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,97 +83,6 @@ static void scale_local(const char *name, dmx_dtype t, const sp_gemm_args *g, co
                 scale_one(t, (char *)c + (size_t)(rows[i] + lc * d->lld) * es, beta);
     }
     free(rows);
-}
-
-/* The layout of one operand (rows x cols at 1-based i, j of descriptor d) and its view. */
-static dmx_status operand(MPI_Comm comm, const sp_desc *d, const int *grid, int *ranks, void *data,
-                          int i, int j, int rows, int cols, dmx_dtype t, dmx_layout **full,
-                          dmx_layout **view)
-{
-    sp_side s = {0};
-    s.nprow = grid[0], s.npcol = grid[1];
-    s.m = d->m, s.n = d->n, s.mb = d->mb, s.nb = d->nb, s.rsrc = d->rsrc, s.csrc = d->csrc;
-    s.imb = d->imb, s.inb = d->inb, s.custom = d->imb != d->mb || d->inb != d->nb;
-    s.i0 = i - 1, s.j0 = j - 1, s.rows = rows, s.cols = cols;
-    s.grid_ranks = ranks;
-    int64_t oi, oj;
-    dmx_status st =
-        sp_side_layout(comm, &s, 1, grid[2], grid[3], data, d->lld, t, 0, full, &oi, &oj);
-    if (st == DMX_SUCCESS)
-        st = dmx_layout_create_view(*full, oi, oj, rows, cols, view);
-    return st;
-}
-
-/* DMX_PROFILE=1 (docs/settings.md): the drop-in's multiply prints one line per call and rank, as
- * plan executions print their phases. */
-static int profiling(void)
-{
-    return dmx_setting_int("DMX_PROFILE") > 0;
-}
-
-/* dmx_gemm, or under DMX_PROFILE its steps with what they chose and took. */
-static dmx_status run(const char *name, MPI_Comm comm, dmx_dtype t, dmx_op oa, dmx_op ob,
-                      dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b, dmx_scalar beta,
-                      dmx_layout *c, const sp_gemm_args *g)
-{
-    if (!profiling())
-        return dmx_gemm(comm, t, oa, ob, alpha, a, b, beta, c, NULL);
-    dmx_gemm_plan *plan = NULL;
-    dmx_gemm_info info;
-    const double t0 = MPI_Wtime();
-    dmx_status st = dmx_gemm_plan_create(comm, t, oa, ob, alpha, a, b, beta, c, NULL, &plan);
-    const double t1 = MPI_Wtime();
-    if (st == DMX_SUCCESS)
-        st = dmx_gemm_plan_execute(plan);
-    const double t2 = MPI_Wtime();
-    if (st == DMX_SUCCESS)
-        st = dmx_gemm_plan_get_info(plan, &info);
-    if (st == DMX_SUCCESS) {
-        int rank = -1;
-        MPI_Comm_rank(comm, &rank);
-        fprintf(stderr,
-                "dmx profile rank %d: %s %c%c %d x %d x %d: dmx %s on %d x %d, in place A/B/C "
-                "%d/%d/%d; plan %.2f ms, multiply %.2f ms\n",
-                rank, name, g->ta, g->tb, g->m, g->n, g->k, dmx_gemm_alg_name(info.alg), info.prow,
-                info.pcol, info.a_in_place, info.b_in_place, info.c_in_place, 1e3 * (t1 - t0),
-                1e3 * (t2 - t1));
-    }
-    dmx_status st2 = dmx_gemm_plan_destroy(&plan);
-    return st != DMX_SUCCESS ? st : st2;
-}
-
-/* Step 5: the multiply on dmx. */
-static void multiply(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
-                     const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
-                     dmx_scalar beta, void *c)
-{
-    const int nota = g->ta == 'N' || g->ta == 'n', notb = g->tb == 'N' || g->tb == 'n';
-    const int ta = g->ta == 'C' || g->ta == 'c', tb = g->tb == 'C' || g->tb == 'c';
-    const int cplx = t == DMX_CFLOAT || t == DMX_CDOUBLE; /* conj is transpose for real types */
-    const dmx_op oa = nota ? DMX_OP_N : (ta && cplx) ? DMX_OP_C : DMX_OP_T;
-    const dmx_op ob = notb ? DMX_OP_N : (tb && cplx) ? DMX_OP_C : DMX_OP_T;
-    const int m = g->m, n = g->n, k = g->k;
-    dmx_layout *fa = NULL, *fb = NULL, *fc = NULL, *va = NULL, *vb = NULL, *vc = NULL;
-    dmx_status st =
-        operand(comm, &g->a, grid, ranks, a, g->ia, g->ja, nota ? m : k, nota ? k : m, t, &fa, &va);
-    if (st == DMX_SUCCESS)
-        st = operand(comm, &g->b, grid, ranks, b, g->ib, g->jb, notb ? k : n, notb ? n : k, t, &fb,
-                     &vb);
-    if (st == DMX_SUCCESS)
-        st = operand(comm, &g->c, grid, ranks, c, g->ic, g->jc, m, n, t, &fc, &vc);
-    if (st == DMX_SUCCESS)
-        st = run(name, comm, t, oa, ob, alpha, va, vb, beta, vc, g);
-    if (st != DMX_SUCCESS) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s: %s", dmx_status_string(st), dmx_last_error());
-        die(comm, name, msg);
-    }
-    dmx_layout_destroy(&va);
-    dmx_layout_destroy(&vb);
-    dmx_layout_destroy(&vc);
-    dmx_layout_destroy(&fa);
-    dmx_layout_destroy(&fb);
-    dmx_layout_destroy(&fc);
 }
 
 /* Step 2's exchange: grid coordinates and codes of every process of the grid's communicator;
@@ -242,7 +153,7 @@ static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scala
     } else {
         if (replicated(&g->a) || replicated(&g->b) || replicated(&g->c))
             die(comm, name, "RSRC or CSRC = -1 (replicated operands) is not supported by dmx");
-        multiply(name, comm, t, g, grid, ranks, alpha, a, b, beta, c);
+        sp_gemm_cached(name, comm, t, g, grid, ranks, alpha, a, b, beta, c);
         sp_count_gemm();
     }
     free(ranks);
@@ -287,13 +198,13 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
         R *a, const int *ia, const int *ja, const int *desca, R *b, const int *ib, const int *jb,  \
         const int *descb, const R *beta, R *c, const int *ic, const int *jc, const int *descc)     \
     {                                                                                              \
-        if (sp_gemm_to_scalapack(SPT, *ta, *m, *n, *k, desca)) {                                   \
+        sp_gemm_args g;                                                                            \
+        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
+        if (sp_gemm_to_scalapack(SPT, &g)) {                                                       \
             sp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, \
                               ic, jc, descc);                                                      \
             return;                                                                                \
         }                                                                                          \
-        sp_gemm_args g;                                                                            \
-        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
         gemm("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c);                       \
     }
 

@@ -9,13 +9,16 @@
  * PDGETRF, PDPOTRF and the Householder reductions call, many times per factorization) sends each
  * panel once, straight from where it lies, which no redistribution can beat; small products are
  * dominated by dmx's planning. Those go to ScaLAPACK, so a solver is never slower with the drop-in
- * than without it. The rule reads only arguments that ScaLAPACK requires to be equal on every
+ * than without it. Except when SUMMA can run on the caller's arrays (sp_gemm_summa.c): then there
+ * is no redistribution and no plan to make, panels are sent once from where they lie, as
+ * ScaLAPACK sends them, and dmx keeps every product from 256^3 multiply-adds up, rank-nb updates
+ * included. The rule reads only arguments that ScaLAPACK requires to be equal on every
  * process (sizes, TRANS, the descriptors' block sizes), so every process takes the same side.
  *
  * DMX_SCALAPACK_GEMM: auto (default, the rule), dmx (every call through dmx's multiply: the
  * comparison tests use it) or scalapack (every call handed on). */
 #define _GNU_SOURCE
-#include "sp_internal.h"
+#include "sp_gemm_internal.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -24,6 +27,9 @@
 
 /* Products below this many multiply-adds (m n k) go to ScaLAPACK. */
 #define SP_GEMM_SMALL (1024.0 * 1024.0 * 1024.0)
+/* ... or below this many when SUMMA can run on the caller's arrays (measured: bench_sp_gemm at
+ * nb = 64 on 1 x 2 and 2 x 2, 2 cores, docs/scalapack.md). */
+#define SP_GEMM_SMALL_INPLACE (256.0 * 256.0 * 256.0)
 /* Inner dimensions of at most this many of A's blocks along k go to ScaLAPACK. */
 #define SP_GEMM_PANEL_BLOCKS 2
 
@@ -66,28 +72,57 @@ sp_gemm_fn *sp_gemm_next(sp_type t)
     return fn[t];
 }
 
+/* Legal enough for sp_gsumma_suits: this process in A's grid (*grid filled), TRANS letters, the
+ * origins, sizes and the three descriptors' blocks and sources. The full check comes later
+ * (sp_gemm_check.c); an illegal call here just keeps the rule below. */
+static int plain(const sp_gemm_args *g, int *grid)
+{
+    if (!sp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] < 1)
+        return 0;
+    const char *tr = "NnTtCc";
+    if (g->m < 0 || g->n < 0 || g->k < 0 || strchr(tr, g->ta) == NULL || g->ta == 0 ||
+        strchr(tr, g->tb) == NULL || g->tb == 0)
+        return 0;
+    const int org[6] = {g->ia, g->ja, g->ib, g->jb, g->ic, g->jc};
+    for (int i = 0; i < 6; i++)
+        if (org[i] < 1)
+            return 0;
+    const sp_desc *d[3] = {&g->a, &g->b, &g->c};
+    for (int i = 0; i < 3; i++)
+        if ((d[i]->dtype != 1 && d[i]->dtype != 2) || d[i]->ctxt != g->a.ctxt || d[i]->imb < 1 ||
+            d[i]->inb < 1 || d[i]->mb < 1 || d[i]->nb < 1 || d[i]->rsrc < 0 ||
+            d[i]->rsrc >= grid[0] || d[i]->csrc < 0 || d[i]->csrc >= grid[1])
+            return 0;
+    return 1;
+}
+
 /* Why the call goes to ScaLAPACK, or NULL when it stays with dmx. */
-static const char *reason(sp_type t, char ta, int m, int n, int k, const int *desca)
+static const char *reason(sp_type t, const sp_gemm_args *g)
 {
     int md = mode();
     if (md == MODE_DMX || sp_gemm_next(t) == NULL)
         return NULL;
     if (md == MODE_SCALAPACK)
         return "DMX_SCALAPACK_GEMM=scalapack";
-    if ((double)m * (double)n * (double)k < SP_GEMM_SMALL)
+    const double mnk = (double)g->m * (double)g->n * (double)g->k;
+    int grid[4];
+    /* SUMMA on the caller's arrays pays no planning and sends each panel once from where it
+     * lies, as ScaLAPACK does: it keeps every product but the tiny ones */
+    if (mnk >= SP_GEMM_SMALL_INPLACE && dmx_setting_int("DMX_SCALAPACK_GEMM_INPLACE") != 0 &&
+        plain(g, grid) && sp_gsumma_suits(g, grid))
+        return NULL;
+    if (mnk < SP_GEMM_SMALL)
         return "a small product";
-    /* A's blocking along k: columns (NB) for op N, rows (MB) for T and C. desca[0] (DTYPE) says
-     * where they are: 9 integers (1) or the PBLAS' 11 (2, with the first block's sizes first). */
-    int kb = desca[0] == 2 ? (ta == 'N' || ta == 'n' ? desca[7] : desca[6])
-                           : (ta == 'N' || ta == 'n' ? desca[5] : desca[4]);
-    if (kb > 0 && (double)k <= (double)SP_GEMM_PANEL_BLOCKS * kb)
+    /* A's blocking along k: columns (NB) for op N, rows (MB) for T and C */
+    const int kb = g->ta == 'N' || g->ta == 'n' ? g->a.nb : g->a.mb;
+    if (kb > 0 && (double)g->k <= (double)SP_GEMM_PANEL_BLOCKS * kb)
         return "a rank-nb update";
     return NULL;
 }
 
-int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *desca)
+int sp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
 {
-    const char *why = reason(t, ta, m, n, k, desca);
+    const char *why = reason(t, g);
     if (why == NULL)
         return 0;
     sp_count_gemm_handed();
@@ -95,7 +130,7 @@ int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *des
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "dmx profile rank %d: P%cGEMM %d x %d x %d: handed to ScaLAPACK (%s)\n",
-                rank, "ISDCZ"[t], m, n, k, why);
+                rank, "ISDCZ"[t], g -> m, g -> n, g -> k, why);
     }
     return 1;
 }

@@ -105,7 +105,7 @@ typedef void sp_gemm_fn(const char *ta, const char *tb, const int *m, const int 
 /* The next p?gemm_ after this library's (NULL when there is none). */
 sp_gemm_fn *sp_gemm_next(sp_type t);
 /* Whether this call goes to ScaLAPACK's own routine: the same answer on every process. */
-int sp_gemm_to_scalapack(sp_type t, char ta, int m, int n, int k, const int *desca);
+int sp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g);
 
 /* Counters behind dmx_scalapack_get_stats(). */
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out);
