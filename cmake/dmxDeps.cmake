@@ -40,14 +40,20 @@ endif()
 
 # ---- BLAS --------------------------------------------------------------------------------------
 # Debian keeps BLIS in a folder of its own (beside a libblas.so of its own, so the folder is
-# searched only when BLIS is asked for).
+# searched only when BLIS is asked for). Its reference BLAS is in .../blas: the libblas.so in
+# the library folder itself is an alternatives link that usually leads to OpenBLAS, so
+# BLA_VENDOR=Generic looks in .../blas first.
+set(dmx_blas_dirs "")
 if(BLA_VENDOR STREQUAL "FLAME")
-  foreach(d blis-openmp blis-pthread blis-serial)
-    if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
-      list(APPEND CMAKE_LIBRARY_PATH /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
-    endif()
-  endforeach()
+  set(dmx_blas_dirs blis-openmp blis-pthread blis-serial)
+elseif(BLA_VENDOR STREQUAL "Generic")
+  set(dmx_blas_dirs blas)
 endif()
+foreach(d IN LISTS dmx_blas_dirs)
+  if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
+    list(APPEND CMAKE_LIBRARY_PATH /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
+  endif()
+endforeach()
 if(BLAS_LIBRARIES)
   # given by the user (FindBLAS itself would start from scratch)
   set(DMX_BLAS_LIBRARIES ${BLAS_LIBRARIES})
@@ -95,6 +101,16 @@ foreach(lib IN LISTS DMX_BLAS_LIBRARIES)
     list(APPEND dmx_cblas_hints ${inc} ${up}/include ${up2}/include)
   endif()
 endforeach()
+if(NOT DMX_CBLAS_INCLUDE_DIR AND BLA_VENDOR STREQUAL "Generic")
+  # Debian's reference CBLAS header is cblas-netlib.h (its cblas.h is an alternatives link that
+  # usually leads to OpenBLAS's): a cblas.h that includes it is written into the build tree.
+  find_path(dmx_netlib_inc NAMES cblas-netlib.h HINTS ${dmx_cblas_hints} NO_CACHE)
+  if(dmx_netlib_inc)
+    file(WRITE ${PROJECT_BINARY_DIR}/cblas/cblas.h "#include <cblas-netlib.h>\n")
+    set(DMX_CBLAS_INCLUDE_DIR ${PROJECT_BINARY_DIR}/cblas ${dmx_netlib_inc} CACHE STRING
+      "Folder(s) of the cblas.h that goes with the BLAS")
+  endif()
+endif()
 if(NOT DMX_CBLAS_INCLUDE_DIR)
   find_path(DMX_CBLAS_INCLUDE_DIR_FOUND NAMES cblas.h HINTS ${dmx_cblas_hints}
     PATH_SUFFIXES blis openblas NO_CACHE)
