@@ -130,6 +130,21 @@ if(NOT DMX_CBLAS_INCLUDE_DIR)
 endif()
 message(STATUS "BLAS: ${DMX_BLAS_LIBRARIES} (cblas.h in ${DMX_CBLAS_INCLUDE_DIR})")
 
+# DMX_BLAS_RPATH: the folders of a BLAS outside the loader's default ones (Debian's reference
+# BLAS or BLIS, an MKL under /opt), the installed libraries' run path: without it an installed
+# libdmx would load whichever libblas.so.3 the loader finds first (on Debian, the alternatives
+# link, usually OpenBLAS), not the BLAS it was built against.
+set(DMX_BLAS_RPATH "")
+foreach(lib IN LISTS DMX_BLAS_LIBRARIES)
+  if(IS_ABSOLUTE "${lib}")
+    get_filename_component(dir "${lib}" DIRECTORY)
+    if(NOT dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES AND NOT dir MATCHES "^/(usr/)?lib(64)?(/${CMAKE_LIBRARY_ARCHITECTURE})?$")
+      list(APPEND DMX_BLAS_RPATH ${dir})
+    endif()
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES DMX_BLAS_RPATH)
+
 # ---- ScaLAPACK ---------------------------------------------------------------------------------
 set(DMX_SCALAPACK auto CACHE STRING
   "ScaLAPACK for the drop-in and the comparisons: auto, OFF, or a library's path or name")
