@@ -40,14 +40,20 @@ endif()
 
 # ---- BLAS --------------------------------------------------------------------------------------
 # Debian keeps BLIS in a folder of its own (beside a libblas.so of its own, so the folder is
-# searched only when BLIS is asked for).
+# searched only when BLIS is asked for). Its reference BLAS is in .../blas: the libblas.so in
+# the library folder itself is an alternatives link that usually leads to OpenBLAS, so
+# BLA_VENDOR=Generic looks in .../blas first.
+set(dmx_blas_dirs "")
 if(BLA_VENDOR STREQUAL "FLAME")
-  foreach(d blis-openmp blis-pthread blis-serial)
-    if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
-      list(APPEND CMAKE_LIBRARY_PATH /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
-    endif()
-  endforeach()
+  set(dmx_blas_dirs blis-openmp blis-pthread blis-serial)
+elseif(BLA_VENDOR STREQUAL "Generic")
+  set(dmx_blas_dirs blas)
 endif()
+foreach(d IN LISTS dmx_blas_dirs)
+  if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
+    list(APPEND CMAKE_LIBRARY_PATH /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/${d})
+  endif()
+endforeach()
 if(BLAS_LIBRARIES)
   # given by the user (FindBLAS itself would start from scratch)
   set(DMX_BLAS_LIBRARIES ${BLAS_LIBRARIES})
@@ -95,6 +101,16 @@ foreach(lib IN LISTS DMX_BLAS_LIBRARIES)
     list(APPEND dmx_cblas_hints ${inc} ${up}/include ${up2}/include)
   endif()
 endforeach()
+if(NOT DMX_CBLAS_INCLUDE_DIR AND BLA_VENDOR STREQUAL "Generic")
+  # Debian's reference CBLAS header is cblas-netlib.h (its cblas.h is an alternatives link that
+  # usually leads to OpenBLAS's): a cblas.h that includes it is written into the build tree.
+  find_path(dmx_netlib_inc NAMES cblas-netlib.h HINTS ${dmx_cblas_hints} NO_CACHE)
+  if(dmx_netlib_inc)
+    file(WRITE ${PROJECT_BINARY_DIR}/cblas/cblas.h "#include <cblas-netlib.h>\n")
+    set(DMX_CBLAS_INCLUDE_DIR ${PROJECT_BINARY_DIR}/cblas ${dmx_netlib_inc} CACHE STRING
+      "Folder(s) of the cblas.h that goes with the BLAS")
+  endif()
+endif()
 if(NOT DMX_CBLAS_INCLUDE_DIR)
   find_path(DMX_CBLAS_INCLUDE_DIR_FOUND NAMES cblas.h HINTS ${dmx_cblas_hints}
     PATH_SUFFIXES blis openblas NO_CACHE)
@@ -113,6 +129,21 @@ if(NOT DMX_CBLAS_INCLUDE_DIR)
     "Folder(s) of the cblas.h that goes with the BLAS")
 endif()
 message(STATUS "BLAS: ${DMX_BLAS_LIBRARIES} (cblas.h in ${DMX_CBLAS_INCLUDE_DIR})")
+
+# DMX_BLAS_RPATH: the folders of a BLAS outside the loader's default ones (Debian's reference
+# BLAS or BLIS, an MKL under /opt), the installed libraries' run path: without it an installed
+# libdmx would load whichever libblas.so.3 the loader finds first (on Debian, the alternatives
+# link, usually OpenBLAS), not the BLAS it was built against.
+set(DMX_BLAS_RPATH "")
+foreach(lib IN LISTS DMX_BLAS_LIBRARIES)
+  if(IS_ABSOLUTE "${lib}")
+    get_filename_component(dir "${lib}" DIRECTORY)
+    if(NOT dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES AND NOT dir MATCHES "^/(usr/)?lib(64)?(/${CMAKE_LIBRARY_ARCHITECTURE})?$")
+      list(APPEND DMX_BLAS_RPATH ${dir})
+    endif()
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES DMX_BLAS_RPATH)
 
 # ---- ScaLAPACK ---------------------------------------------------------------------------------
 set(DMX_SCALAPACK auto CACHE STRING

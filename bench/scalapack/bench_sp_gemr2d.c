@@ -157,8 +157,63 @@ static int tiny_loop(int calls, int reps, int me, int np)
     return all != 0;
 }
 
+static const char usage_text[] =
+    "usage: mpirun -n P bench_sp_gemr2d [n [reps [align]]]\n"
+    "       mpirun -n P bench_sp_gemr2d --sweep [reps [align [max_n]]]\n"
+    "       mpirun -n P bench_sp_gemr2d --sequence [reps [align [count]]]\n"
+    "       mpirun -n P bench_sp_gemr2d --tiny [calls [reps]]\n"
+    "pdgemr2d_ and pdtran_ through Debian's ScaLAPACK and through dmx's drop-in, timed in one\n"
+    "run. Defaults: n 4096, reps 5, align 64 (0: plain malloc; --sweep and --sequence: 0),\n"
+    "max_n and count as in dmx bench redist --sweep / --sequence, calls 100000.\n";
+
+/* Checks the arguments before MPI starts (every process sees the same ones, the first prints):
+ * -1 to go on, else the exit status (0 for --help, 2 for a bad argument, named). */
+static int check_args(int argc, char **argv)
+{
+    int first = 1, most = 3;
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        if (bench_first_process())
+            fputs(usage_text, stdout);
+        return 0;
+    }
+    if (argc > 1 && argv[1][0] == '-' && argv[1][1] == '-') {
+        first = 2;
+        most = strcmp(argv[1], "--tiny") == 0 ? 2 : 3;
+        if (strcmp(argv[1], "--sweep") != 0 && strcmp(argv[1], "--sequence") != 0 &&
+            strcmp(argv[1], "--tiny") != 0) {
+            if (bench_first_process())
+                fprintf(stderr, "bench_sp_gemr2d: unknown option '%s'\n%s", argv[1], usage_text);
+            return 2;
+        }
+    }
+    if (argc - first > most) {
+        if (bench_first_process())
+            fprintf(stderr, "bench_sp_gemr2d: unexpected argument '%s'\n%s", argv[first + most],
+                    usage_text);
+        return 2;
+    }
+    for (int k = first; k < argc; k++) {
+        char *end = NULL;
+        long long v = strtoll(argv[k], &end, 10);
+        /* align (the third number, --sweep and --sequence: the second) may be 0, every other
+         * number is at least 1 */
+        int align_at = first == 1 ? 2 : strcmp(argv[1], "--tiny") == 0 ? -1 : 1;
+        long long lo = k - first == align_at ? 0 : 1;
+        if (end == argv[k] || *end != '\0' || v < lo || v > 1000000000) {
+            if (bench_first_process())
+                fprintf(stderr, "bench_sp_gemr2d: bad value '%s' (a whole number from %lld)\n%s",
+                        argv[k], lo, usage_text);
+            return 2;
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    int arg_rc = check_args(argc, argv);
+    if (arg_rc >= 0)
+        return arg_rc;
     CHECK_MPI(MPI_Init(&argc, &argv));
     int me, np;
     Cblacs_pinfo(&me, &np);
