@@ -19,6 +19,9 @@ jobs=$(nproc)
 cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON >/dev/null
 cmake --build build-ci -j"$jobs"
 (cd build-ci && ctest --output-on-failure -j"$jobs" --timeout 900)
+# the library against Debian's reference BLAS (-DBLA_VENDOR=Generic): the linked and the running
+# BLAS checked, the multiply's tests at 1-2 ranks (about a minute; "Generic FLAME" adds BLIS)
+bash scripts/blas_vendors.sh
 
 if [ "${DMX_SKIP_MPICH:-0}" != 1 ]; then
     cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON -DDMX_TEST_YIELD=ON \
