@@ -63,7 +63,7 @@ launch() { # impl preload np op args...
     local impl=$1 pre=$2 np=$3
     shift 3
     if ! env ANCHOR_IMPL="$impl" ${pre:+LD_PRELOAD=$pre} mpirun -n "$np" "$tmp/anchors" "$@" \
-        "$reps" >>"$out" 2>"$tmp/err"; then
+        "$reps" </dev/null >>"$out" 2>"$tmp/err"; then
         echo "anchors.sh: $impl failed on: $np $*" >&2
         cat "$tmp/err" >&2
         return 1
