@@ -179,6 +179,33 @@ static int *make_stencil(int P, int k)
     return dest;
 }
 
+/* One row of the table (or JSON line) on rank 0: the messages per rank averaged over ranks.
+ * Collective (the reduction of the message counts). */
+static void print_row(const opts *o, int rank, int P, int k, int64_t bytes,
+                      dmx_exchange_protocol proto, const dmx_exchange_info *info, double tmed)
+{
+    double mine[2] = {(double)info->p2p_messages, (double)info->coll_messages}, sum[2];
+    MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    double p2p = sum[0] / P, coll = sum[1] / P;
+    char name[32];
+    if (proto == DMX_EXCHANGE_AUTO)
+        snprintf(name, sizeof name, "auto:%s", dmx_exchange_protocol_name(info->protocol));
+    else
+        snprintf(name, sizeof name, "%s", dmx_exchange_protocol_name(proto));
+    if (o->json)
+        printf("{\"bench\":\"exchange\",\"protocol\":\"%s\",\"np\":%d,\"k\":%d,"
+               "\"pattern\":\"%s\",\"bytes\":%lld,\"t_med\":%.9f,\"messages\":%.2f,\"p2p\":"
+               "%.2f,\"coll\":%.2f,\"reps\":%d}\n",
+               name, P, k, o->stencil ? "stencil" : "random", (long long)bytes, tmed, p2p + coll,
+               p2p, coll, o->reps);
+    else
+        printf("%-10s %4d %3d %8lld %14.1f %10.1f %6.1f %6.1f\n", name, P, k, (long long)bytes,
+               tmed * 1e6, p2p + coll, p2p, coll);
+    fflush(stdout);
+}
+
 int dmx_cmd_bench_exchange(int argc, char **argv)
 {
     opts o;
@@ -274,28 +301,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
                 rc = 1;
                 break;
             }
-            double tmed = bench_median(times, o.reps);
-            double mine[2] = {(double)info.p2p_messages, (double)info.coll_messages}, sum[2];
-            MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-            if (rank != 0)
-                continue;
-            double p2p = sum[0] / P, coll = sum[1] / P;
-            char name[32];
-            if (proto == DMX_EXCHANGE_AUTO)
-                snprintf(name, sizeof name, "auto:%s", dmx_exchange_protocol_name(info.protocol));
-            else
-                snprintf(name, sizeof name, "%s", dmx_exchange_protocol_name(proto));
-            if (o.json)
-                printf("{\"bench\":\"exchange\",\"protocol\":\"%s\",\"np\":%d,\"k\":%d,"
-                       "\"pattern\":\"%s\",\"bytes\":%lld,\"t_med\":%.9f,\"messages\":%.2f,\"p2p\":"
-                       "%.2f,"
-                       "\"coll\":%.2f,\"reps\":%d}\n",
-                       name, P, k, o.stencil ? "stencil" : "random", (long long)bytes, tmed,
-                       p2p + coll, p2p, coll, o.reps);
-            else
-                printf("%-10s %4d %3d %8lld %14.1f %10.1f %6.1f %6.1f\n", name, P, k,
-                       (long long)bytes, tmed * 1e6, p2p + coll, p2p, coll);
-            fflush(stdout);
+            print_row(&o, rank, P, k, bytes, proto, &info, bench_median(times, o.reps));
         }
     }
     free(pattern);

@@ -318,6 +318,32 @@ static void prof_tick(prof *f, double *phase)
     }
 }
 
+/* Before an execution: every peer's progress back to its start; returns the rings to run. */
+static int64_t reset_peers(dmxi_exec *e)
+{
+    int64_t rings = 0;
+    for (int i = 0; i < e->nrpeer; i++) {
+        dmxi_peer *q = &e->rpeer[i];
+        q->pending = q->nchunks;
+        q->next = 0;
+        rings += q->shm;
+    }
+    for (int i = 0; i < e->nspeer; i++) {
+        e->speer[i].next = 0;
+        rings += e->speer[i].shm;
+    }
+    return rings;
+}
+
+/* After an execution: the rings' sequence numbers move past the chunks it used. */
+static void advance_rings(dmxi_exec *e)
+{
+    for (int i = 0; i < e->nspeer; i++)
+        e->speer[i].seq += e->speer[i].shm ? e->speer[i].nring : 0;
+    for (int i = 0; i < e->nrpeer; i++)
+        e->rpeer[i].seq += e->rpeer[i].shm ? e->rpeer[i].nring : 0;
+}
+
 dmx_status dmxi_p2p_execute(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
@@ -330,18 +356,8 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         f.t = thread_cpu();
     if (e->nrreq > 0)
         DMXI_MPI(MPI_Startall(e->nrreq, e->rreq));
-    int64_t rings_left = 0, next_local = 0;
+    int64_t rings_left = reset_peers(e), next_local = 0;
     int recv_left = e->nrreq;
-    for (int i = 0; i < e->nrpeer; i++) {
-        dmxi_peer *q = &e->rpeer[i];
-        q->pending = q->nchunks;
-        q->next = 0;
-        rings_left += q->shm;
-    }
-    for (int i = 0; i < e->nspeer; i++) {
-        e->speer[i].next = 0;
-        rings_left += e->speer[i].shm;
-    }
 
     /* Messages first, so they fly while everything else happens; start with the first rank
      * above this one. */
@@ -420,10 +436,7 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
             prof_tick(&f, &f.idle);
         }
     }
-    for (int i = 0; i < e->nspeer; i++)
-        e->speer[i].seq += e->speer[i].shm ? e->speer[i].nring : 0;
-    for (int i = 0; i < e->nrpeer; i++)
-        e->rpeer[i].seq += e->rpeer[i].shm ? e->rpeer[i].nring : 0;
+    advance_rings(e);
     if (e->stream)
         dmxi_kernel_fence();
     w.since = -1.0;
