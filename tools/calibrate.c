@@ -260,6 +260,7 @@ int dmx_cmd_calibrate(int argc, char **argv)
     if (!malloc_default)
         (void)bcoll_steady_malloc(argc, argv); /* as dmx bench coll measures */
     MPI_Init(&argc, &argv);
+    bcoll_world = MPI_COMM_WORLD; /* the communicator bench_coll_run.c's cases run on */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     const int total = STEPS_BASE + (nocorr || p < 2 ? 0 : DMX_COLL_NKINDS);
