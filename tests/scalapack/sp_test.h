@@ -89,6 +89,21 @@ static inline void spt_get(int t, const void *d, size_t k, double *re, double *i
     }
 }
 
+/* Every grid shape pr x pc with pr * pc <= np (at most 16), each a BLACS context in row order
+ * over the first pr * pc processes (-1 on the others); returns how many. */
+static inline int spt_all_grids(int np, int ctxts[16], int shapes[16][2])
+{
+    int ng = 0;
+    for (int pr = 1; pr <= np && ng < 16; pr++)
+        for (int pc = 1; pr * pc <= np && ng < 16; pc++) {
+            Cblacs_get(0, 0, &ctxts[ng]);
+            Cblacs_gridinit(&ctxts[ng], "Row", pr, pc);
+            shapes[ng][0] = pr, shapes[ng][1] = pc;
+            ng++;
+        }
+    return ng;
+}
+
 #define SPT_CHECK_MPI(call)                                                                        \
     do {                                                                                           \
         int spt_rc_ = (call);                                                                      \

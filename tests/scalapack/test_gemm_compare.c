@@ -13,7 +13,7 @@
  *
  * Usage: test_gemm_compare [ncases [seed]]. */
 #include "dmxt_util.h"
-#include "sp_test.h"
+#include "sp_gemm_test.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -25,20 +25,6 @@
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
                const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-
-#define DECL_GEMM(name, T)                                                                         \
-    void name(const char *ta, const char *tb, const int *m, const int *n, const int *k,            \
-              const T *alpha, T *a, const int *ia, const int *ja, const int *desca, T *b,          \
-              const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,  \
-              const int *jc, const int *descc);
-DECL_GEMM(psgemm_, float)
-DECL_GEMM(pdgemm_, double)
-DECL_GEMM(pcgemm_, float)
-DECL_GEMM(pzgemm_, double)
-DECL_GEMM(dmxsp_test_psgemm_, float)
-DECL_GEMM(dmxsp_test_pdgemm_, double)
-DECL_GEMM(dmxsp_test_pcgemm_, float)
-DECL_GEMM(dmxsp_test_pzgemm_, double)
 
 typedef struct mat {
     int rows, cols, mb, nb, rsrc, csrc, i, j; /* submatrix rows x cols at 1-based (i, j) */
@@ -99,43 +85,12 @@ static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int p
 }
 
 /* Call p<t>gemm_ of Debian (real = 1) or of dmx's test build. */
-#define CALL(fn, T)                                                                                \
-    fn(&ta, &tb, &m, &n, &k, (const T *)alpha, a->d, &a->i, &a->j, a->desc, b->d, &b->i, &b->j,    \
-       b->desc, (const T *)beta, c->d, &c->i, &c->j, c->desc)
 static void call_gemm(int real, int t, char ta, char tb, int m, int n, int k, const void *alpha,
                       const mat *a, const mat *b, const void *beta, mat *c)
 {
-    switch (t * 2 + !real) {
-    case 0: CALL(psgemm_, float); break;
-    case 1: CALL(dmxsp_test_psgemm_, float); break;
-    case 2: CALL(pdgemm_, double); break;
-    case 3: CALL(dmxsp_test_pdgemm_, double); break;
-    case 4: CALL(pcgemm_, float); break;
-    case 5: CALL(dmxsp_test_pcgemm_, float); break;
-    case 6: CALL(pzgemm_, double); break;
-    default: CALL(dmxsp_test_pzgemm_, double); break;
-    }
-}
-#undef CALL
-
-/* The largest difference between two local arrays, relative; a NaN on one side only is infinite
- * (beta = 0 must overwrite NaN; padding keeps it on both). */
-static double worst_diff(int t, const void *x, const void *y, size_t nc)
-{
-    double worst = 0;
-    for (size_t e = 0; e < nc; e++) {
-        double r1, i1, r2, i2;
-        spt_get(t, x, e, &r1, &i1);
-        spt_get(t, y, e, &r2, &i2);
-        const int n1 = isnan(r1) || isnan(i1), n2 = isnan(r2) || isnan(i2);
-        if (n1 != n2)
-            return INFINITY;
-        if (n1)
-            continue;
-        double d = hypot(r1 - r2, i1 - i2) / (1.0 + hypot(r1, i1));
-        worst = d > worst ? d : worst;
-    }
-    return worst;
+    spt_gemm(real, t, ta, tb, m, n, k, alpha, (spt_operand){a->d, a->i, a->j, a->desc},
+             (spt_operand){b->d, b->i, b->j, b->desc}, beta,
+             (spt_operand){c->d, c->i, c->j, c->desc});
 }
 
 /* One random case on grid ctxt (pr x pc); returns 1 if it failed on this process, -1 if this
@@ -181,7 +136,7 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
                   single ? (void *)fb : (void *)be, &C);
         call_gemm(0, t, ta, tb, m, n, k, single ? (void *)fa : (void *)al, &A, &B,
                   single ? (void *)fb : (void *)be, &C2);
-        double tol = single ? 2e-4 : 1e-10, worst = worst_diff(t, C.d, C2.d, nc);
+        double tol = single ? 2e-4 : 1e-10, worst = spt_worst_diff(t, C.d, C2.d, nc);
         failed = worst > tol * (k + 1);
         if (failed)
             fprintf(stderr,
@@ -338,16 +293,12 @@ int main(int argc, char **argv)
     int ncases = argc > 1 ? atoi(argv[1]) : 150;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20240611u;
     Cblacs_pinfo(&me, &np);
-    int ctxts[16], shapes[16][2], ng = 0, big = 0;
-    for (int pr = 1; pr <= np && ng < 16; pr++)
-        for (int pc = 1; pr * pc <= np && ng < 16; pc++) {
-            Cblacs_get(0, 0, &ctxts[ng]);
-            Cblacs_gridinit(&ctxts[ng], "Row", pr, pc);
-            shapes[ng][0] = pr, shapes[ng][1] = pc;
-            if (pr * pc >= shapes[big][0] * shapes[big][1] && pr <= pc)
-                big = ng;
-            ng++;
-        }
+    int ctxts[16], shapes[16][2], big = 0;
+    const int ng = spt_all_grids(np, ctxts, shapes);
+    for (int q = 0; q < ng; q++) /* the largest grid, the squarest among equals */
+        if (shapes[q][0] * shapes[q][1] >= shapes[big][0] * shapes[big][1] &&
+            shapes[q][0] <= shapes[q][1])
+            big = q;
     long bad = 0, checks = 0;
     for (int cs = 0; cs < ncases; cs++) {
         int r = one_case(cs, seed, ctxts, shapes, ng, me);

@@ -17,7 +17,7 @@
  *
  * Usage: test_gemm_inplace [ncases [seed]]. Run with DMX_SCALAPACK_GEMM=dmx. */
 #include "dmxt_util.h"
-#include "sp_test.h"
+#include "sp_gemm_test.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -28,20 +28,6 @@
 
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 void dmxsp_test_dmxsp_gemm_paths(int64_t out[4]);
-
-#define DECL_GEMM(name, T)                                                                         \
-    void name(const char *ta, const char *tb, const int *m, const int *n, const int *k,            \
-              const T *alpha, T *a, const int *ia, const int *ja, const int *desca, T *b,          \
-              const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,  \
-              const int *jc, const int *descc);
-DECL_GEMM(psgemm_, float)
-DECL_GEMM(pdgemm_, double)
-DECL_GEMM(pcgemm_, float)
-DECL_GEMM(pzgemm_, double)
-DECL_GEMM(dmxsp_test_psgemm_, float)
-DECL_GEMM(dmxsp_test_pdgemm_, double)
-DECL_GEMM(dmxsp_test_pcgemm_, float)
-DECL_GEMM(dmxsp_test_pzgemm_, double)
 
 typedef struct mat {
     int i, j, desc[9], lr, lc, lld;
@@ -65,45 +51,16 @@ static void make(mat *x, int t, int M, int N, int mb, int nb, int rsrc, int csrc
                 (double)((k * 13 + (size_t)id * 3 + (size_t)grid[3]) % 19) / 9.0 - 1.0);
 }
 
-#define CALL(fn, T)                                                                                \
-    fn(&ta, &tb, &m, &n, &k, (const T *)al, a->d, &a->i, &a->j, a->desc, b->d, &b->i, &b->j,       \
-       b->desc, (const T *)be, c->d, &c->i, &c->j, c->desc)
+/* Call p<t>gemm_ of Debian (real = 1) or of dmx's test build, alpha and beta as double pairs. */
 static void call_gemm(int real, int t, char ta, char tb, int m, int n, int k, const double *alpha,
                       const mat *a, const mat *b, const double *beta, mat *c)
 {
     const float fa[2] = {(float)alpha[0], (float)alpha[1]},
                 fb[2] = {(float)beta[0], (float)beta[1]};
-    const void *al = t == 0 || t == 2 ? (const void *)fa : (const void *)alpha;
-    const void *be = t == 0 || t == 2 ? (const void *)fb : (const void *)beta;
-    switch (t * 2 + !real) {
-    case 0: CALL(psgemm_, float); break;
-    case 1: CALL(dmxsp_test_psgemm_, float); break;
-    case 2: CALL(pdgemm_, double); break;
-    case 3: CALL(dmxsp_test_pdgemm_, double); break;
-    case 4: CALL(pcgemm_, float); break;
-    case 5: CALL(dmxsp_test_pcgemm_, float); break;
-    case 6: CALL(pzgemm_, double); break;
-    default: CALL(dmxsp_test_pzgemm_, double); break;
-    }
-}
-#undef CALL
-
-static double worst_diff(int t, const void *x, const void *y, size_t nc)
-{
-    double worst = 0;
-    for (size_t e = 0; e < nc; e++) {
-        double r1, i1, r2, i2;
-        spt_get(t, x, e, &r1, &i1);
-        spt_get(t, y, e, &r2, &i2);
-        const int n1 = isnan(r1) || isnan(i1), n2 = isnan(r2) || isnan(i2);
-        if (n1 != n2)
-            return INFINITY;
-        if (!n1) {
-            const double d = hypot(r1 - r2, i1 - i2) / (1.0 + hypot(r1, i1));
-            worst = d > worst ? d : worst;
-        }
-    }
-    return worst;
+    const int single = t == 0 || t == 2;
+    spt_gemm(real, t, ta, tb, m, n, k, single ? (const void *)fa : alpha,
+             (spt_operand){a->d, a->i, a->j, a->desc}, (spt_operand){b->d, b->i, b->j, b->desc},
+             single ? (const void *)fb : beta, (spt_operand){c->d, c->i, c->j, c->desc});
 }
 
 /* Origin (1-based) of a submatrix in a distribution of blocks bs from src over np that starts
@@ -220,7 +177,7 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
         call_gemm(1, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &x.c);
         call_gemm(0, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &c2);
         dmxsp_test_dmxsp_gemm_paths(p1);
-        const double worst = worst_diff(x.t, x.c.d, c2.d, cells(&x.c));
+        const double worst = spt_worst_diff(x.t, x.c.d, c2.d, cells(&x.c));
         const int hit_expected = x.inplace ? call > 0 : call == 2;
         const int path_ok = p1[0] - p0[0] == x.inplace && p1[1] - p0[1] == !x.inplace &&
                             p1[2] - p0[2] == hit_expected && p1[3] - p0[3] == !hit_expected;
@@ -250,14 +207,8 @@ int main(int argc, char **argv)
     const int ncases = argc > 1 ? atoi(argv[1]) : 90;
     const uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261127u;
     Cblacs_pinfo(&me, &np);
-    int ctxts[16], shapes[16][2], ng = 0;
-    for (int pr = 1; pr <= np && ng < 16; pr++)
-        for (int pc = 1; pr * pc <= np && ng < 16; pc++) {
-            Cblacs_get(0, 0, &ctxts[ng]);
-            Cblacs_gridinit(&ctxts[ng], "Row", pr, pc);
-            shapes[ng][0] = pr, shapes[ng][1] = pc;
-            ng++;
-        }
+    int ctxts[16], shapes[16][2];
+    const int ng = spt_all_grids(np, ctxts, shapes);
     long bad = 0, checks = 0;
     for (int cs = 0; cs < ncases; cs++) {
         const int r = one_case(cs, seed, ctxts, shapes, ng, me);

@@ -158,14 +158,8 @@ int main(int argc, char **argv)
     int ncases = argc > 1 ? atoi(argv[1]) : 120;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261127u;
     Cblacs_pinfo(&me, &np);
-    int ctxts[16], shapes[16][2], ng = 0;
-    for (int pr = 1; pr <= np && ng < 16; pr++)
-        for (int pc = 1; pr * pc <= np && ng < 16; pc++) {
-            Cblacs_get(0, 0, &ctxts[ng]);
-            Cblacs_gridinit(&ctxts[ng], "Row", pr, pc);
-            shapes[ng][0] = pr, shapes[ng][1] = pc;
-            ng++;
-        }
+    int ctxts[16], shapes[16][2];
+    const int ng = spt_all_grids(np, ctxts, shapes);
     long bad = 0, checks = 0;
     for (int cs = 0; cs < ncases; cs++) {
         dmxt_rng g = spt_seed(seed, (uint64_t)cs, 11);
