@@ -45,8 +45,9 @@ int dmxi_kernel_avx_ok(void)
     return __builtin_cpu_supports("avx");
 }
 
-/* One R x R register block: rows of S at s + k*lds, columns of D at d + k*ldd. */
-AVX_FN void blk8(const char *s, int64_t lds, char *d, int64_t ldd)
+/* One R x R register block transposed in registers: o[k] is column k of the block whose rows
+ * of S start at s + r*lds (r = 0..R-1), i.e. what goes to column k of D. */
+AVX_FN void reg8(const char *s, int64_t lds, __m256d o[4])
 {
     const __m256d r0 = _mm256_loadu_pd((const double *)(const void *)s);
     const __m256d r1 = _mm256_loadu_pd((const double *)(const void *)(s + lds));
@@ -54,13 +55,13 @@ AVX_FN void blk8(const char *s, int64_t lds, char *d, int64_t ldd)
     const __m256d r3 = _mm256_loadu_pd((const double *)(const void *)(s + 3 * lds));
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd((double *)(void *)d, _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd((double *)(void *)(d + ldd), _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd((double *)(void *)(d + 2 * ldd), _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd((double *)(void *)(d + 3 * ldd), _mm256_permute2f128_pd(t1, t3, 0x31));
+    o[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    o[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    o[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    o[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
 }
 
-AVX_FN void blk4(const char *s, int64_t lds, char *d, int64_t ldd)
+AVX_FN void reg4(const char *s, int64_t lds, __m256 o[8])
 {
     __m256 r[8], t[8];
     for (int k = 0; k < 8; k++)
@@ -77,19 +78,42 @@ AVX_FN void blk4(const char *s, int64_t lds, char *d, int64_t ldd)
         r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
     }
     for (int k = 0; k < 4; k++) {
-        _mm256_storeu_ps((float *)(void *)(d + k * ldd),
-                         _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-        _mm256_storeu_ps((float *)(void *)(d + (k + 4) * ldd),
-                         _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
+        o[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
+        o[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);
     }
+}
+
+AVX_FN void reg16(const char *s, int64_t lds, __m256d o[2])
+{
+    const __m256d r0 = _mm256_loadu_pd((const double *)(const void *)s);
+    const __m256d r1 = _mm256_loadu_pd((const double *)(const void *)(s + lds));
+    o[0] = _mm256_permute2f128_pd(r0, r1, 0x20);
+    o[1] = _mm256_permute2f128_pd(r0, r1, 0x31);
+}
+
+/* One R x R register block: rows of S at s + k*lds, columns of D at d + k*ldd. */
+AVX_FN void blk8(const char *s, int64_t lds, char *d, int64_t ldd)
+{
+    __m256d o[4];
+    reg8(s, lds, o);
+    for (int k = 0; k < 4; k++)
+        _mm256_storeu_pd((double *)(void *)(d + k * ldd), o[k]);
+}
+
+AVX_FN void blk4(const char *s, int64_t lds, char *d, int64_t ldd)
+{
+    __m256 o[8];
+    reg4(s, lds, o);
+    for (int k = 0; k < 8; k++)
+        _mm256_storeu_ps((float *)(void *)(d + k * ldd), o[k]);
 }
 
 AVX_FN void blk16(const char *s, int64_t lds, char *d, int64_t ldd)
 {
-    const __m256d r0 = _mm256_loadu_pd((const double *)(const void *)s);
-    const __m256d r1 = _mm256_loadu_pd((const double *)(const void *)(s + lds));
-    _mm256_storeu_pd((double *)(void *)d, _mm256_permute2f128_pd(r0, r1, 0x20));
-    _mm256_storeu_pd((double *)(void *)(d + ldd), _mm256_permute2f128_pd(r0, r1, 0x31));
+    __m256d o[2];
+    reg16(s, lds, o);
+    for (int k = 0; k < 2; k++)
+        _mm256_storeu_pd((double *)(void *)(d + k * ldd), o[k]);
 }
 
 /* The tiled walk for one element size; BLK moves one register block of R x R. Inside a
@@ -129,51 +153,30 @@ DEFINE_WALK(walk16, 16, blk16)
 AVX_FN void line8(const char *s, int64_t lds, __m256d v[8])
 {
     for (int h = 0; h < 2; h++) {
-        const char *p = s + 4 * h * lds;
-        const __m256d r0 = _mm256_loadu_pd((const double *)(const void *)p);
-        const __m256d r1 = _mm256_loadu_pd((const double *)(const void *)(p + lds));
-        const __m256d r2 = _mm256_loadu_pd((const double *)(const void *)(p + 2 * lds));
-        const __m256d r3 = _mm256_loadu_pd((const double *)(const void *)(p + 3 * lds));
-        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-        v[0 + h] = _mm256_permute2f128_pd(t0, t2, 0x20);
-        v[2 + h] = _mm256_permute2f128_pd(t1, t3, 0x20);
-        v[4 + h] = _mm256_permute2f128_pd(t0, t2, 0x31);
-        v[6 + h] = _mm256_permute2f128_pd(t1, t3, 0x31);
+        __m256d o[4];
+        reg8(s + 4 * h * lds, lds, o);
+        for (int k = 0; k < 4; k++)
+            v[2 * k + h] = o[k];
     }
 }
 
 AVX_FN void line4(const char *s, int64_t lds, __m256d v[16])
 {
     for (int h = 0; h < 2; h++) {
-        __m256 r[8], t[8];
+        __m256 o[8];
+        reg4(s + 8 * h * lds, lds, o);
         for (int k = 0; k < 8; k++)
-            r[k] = _mm256_loadu_ps((const float *)(const void *)(s + (8 * h + k) * lds));
-        for (int k = 0; k < 8; k += 2) {
-            t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-            t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-        }
-        for (int k = 0; k < 8; k += 4) {
-            r[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
-            r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
-            r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
-            r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
-        }
-        for (int k = 0; k < 4; k++) {
-            v[2 * k + h] = _mm256_castps_pd(_mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-            v[2 * (k + 4) + h] = _mm256_castps_pd(_mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
-        }
+            v[2 * k + h] = _mm256_castps_pd(o[k]);
     }
 }
 
 AVX_FN void line16(const char *s, int64_t lds, __m256d v[4])
 {
     for (int h = 0; h < 2; h++) {
-        const char *p = s + 2 * h * lds;
-        const __m256d r0 = _mm256_loadu_pd((const double *)(const void *)p);
-        const __m256d r1 = _mm256_loadu_pd((const double *)(const void *)(p + lds));
-        v[0 + h] = _mm256_permute2f128_pd(r0, r1, 0x20);
-        v[2 + h] = _mm256_permute2f128_pd(r0, r1, 0x31);
+        __m256d o[2];
+        reg16(s + 2 * h * lds, lds, o);
+        for (int k = 0; k < 2; k++)
+            v[2 * k + h] = o[k];
     }
 }
 
