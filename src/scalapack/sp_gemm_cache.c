@@ -29,8 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SP_GEMM_CACHE_DEFAULT 8
-
 enum { GK_HEAD = 13, GK_DESC = 9, GK_LEN = GK_HEAD + 3 * GK_DESC + 8 };
 
 typedef struct sp_gentry {
@@ -52,10 +50,10 @@ typedef struct sp_gnode {
 } sp_gnode;
 
 static struct {
-    int init, keyval, capacity, inplace;
+    int init;
     sp_gnode *grids;
     int64_t paths[4];
-} g_gc = {0, MPI_KEYVAL_INVALID, SP_GEMM_CACHE_DEFAULT, 1, NULL, {0}};
+} g_gc;
 
 void sp_gemm_paths(int64_t out[4])
 {
@@ -116,9 +114,6 @@ static void init(const char *name)
 {
     if (g_gc.init)
         return;
-    /* src/core/settings_table.c */
-    g_gc.capacity = (int)dmx_setting_int("DMX_SCALAPACK_GEMM_CACHE");
-    g_gc.inplace = dmx_setting_int("DMX_SCALAPACK_GEMM_INPLACE") != 0;
     if (dmx_comm_set_state(MPI_COMM_SELF, &g_gc, cache_free) != DMX_SUCCESS)
         die(MPI_COMM_WORLD, name, "cannot keep the multiply's cache with MPI_COMM_SELF");
     g_gc.init = 1;
@@ -203,7 +198,7 @@ static void insert(sp_gnode *n, sp_gentry *e)
     e->next = n->entries;
     n->entries = e;
     n->nentries++;
-    while (n->nentries > g_gc.capacity) {
+    while (n->nentries > sp_gemm_settings()->capacity) {
         sp_gentry **pp = &n->entries;
         while ((*pp)->next != NULL)
             pp = &(*pp)->next;
@@ -297,12 +292,6 @@ static int plan_matches(const char *name, MPI_Comm comm, const sp_gentry *e, con
     return all;
 }
 
-/* DMX_PROFILE=1 (docs/settings.md): one line per call and rank. */
-static int profiling(void)
-{
-    return dmx_setting_int("DMX_PROFILE") > 0;
-}
-
 static void profile(MPI_Comm comm, const char *name, const sp_gemm_args *g, const sp_gentry *e,
                     int hit, double t0, double t1, double t2)
 {
@@ -333,18 +322,19 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
                             const int *grid, dmx_scalar alpha, void *const arr[3], dmx_scalar beta,
                             int *hit)
 {
+    const sp_gemm_set *set = sp_gemm_settings();
     int key[GK_LEN];
     make_key(key, t, g);
     /* SUMMA's plan first: whether the operands suit it depends on the key alone */
     key[GK_HEAD - 1] = 1;
-    sp_gentry *e = g_gc.capacity > 0 && g_gc.inplace ? lookup(n, key) : NULL;
+    sp_gentry *e = set->capacity > 0 && set->inplace ? lookup(n, key) : NULL;
     sp_gsumma *summa = NULL;
-    if (e == NULL && g_gc.inplace)
+    if (e == NULL && set->inplace)
         summa = sp_gsumma_make(g, grid);
     if (e == NULL && summa == NULL) {
         key[GK_HEAD - 1] = 2;
         key_scalars(key, alpha, beta);
-        e = g_gc.capacity > 0 ? lookup(n, key) : NULL;
+        e = set->capacity > 0 ? lookup(n, key) : NULL;
         if (e != NULL && !plan_matches(name, n->g.comm, e, g, arr)) {
             drop(n, e);
             e = NULL;
@@ -390,9 +380,9 @@ void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_
         if (st != DMX_SUCCESS)
             die_dmx(n->g.comm, name, st);
     }
-    if (profiling())
+    if (sp_gemm_settings()->profile) /* DMX_PROFILE: a line per call and rank */
         profile(n->g.comm, name, g, e, hit, t0, t1, MPI_Wtime());
-    if (!hit && g_gc.capacity > 0)
+    if (!hit && sp_gemm_settings()->capacity > 0)
         insert(n, e);
     else if (!hit)
         entry_free(e);

@@ -35,23 +35,27 @@
 
 enum { MODE_AUTO, MODE_DMX, MODE_SCALAPACK };
 
-static int mode(void)
+const sp_gemm_set *sp_gemm_settings(void)
 {
-    static int m = -1;
-    if (m < 0) {
-        const char *env = dmx_setting_str("DMX_SCALAPACK_GEMM");
-        m = MODE_AUTO;
-        if (env != NULL && strcmp(env, "dmx") == 0)
-            m = MODE_DMX;
-        else if (env != NULL && strcmp(env, "scalapack") == 0)
-            m = MODE_SCALAPACK;
-        else if (env != NULL && *env != '\0' && strcmp(env, "auto") != 0)
-            fprintf(stderr,
-                    "dmx_scalapack: DMX_SCALAPACK_GEMM=%s is not auto, dmx or scalapack; "
-                    "using auto\n",
-                    env);
-    }
-    return m;
+    static sp_gemm_set set;
+    static int read;
+    if (read)
+        return &set;
+    const char *env = dmx_setting_str("DMX_SCALAPACK_GEMM"); /* src/core/settings_table.c */
+    set.mode = MODE_AUTO;
+    if (env != NULL && strcmp(env, "dmx") == 0)
+        set.mode = MODE_DMX;
+    else if (env != NULL && strcmp(env, "scalapack") == 0)
+        set.mode = MODE_SCALAPACK;
+    else if (env != NULL && *env != '\0' && strcmp(env, "auto") != 0)
+        fprintf(stderr,
+                "dmx_scalapack: DMX_SCALAPACK_GEMM=%s is not auto, dmx or scalapack; using auto\n",
+                env);
+    set.inplace = dmx_setting_int("DMX_SCALAPACK_GEMM_INPLACE") != 0;
+    set.capacity = (int)dmx_setting_int("DMX_SCALAPACK_GEMM_CACHE");
+    set.profile = dmx_setting_int("DMX_PROFILE") > 0;
+    read = 1;
+    return &set;
 }
 
 sp_gemm_fn *sp_gemm_next(sp_type t)
@@ -99,7 +103,8 @@ static int plain(const sp_gemm_args *g, int *grid)
 /* Why the call goes to ScaLAPACK, or NULL when it stays with dmx. */
 static const char *reason(sp_type t, const sp_gemm_args *g)
 {
-    int md = mode();
+    const sp_gemm_set *set = sp_gemm_settings();
+    const int md = set->mode;
     if (md == MODE_DMX || sp_gemm_next(t) == NULL)
         return NULL;
     if (md == MODE_SCALAPACK)
@@ -108,8 +113,7 @@ static const char *reason(sp_type t, const sp_gemm_args *g)
     int grid[4];
     /* SUMMA on the caller's arrays pays no planning and sends each panel once from where it
      * lies, as ScaLAPACK does: it keeps every product but the tiny ones */
-    if (mnk >= SP_GEMM_SMALL_INPLACE && dmx_setting_int("DMX_SCALAPACK_GEMM_INPLACE") != 0 &&
-        plain(g, grid) && sp_gsumma_suits(g, grid))
+    if (mnk >= SP_GEMM_SMALL_INPLACE && set->inplace && plain(g, grid) && sp_gsumma_suits(g, grid))
         return NULL;
     if (mnk < SP_GEMM_SMALL)
         return "a small product";
@@ -126,7 +130,7 @@ int sp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
     if (why == NULL)
         return 0;
     sp_count_gemm_handed();
-    if (dmx_setting_int("DMX_PROFILE") > 0) {
+    if (sp_gemm_settings()->profile) {
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "dmx profile rank %d: P%cGEMM %d x %d x %d: handed to ScaLAPACK (%s)\n",

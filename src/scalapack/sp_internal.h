@@ -102,10 +102,19 @@ typedef void sp_gemm_fn(const char *ta, const char *tb, const int *m, const int 
                         void *c, const int *ic, const int *jc, const int *descc);
 #define sp_gemm_next DMXSP_INTERNAL(gemm_next)
 #define sp_gemm_to_scalapack DMXSP_INTERNAL(gemm_to_scalapack)
+#define sp_gemm_settings DMXSP_INTERNAL(gemm_settings)
 /* The next p?gemm_ after this library's (NULL when there is none). */
 sp_gemm_fn *sp_gemm_next(sp_type t);
 /* Whether this call goes to ScaLAPACK's own routine: the same answer on every process. */
 int sp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g);
+
+/* The drop-in multiply's settings, read at its first call (reading the environment per call would
+ * scan every variable's string, on calls of a few microseconds): DMX_SCALAPACK_GEMM (mode: 0 auto,
+ * 1 dmx, 2 scalapack), DMX_SCALAPACK_GEMM_INPLACE, DMX_SCALAPACK_GEMM_CACHE, DMX_PROFILE. */
+typedef struct sp_gemm_set {
+    int mode, inplace, capacity, profile;
+} sp_gemm_set;
+const sp_gemm_set *sp_gemm_settings(void);
 
 /* Counters behind dmx_scalapack_get_stats(). */
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out);
