@@ -19,11 +19,7 @@
 #include "cli.h"
 #include "dmx.h"
 #ifdef DMX_HAVE_SCALAPACK
-#include "bench_scalapack.h"
-void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
-             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
-             double *c, const int *ic, const int *jc, const int *descc);
+#include "bench_scalapack.h" /* pdgemm_ */
 #endif
 
 #include <math.h>

@@ -17,6 +17,10 @@ void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *
 void pdgemr2d_(const int *m, const int *n, const double *a, const int *ia, const int *ja,
                const int *desca, double *b, const int *ib, const int *jb, const int *descb,
                const int *ictxt);
+void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc);
 void pdtran_(const int *m, const int *n, const double *alpha, const double *a, const int *ia,
              const int *ja, const int *desca, const double *beta, double *c, const int *ic,
              const int *jc, const int *descc);

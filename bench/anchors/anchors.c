@@ -15,28 +15,14 @@
  * product has a closed form, the copies' entries are their global indices. Plain malloc arrays
  * (as a Fortran code would have). Exits 1 if any element is wrong. */
 #define _GNU_SOURCE
+#include "../bench_scalapack.h" /* BLACS, numroc_, pdgemm_, pdgemr2d_, pdtran_ */
+
 #include <dlfcn.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
-void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
-             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
-             double *c, const int *ic, const int *jc, const int *descc);
-void pdgemr2d_(const int *m, const int *n, const double *a, const int *ia, const int *ja,
-               const int *desca, double *b, const int *ib, const int *jb, const int *descb,
-               const int *ictxt);
-void pdtran_(const int *m, const int *n, const double *alpha, const double *a, const int *ia,
-             const int *ja, const int *desca, const double *beta, double *c, const int *ic,
-             const int *jc, const int *descc);
 
 typedef struct mat {
     int desc[9];
