@@ -5,7 +5,7 @@ module dmxt_common
   use mpi_f08
   implicit none
   private
-  public :: bc_desc, bc_make, l2g, expect, finish, npass, nfail
+  public :: bc_desc, bc_make, l2g, expect, finish, has, npass, nfail
 
   type :: bc_desc
     integer :: m, n, mb, nb, prow, pcol, rsrc, csrc, rank, mypr, mypc, lr, lc
@@ -14,6 +14,12 @@ module dmxt_common
   logical :: results(400) = .true.
 
 contains
+
+  ! Whether message s contains part.
+  logical function has(s, part)
+    character(len=*), intent(in) :: s, part
+    has = index(s, part) > 0
+  end function
 
   ! Grid for nprocs ranks: as square as possible, prow <= pcol (pcol <= prow if swap).
   function bc_make(comm, m, n, mb, nb, order, rsrc, csrc, swap) result(g)

@@ -27,11 +27,6 @@ program test_fortran
 
 contains
 
-  logical function has(s, part)
-    character(len=*), intent(in) :: s, part
-    has = index(s, part) > 0
-  end function
-
   subroutine errors(comm)
     type(MPI_Comm), intent(in) :: comm
     real(8), allocatable :: b(:, :), small(:, :)

@@ -30,11 +30,6 @@ program test_fortran_coll
 
 contains
 
-  logical function has(s, part)
-    character(len=*), intent(in) :: s, part
-    has = index(s, part) > 0
-  end function
-
   subroutine errors(comm)
     type(MPI_Comm), intent(in) :: comm
     integer :: p, ierr, st
