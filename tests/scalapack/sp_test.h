@@ -114,6 +114,21 @@ static inline int spt_all_grids(int np, int ctxts[16], int shapes[16][2])
         }                                                                                          \
     } while (0)
 
+/* End of a test over spt_all_grids' contexts: sums bad and checks over the ranks, prints
+ * "N passed, N failed" on rank 0, leaves the grids, finalizes MPI; returns the exit status. */
+static inline int spt_finish(long bad, long checks, const int *ctxts, int ng, int me)
+{
+    long tot[2] = {bad, checks}, sum[2];
+    SPT_CHECK_MPI(MPI_Allreduce(tot, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    if (me == 0)
+        printf("%ld passed, %ld failed\n", sum[1] - sum[0], sum[0]);
+    for (int q = 0; q < ng; q++)
+        if (ctxts[q] >= 0)
+            Cblacs_gridexit(ctxts[q]);
+    SPT_CHECK_MPI(MPI_Finalize());
+    return sum[0] == 0 ? 0 : 1;
+}
+
 /* test_sp_small's PMPI interposition (sp_count.c): collectives counted while spt_counting. */
 extern int spt_counting;
 extern long spt_ncoll;

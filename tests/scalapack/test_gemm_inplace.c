@@ -215,13 +215,5 @@ int main(int argc, char **argv)
         checks += r >= 0 ? 3 : 0;
         bad += r > 0 ? r : 0;
     }
-    long tot[2] = {bad, checks}, sum[2];
-    SPT_CHECK_MPI(MPI_Allreduce(tot, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
-    if (me == 0)
-        printf("%ld passed, %ld failed\n", sum[1] - sum[0], sum[0]);
-    for (int q = 0; q < ng; q++)
-        if (ctxts[q] >= 0)
-            Cblacs_gridexit(ctxts[q]);
-    SPT_CHECK_MPI(MPI_Finalize());
-    return sum[0] == 0 ? 0 : 1;
+    return spt_finish(bad, checks, ctxts, ng, me);
 }
