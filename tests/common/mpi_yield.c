@@ -9,10 +9,13 @@
  * blocking call equals its nonblocking start followed by MPI_Wait). Every call goes through PMPI,
  * so it composes with any other library that defines the MPI_ names it does not.
  *
- * MPI_Reduce and MPI_Allreduce are left blocking: with them replaced by MPI_Ireduce and
- * MPI_Iallreduce, xdlu's iterative refinement (pdgerfs) under MPICH 4.0.2 sent ranks down
+ * Reductions with a user-defined operator are left blocking: with them replaced by MPI_Ireduce
+ * and MPI_Iallreduce, xdlu's iterative refinement (pdgerfs) under MPICH 4.0.2 sent ranks down
  * different paths and hung (BLACS's combine operators keep state between the call and the
- * operator function). Measured (xdlu, 2 x 2, 4 tests, load 15): 26 s plain, 6.3 s with this. */
+ * operator function). Reductions with a predefined operator cannot hold such state, so they
+ * yield too; every rank of a reduction passes the same operator, so all of them take the same
+ * form (a nonblocking collective matches only nonblocking ones). Measured (xdlu, 2 x 2, 4 tests,
+ * load 15): 26 s plain, 6.3 s with this. */
 #include <mpi.h>
 #include <sched.h>
 
@@ -116,5 +119,111 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
 {
     MPI_Request r;
     int rc = PMPI_Comm_idup(comm, out, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+/* MPI's predefined reduction operators (MPI_REPLACE and MPI_NO_OP serve one-sided calls only) */
+static int predefined(MPI_Op op)
+{
+    return op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN || op == MPI_LAND ||
+           op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR ||
+           op == MPI_MAXLOC || op == MPI_MINLOC;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    MPI_Request r;
+    if (!predefined(op))
+        return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    int rc = PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm)
+{
+    MPI_Request r;
+    if (!predefined(op))
+        return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    int rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                  void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                  MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc =
+        PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm)
+{
+    MPI_Request r;
+    if (!predefined(op))
+        return PMPI_Reduce_scatter_block(sbuf, rbuf, count, type, op, comm);
+    int rc = PMPI_Ireduce_scatter_block(sbuf, rbuf, count, type, op, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request r;
+    if (!predefined(op))
+        return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+    int rc = PMPI_Iscan(sbuf, rbuf, count, type, op, comm, &r);
+    return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request r;
+    if (!predefined(op))
+        return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+    int rc = PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, &r);
     return rc == MPI_SUCCESS ? finish(&r, MPI_STATUS_IGNORE) : rc;
 }
