@@ -138,14 +138,6 @@ static _Noreturn void mpi_fail(const char *name, int rc, const char *what, int l
                  dmx_last_error());                                                                \
     } while (0)
 
-void *sp_xcalloc(size_t n, size_t sz, const char *name)
-{
-    void *p = calloc(n > 0 ? n : 1, sz > 0 ? sz : 1);
-    if (p == NULL)
-        fail(MPI_COMM_WORLD, 1, name, "out of memory (%zu x %zu bytes)", n, sz);
-    return p;
-}
-
 /* ---- teardown with the grid ---------------------------------------------------------------- */
 static void entry_destroy(sp_entry *e, const char *name)
 {

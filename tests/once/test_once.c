@@ -392,6 +392,16 @@ static int64_t kept_mem(const dmx_plan *p)
     return p->ex.buffer_bytes + p->info.plan_bytes;
 }
 
+/* The one-shot plans MPI_COMM_WORLD's plan cache keeps, most recently used first (up to max
+ * in v); returns how many. */
+static int kept_list(dmx_plan **v, int max)
+{
+    dmxi_cache *c = NULL;
+    if (dmxi_cache_get(MPI_COMM_WORLD, 0, &c) != DMX_SUCCESS || !c)
+        return 0;
+    return dmxi_cache_list(c, DMXI_CACHE_ONCE, (void **)v, max);
+}
+
 /* The kept plans of MPI_COMM_WORLD against a model: the transforms this rank takes part in, in
  * call order, through a list of at most DMX_ONCE_KEEP, most recently used first (a kept
  * transform is taken back and put first, a new one planned and put first, the last dropped
@@ -437,10 +447,12 @@ static int64_t keep_step(keep_model *km, mats *xs, int t, int keep, int64_t cap,
     if (bad || !os)
         return bad + !os;
     int64_t sum = 0;
-    int order = os->nplan == km->n;
-    for (int i = 0; i < os->nplan; i++) {
-        sum += kept_mem(os->plan[i]);
-        const dmx_layout *a = os->plan[i]->xf[0].t.a;
+    dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+    const int nk = kept_list(kv, DMXI_ONCE_KEEP_MAX + 1);
+    int order = nk == km->n;
+    for (int i = 0; i < nk && i <= DMXI_ONCE_KEEP_MAX; i++) {
+        sum += kept_mem(kv[i]);
+        const dmx_layout *a = kv[i]->xf[0].t.a;
         if (i >= km->n)
             order = 0;
         else if (km->list[i] >= 0) /* one of this mode's transforms (not a plan left by the
@@ -449,12 +461,12 @@ static int64_t keep_step(keep_model *km, mats *xs, int t, int keep, int64_t cap,
             order &= a == xs[km->list[i]].A.layout;
     }
     if (!order || os->made - km->made0 != km->made || os->hits - km->hits0 != km->hits ||
-        (os->nplan > 1 && sum > cap)) {
+        (nk > 1 && sum > cap)) {
         if (!*msg)
             snprintf(msg, len,
                      "after transform %d (DMX_ONCE_KEEP %d): %d kept (want %d, order %s), %lld "
                      "made, %lld taken back (want %lld, %lld), %lld bytes kept (limit %lld)",
-                     t, keep, os->nplan, km->n, order ? "right" : "wrong",
+                     t, keep, nk, km->n, order ? "right" : "wrong",
                      (long long)(os->made - km->made0), (long long)(os->hits - km->hits0),
                      (long long)km->made, (long long)km->hits, (long long)sum, (long long)cap);
         bad++;
@@ -491,7 +503,9 @@ static void run_keep(dmxt_ctx *ctx)
     const dmxi_once_state *os = dmxi_plan_comm_once_peek(MPI_COMM_WORLD);
     if (os) { /* the earlier modes left plans: start from what is kept */
         km.made0 = os->made, km.hits0 = os->hits;
-        for (int i = 0; i < os->nplan; i++)
+        dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+        const int nk = kept_list(kv, DMXI_ONCE_KEEP_MAX + 1);
+        for (int i = 0; i < nk; i++)
             km.list[km.n++] = -1 - i; /* none of this mode's transforms */
     }
     static const char *keeps[5] = {NULL, "2", "0", "16", "1"};
@@ -519,6 +533,7 @@ static void run_keep(dmxt_ctx *ctx)
         snprintf(v, sizeof v, "%lld", (long long)cap);
         setenv("DMX_SMALL_BYTES", v, 1);
         setenv("DMX_ONCE_BYTES", v, 1);
+        setenv("DMX_CACHE_BYTES", v, 1); /* the kept plans' budget */
         int pushed = 0;
         for (int c = 0; c < 4; c++) {
             char m1[600] = "";
@@ -529,17 +544,17 @@ static void run_keep(dmxt_ctx *ctx)
             dmx_layout_get_num_local_blocks(xs[c % 2].A.layout, &na);
             dmx_layout_get_num_local_blocks(xs[c % 2].B.layout, &nb);
             /* the limit holds when a plan is kept: on a rank with a part in this call */
-            const dmxi_once_state *o =
-                na + nb > 0 ? dmxi_plan_comm_once_peek(MPI_COMM_WORLD) : NULL;
-            for (int i = 0; o && i < o->nplan; i++)
-                sum += kept_mem(o->plan[i]);
-            if (o && o->nplan > 1 && sum > cap && !*msg) {
+            dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+            const int nk = na + nb > 0 ? kept_list(kv, DMXI_ONCE_KEEP_MAX + 1) : 0;
+            for (int i = 0; i < nk; i++)
+                sum += kept_mem(kv[i]);
+            if (nk > 1 && sum > cap && !*msg) {
                 bad++;
                 snprintf(msg, sizeof msg, "%d plans kept with %lld bytes, over the limit %lld",
-                         o->nplan, (long long)sum, (long long)cap);
+                         nk, (long long)sum, (long long)cap);
             }
             /* the two plans alternate: one kept means the limit pushed the other out */
-            pushed |= c > 0 && o && o->nplan == 1;
+            pushed |= c > 0 && na + nb > 0 && nk == 1;
         }
         int any = 0;
         if (MPI_Allreduce(&pushed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -551,6 +566,7 @@ static void run_keep(dmxt_ctx *ctx)
         }
         unsetenv("DMX_SMALL_BYTES");
         unsetenv("DMX_ONCE_BYTES");
+        unsetenv("DMX_CACHE_BYTES");
     }
     for (int t = 0; t < made; t++)
         unmake(&xs[t]);
