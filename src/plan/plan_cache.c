@@ -34,6 +34,7 @@
 #include "plan.h"
 
 #include "comm.h"
+#include "dmx_cache.h"
 
 #include <string.h>
 
@@ -56,7 +57,7 @@ struct dmxi_cache {
     int64_t evictions;
 };
 
-static int64_t live_bytes; /* over every cache of this process, for tests and reports */
+static int64_t all_bytes; /* over every cache of this process, for tests and reports */
 
 /* Remove *link's entry from c and free it (the caller's function frees the object). */
 static int unlink_free(dmxi_cache *c, entry **link)
@@ -68,7 +69,7 @@ static int unlink_free(dmxi_cache *c, entry **link)
         c->agreed_bytes -= e->bytes;
     else
         c->local_bytes -= e->bytes;
-    live_bytes -= e->bytes;
+    all_bytes -= e->bytes;
     int rc = e->free_fn ? e->free_fn(e->obj) : 0;
     free(e);
     return rc;
@@ -239,7 +240,7 @@ dmx_status dmxi_cache_add(dmxi_cache *c, int kind, int agreed, const void *key, 
         c->agreed_bytes += bytes;
     else
         c->local_bytes += bytes;
-    live_bytes += bytes;
+    all_bytes += bytes;
 cleanup:
     return st;
 }
@@ -249,7 +250,7 @@ void dmxi_cache_set_bytes(dmxi_cache *c, const void *obj, int64_t bytes)
     for (entry *e = c ? c->head : NULL; e; e = e->next)
         if (e->obj == obj && !e->agreed) {
             c->local_bytes += bytes - e->bytes;
-            live_bytes += bytes - e->bytes;
+            all_bytes += bytes - e->bytes;
             e->bytes = bytes;
             return;
         }
@@ -296,7 +297,7 @@ void *dmxi_cache_take_nth(dmxi_cache *c, int kind, int i)
 void dmxi_cache_stats(const dmxi_cache *c, dmxi_cache_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->live_bytes = live_bytes;
+    info->live_bytes = all_bytes;
     if (!c)
         return;
     info->bytes = c->local_bytes + c->agreed_bytes;
@@ -304,4 +305,75 @@ void dmxi_cache_stats(const dmxi_cache *c, dmxi_cache_info *info)
     info->evictions = c->evictions;
     for (const entry *e = c->head; e; e = e->next)
         info->entries++;
+}
+
+/* ---- the exported calls of dmx_cache.h (a library on dmx: the ScaLAPACK drop-in) ---------- */
+static int kind_of(dmx_cache_kind k)
+{
+    return k == DMX_CACHE_DROPIN ? DMXI_CACHE_DROPIN : DMXI_CACHE_DROPIN_ALONE;
+}
+
+/* comm's cache, made when make; NULL with the error cleared when there is none. */
+static dmxi_cache *cache_of(MPI_Comm comm, int make)
+{
+    dmxi_cache *c = NULL;
+    if (dmxi_cache_get(comm, make, &c) != DMX_SUCCESS)
+        return NULL;
+    return c;
+}
+
+void *dmx_cache_find(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len)
+{
+    return dmxi_cache_find(cache_of(comm, 0), kind_of(kind), key, len);
+}
+
+void *dmx_cache_take(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len)
+{
+    return dmxi_cache_take(cache_of(comm, 0), kind_of(kind), key, len);
+}
+
+int dmx_cache_match(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len, int *match,
+                    int max)
+{
+    dmxi_cache *c = NULL;
+    if (dmxi_cache_get(comm, 0, &c) != DMX_SUCCESS)
+        return -1;
+    return dmxi_cache_match(c, kind_of(kind), key, len, match, max);
+}
+
+void *dmx_cache_take_nth(MPI_Comm comm, dmx_cache_kind kind, int i)
+{
+    return dmxi_cache_take_nth(cache_of(comm, 0), kind_of(kind), i);
+}
+
+dmx_status dmx_cache_keep(MPI_Comm comm, dmx_cache_kind kind, int agreed, int max_count,
+                          const void *key, size_t len, void *obj, int64_t bytes,
+                          dmx_cache_free_fn free_fn)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_cache *c = NULL;
+    DMXI_TRY(dmxi_cache_get(comm, 1, &c));
+    DMXI_CHECK(c, DMX_ERR_STATE, "the communicator is being freed");
+    DMXI_TRY(dmxi_cache_make_room(c, kind_of(kind), agreed, max_count, bytes, NULL, NULL));
+    DMXI_TRY(dmxi_cache_add(c, kind_of(kind), agreed, key, len, obj, bytes, free_fn));
+cleanup:
+    return st;
+}
+
+dmx_status dmx_cache_get_info(MPI_Comm comm, int64_t *entries, int64_t *bytes,
+                              int64_t *live_bytes)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_cache *c = NULL;
+    dmxi_cache_info info;
+    DMXI_TRY(dmxi_cache_get(comm, 0, &c));
+    dmxi_cache_stats(c, &info);
+    if (entries)
+        *entries = info.entries;
+    if (bytes)
+        *bytes = info.bytes;
+    if (live_bytes)
+        *live_bytes = info.live_bytes;
+cleanup:
+    return st;
 }
