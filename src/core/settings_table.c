@@ -86,8 +86,8 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "sparse-exchange protocol: auto, nbx, pex, pcx or rsx",
         "sparse-exchange protocol: `auto`, `nbx`, `pex`, `pcx` or `rsx` (case-insensitive); a "
         "value that differs between ranks fails the exchange with `DMX_ERR_ARG` on all of them"),
-    ROW(DMXI_SET_CACHE_BYTES, "DMX_CACHE_BYTES", (int64_t)64 << 20, "67108864", TUNING,
-        MUST_MATCH, 0,
+    ROW(DMXI_SET_CACHE_BYTES, "DMX_CACHE_BYTES", (int64_t)64 << 20, "67108864", TUNING, MUST_MATCH,
+        0,
         "bytes of plans dmx keeps per communicator on each rank for later one-shot and "
         "ScaLAPACK drop-in calls, least recently used out",
         "bytes of plans dmx keeps per communicator on each rank between calls, least recently "

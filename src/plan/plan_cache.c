@@ -360,8 +360,7 @@ cleanup:
     return st;
 }
 
-dmx_status dmx_cache_get_info(MPI_Comm comm, int64_t *entries, int64_t *bytes,
-                              int64_t *live_bytes)
+dmx_status dmx_cache_get_info(MPI_Comm comm, int64_t *entries, int64_t *bytes, int64_t *live_bytes)
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_cache *c = NULL;

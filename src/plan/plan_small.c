@@ -27,11 +27,12 @@
  * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
  * is kept there for later one-shot calls, which take it back when their key matches (layout
  * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
- * layouts' arrays are read at execution). Up to DMX_ONCE_KEEP plans (4) are kept, most recently
- * used first, so calls that alternate between a few transforms (p?trmr2d's band and triangle,
- * a solver moving a matrix out and back) plan each once; all but the newest only while together
- * they hold at most DMX_ONCE_BYTES. A call with a new key destroys the least recently used plans
- * beyond those limits and reuses their engine buffers when large enough (fresh pages of a
+ * layouts' arrays are read at execution). The plans are kept in the communicator's plan cache
+ * (plan_cache.c), most recently used first, up to DMX_ONCE_KEEP (4) of them within
+ * DMX_CACHE_BYTES, so calls that alternate between a few transforms (p?trmr2d's band and
+ * triangle, a solver moving a matrix out and back) plan each once. A call with a new key makes
+ * the cache let the least recently used plans go beyond those limits and reuses their engine
+ * buffers when large enough (fresh pages of a
  * multi-MB buffer cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms).
  * What the reduction
  * carried is settled without it: the duplicate is made once, by every rank's first one-shot call on
@@ -51,9 +52,9 @@
  * checked again (the key holds what the checks depend on, except the arrays, checked for NULL),
  * nothing is allocated, hashed or asked of MPI (create_again). Memory: the piece lists and
  * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
- * the one-shot path); the one-shot path keeps up to DMX_ONCE_KEEP such plans per communicator
- * (their buffers and piece lists together at most DMX_ONCE_BYTES, or the newest one's alone)
- * until the communicator is freed.
+ * the one-shot path); the one-shot path keeps such plans in the communicator's plan cache
+ * (up to DMX_ONCE_KEEP, their buffers and piece lists with the cache's other plans at most
+ * DMX_CACHE_BYTES, or the newest one's alone) until the communicator is freed.
  */
 #include "plan.h"
 
@@ -352,8 +353,8 @@ static dmx_status kept_make_room(dmxi_cache *c, dmx_plan *p)
     dmxi_exec *e = &p->ex;
     p->scap = e->sbytes, p->rcap = e->rbytes;
     taker tk = {p, 0, 0};
-    const dmx_status st = dmxi_cache_make_room(c, DMXI_CACHE_ONCE, 0, keep_count(), kept_bytes(p),
-                                               take_buffers, &tk);
+    const dmx_status st =
+        dmxi_cache_make_room(c, DMXI_CACHE_ONCE, 0, keep_count(), kept_bytes(p), take_buffers, &tk);
     dmx_plan *m = dmxi_cache_front(c, DMXI_CACHE_ONCE);
     if (m) {
         swap_buffer(&e->sbuf, &p->scap, e->sbytes, &m->ex.sbuf, &m->scap, m->ex.sbytes);

@@ -522,8 +522,8 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
      * never lets one go for a call made alone). O(entries) per call, independent of the number
      * of processes. */
     sp_entry *e = NULL;
-    int n = dmx_cache_match(ctx->comm, DMX_CACHE_DROPIN, key, sizeof key, ctx->match,
-                            ctx->match_cap);
+    int n =
+        dmx_cache_match(ctx->comm, DMX_CACHE_DROPIN, key, sizeof key, ctx->match, ctx->match_cap);
     if (n < 0)
         fail(MPI_COMM_WORLD, 1, c->name, "the plan cache: %s", dmx_last_error());
     if (n > ctx->match_cap) {

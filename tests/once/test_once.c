@@ -552,8 +552,8 @@ static void run_keep(dmxt_ctx *ctx)
                 sum += kept_mem(kv[i]);
             if (nk > 1 && sum > cap && !*msg) {
                 bad++;
-                snprintf(msg, sizeof msg, "%d plans kept with %lld bytes, over the limit %lld",
-                         nk, (long long)sum, (long long)cap);
+                snprintf(msg, sizeof msg, "%d plans kept with %lld bytes, over the limit %lld", nk,
+                         (long long)sum, (long long)cap);
             }
             /* the two plans alternate: one kept means the limit pushed the other out */
             pushed |= c > 0 && na + nb > 0 && nk == 1;
@@ -652,12 +652,10 @@ static void run_budget(dmxt_ctx *ctx)
         }
     /* the budget let plans go somewhere (the count limit alone would keep 16) */
     int64_t any = most < 16 && parts > 16;
-    if (MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) !=
-            MPI_SUCCESS ||
+    if (MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
         (any != 1 && !*msg)) {
         bad++;
-        snprintf(msg, sizeof msg, "the budget %lld let no plan go on any rank",
-                 (long long)budget);
+        snprintf(msg, sizeof msg, "the budget %lld let no plan go on any rank", (long long)budget);
     }
     unsetenv("DMX_CACHE_BYTES");
     unsetenv("DMX_ONCE_KEEP");

@@ -184,8 +184,8 @@ int main(int argc, char **argv)
     dmx_scalapack_stats st;
     dmx_scalapack_get_stats(&st);
     if (st.entries > (tiny ? 2 : 16) || st.evictions < (tiny ? 55 : 40)) {
-        fprintf(stderr, "[%d] cache not bounded as expected%s: %lld entries, %lld evictions\n",
-                me, tiny ? " (DMX_CACHE_BYTES below one plan)" : "", (long long)st.entries,
+        fprintf(stderr, "[%d] cache not bounded as expected%s: %lld entries, %lld evictions\n", me,
+                tiny ? " (DMX_CACHE_BYTES below one plan)" : "", (long long)st.entries,
                 (long long)st.evictions);
         bad++;
     }
