@@ -7,10 +7,12 @@
 #include "dmxi.h"
 
 /* The modules' states kept with a communicator. The order is the order in which they are
- * detached when the communicator is freed: the drop-in first (it destroys plans), then the plan
- * pool (its duplicates carry the shared windows), then the rest. */
+ * detached when the communicator is freed: the drop-in first (its context), then the plan cache
+ * (it destroys plans), then the plan pool (its duplicates carry the shared windows), then the
+ * rest. */
 typedef enum dmxi_slot_id {
-    DMXI_SLOT_DROPIN,     /* scalapack drop-in's cache of plans (dmx_comm_set_state) */
+    DMXI_SLOT_DROPIN,     /* scalapack drop-in's context (dmx_comm_set_state) */
+    DMXI_SLOT_CACHE,      /* plan/plan_cache.c: the plans kept between calls */
     DMXI_SLOT_PLAN,       /* plan/plan_comm.c: the pool of plan duplicates, one-shot state */
     DMXI_SLOT_COLL,       /* coll/coll_common.c: grid, node count, AUTO's memo */
     DMXI_SLOT_EXCHANGE,   /* exchange/exchange_common.c: duplicate, round counter, RSX window */

@@ -86,6 +86,19 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "sparse-exchange protocol: auto, nbx, pex, pcx or rsx",
         "sparse-exchange protocol: `auto`, `nbx`, `pex`, `pcx` or `rsx` (case-insensitive); a "
         "value that differs between ranks fails the exchange with `DMX_ERR_ARG` on all of them"),
+    ROW(DMXI_SET_CACHE_BYTES, "DMX_CACHE_BYTES", (int64_t)64 << 20, "67108864", TUNING, MUST_MATCH,
+        0,
+        "bytes of plans dmx keeps per communicator on each rank for later one-shot and "
+        "ScaLAPACK drop-in calls, least recently used out",
+        "bytes of plans dmx keeps per communicator on each rank between calls, least recently "
+        "used out: the plans of one-shot calls (`dmx_transform_once`) and of "
+        "`libdmx_scalapack`'s `p?gemr2d`/`p?trmr2d`/`p?tran*` calls, in one cache "
+        "(docs/architecture.md, \"The plan cache\"). A plan counts its engine's buffers and its "
+        "piece lists (`dmx_plan_info`'s `buffer_bytes` + `plan_bytes`), a drop-in call also its "
+        "layouts; a plan every rank made together counts the largest rank's bytes on every rank, "
+        "so that all ranks let it go at the same call. The newest plan stays even when it alone "
+        "is larger (`0`: only the newest). Freed when the communicator is freed or at "
+        "`MPI_Finalize`"),
     ROW(DMXI_SET_SHM, "DMX_SHM", 1, "1", TUNING, AGREED, 0,
         "0: packages to ranks of the same node go through MPI messages instead of rings in a "
         "shared window",
@@ -186,9 +199,12 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "(it grows to the largest need up to this); a plan whose rings need more gets a window "
         "of its own, freed with the plan"),
     ROW(DMXI_SET_SCALAPACK_CACHE, "DMX_SCALAPACK_CACHE", 16, "16", TEST, MUST_MATCH, 0,
-        "plans libdmx_scalapack keeps per process group, least recently used out (0: none)",
-        "plans `libdmx_scalapack` keeps per process group, least recently used out (`0`: build "
-        "and destroy a plan per call); read by that library itself, once"),
+        "test override: at most this many drop-in plans per process group, under DMX_CACHE_BYTES "
+        "(0: none)",
+        "test override: `libdmx_scalapack` keeps at most this many calls' plans per process group "
+        "(each of its two kinds: plans made together, calls made alone) in the plan cache, "
+        "within `DMX_CACHE_BYTES`, least recently used out (`0`: build and destroy a plan per "
+        "call); read by that library itself, once"),
     ROW(DMXI_SET_SCALAPACK_GEMM_CACHE, "DMX_SCALAPACK_GEMM_CACHE", 8, "8", TEST, MUST_MATCH, 0,
         "p?gemm_ calls libdmx_scalapack keeps planned per grid, least recently used out (0: none)",
         "`p?gemm_` calls `libdmx_scalapack` keeps planned per grid (SUMMA on the caller's arrays "
@@ -207,14 +223,14 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "messages (no shared window) while 2 x A's bytes are at most this many; the bound used "
         "is never below `DMX_SMALL_BYTES`, and `DMX_SMALL_BYTES=0` turns the path off. It "
         "bounds the temporary buffers of such a call (each rank sends at most op(B)'s bytes and "
-        "receives at most A's) and what the kept one-shot plans hold together (buffers and "
-        "piece lists, per rank; `DMX_ONCE_KEEP`)"),
+        "receives at most A's); the kept plans are bounded by `DMX_CACHE_BYTES`"),
     ROW(DMXI_SET_ONCE_KEEP, "DMX_ONCE_KEEP", 4, "4", TEST, LOCAL, 0,
-        "one-shot plans (0..16) a communicator keeps for later calls with the same key",
-        "one-shot plans (0-16) a communicator keeps for later calls with the same layouts, "
+        "test override: at most this many one-shot plans (0..16) per communicator, under "
+        "DMX_CACHE_BYTES",
+        "test override: at most this many one-shot plans (0-16) a communicator keeps (in the plan "
+        "cache, within `DMX_CACHE_BYTES`) for later calls with the same layouts, "
         "dtype, op and trapezoid, most recently used first, until it is freed: a call that finds "
-        "its plan takes it back with no planning. All but the newest are kept only while "
-        "together they hold at most `DMX_ONCE_BYTES` per rank. A call with a new transform "
+        "its plan takes it back with no planning. A call with a new transform "
         "destroys the least recently used plans beyond those limits and takes their buffers when "
         "large enough. `libdmx_scalapack`'s `p?trmr2d` (a band and a triangle, two one-shot "
         "calls) needs 2 per call shape. `0`: nothing kept (every call plans)"),

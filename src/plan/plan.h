@@ -6,7 +6,9 @@
  *
  * Files: validate.c (arguments and agreement), overlay.c (grid overlay), directory.c (partner
  * discovery for local-only layouts), packages.c (cut, order and lay out packages), plan.c (the
- * public calls), plan_small.c (plans that exchange few bytes, made with one agreement). */
+ * public calls), plan_object.c (a plan's info and destruction), plan_comm.c (its duplicates),
+ * plan_small.c (plans that exchange few bytes, made with one agreement; one-shot plans),
+ * plan_cache.c (the plans kept between calls). */
 #ifndef DMXI_PLAN_H
 #define DMXI_PLAN_H
 
@@ -50,11 +52,60 @@ typedef struct dmxi_seg_list {
 dmx_status dmxi_piece_push(dmxi_piece_list *l, const dmxi_piece *pc);
 dmx_status dmxi_local_push(dmxi_local_list *l, const dmxi_local *lp);
 
-/* ---- plan.c ---------------------------------------------------------------------------- */
+/* ---- plan_object.c --------------------------------------------------------------------- */
 
 /* p->info from p->ex's packages, peers and buffers (element counts checked against overflow:
  * DMX_ERR_OVERFLOW). Local; callers agree on the status. */
 dmx_status dmxi_plan_info_fill(dmx_plan *p);
+
+/* ---- plan_cache.c ---------------------------------------------------------------------- */
+
+/* The plans kept between calls on one communicator, under DMX_CACHE_BYTES (plan_cache.c has the
+ * rules). Kinds: whose keys an entry has. */
+enum { DMXI_CACHE_ONCE, DMXI_CACHE_DROPIN, DMXI_CACHE_DROPIN_ALONE, DMXI_CACHE_KINDS };
+typedef struct dmxi_cache dmxi_cache;
+/* Frees a kept object (collective for an agreed entry); returns 0, or nonzero on a failure. */
+typedef int (*dmxi_cache_free_fn)(void *obj);
+/* Sees an entry about to be evicted (before its free function), with the caller's ctx. */
+typedef void (*dmxi_cache_evict_fn)(void *ctx, void *obj);
+
+/* comm's cache (in its record, slot DMXI_SLOT_CACHE), made when make and none exists yet; NULL
+ * when none (or comm is being freed). Local. */
+dmx_status dmxi_cache_get(MPI_Comm comm, int make, dmxi_cache **out);
+/* The object kept with this key, moved to the front, or NULL. Local. */
+void *dmxi_cache_find(dmxi_cache *c, int kind, const void *key, size_t len);
+/* Whether an object is kept with this key (nothing moves). Local. */
+int dmxi_cache_has(const dmxi_cache *c, int kind, const void *key, size_t len);
+/* Remove the entry with this key and hand its object to the caller (local entries). Local. */
+void *dmxi_cache_take(dmxi_cache *c, int kind, const void *key, size_t len);
+/* The most recently used object of kind, or NULL. Local. */
+void *dmxi_cache_front(const dmxi_cache *c, int kind);
+/* Make room for a new entry of kind holding bytes: evict least recently used entries beyond
+ * max_count of kind, then local ones while the total plus bytes exceeds DMX_CACHE_BYTES, then,
+ * when agreed (every rank calls here at the same call, with the same bytes), agreed ones while
+ * the agreed total plus bytes exceeds it. hook (may be NULL) sees each evicted object first.
+ * Local for local entries; collective when it evicts agreed ones. */
+dmx_status dmxi_cache_make_room(dmxi_cache *c, int kind, int agreed, int max_count, int64_t bytes,
+                                dmxi_cache_evict_fn hook, void *ctx);
+/* Keep obj at the front with a copy of its key (call dmxi_cache_make_room first). Local. */
+dmx_status dmxi_cache_add(dmxi_cache *c, int kind, int agreed, const void *key, size_t len,
+                          void *obj, int64_t bytes, dmxi_cache_free_fn free_fn);
+/* A local entry's object now holds bytes (its buffers changed hands). Local. */
+void dmxi_cache_set_bytes(dmxi_cache *c, const void *obj, int64_t bytes);
+/* The objects of kind, most recently used first (up to max); returns how many there are. */
+int dmxi_cache_list(const dmxi_cache *c, int kind, void **objs, int max);
+/* For each entry of kind, most recently used first (up to max): whether its key is this one;
+ * returns how many entries of kind there are. Local. */
+int dmxi_cache_match(const dmxi_cache *c, int kind, const void *key, size_t len, int *match,
+                     int max);
+/* The i-th object of kind in the order of dmxi_cache_match, moved to the front. Local. */
+void *dmxi_cache_take_nth(dmxi_cache *c, int kind, int i);
+/* What a cache holds (c may be NULL) and what every cache of this process holds. Local. */
+typedef struct dmxi_cache_info {
+    int64_t entries, bytes, agreed_bytes, evictions;
+    int64_t live_bytes; /* every cache of this process */
+} dmxi_cache_info;
+void dmxi_cache_stats(const dmxi_cache *c, dmxi_cache_info *info);
 
 /* ---- plan_comm.c ----------------------------------------------------------------------- */
 
@@ -72,16 +123,14 @@ dmx_status dmxi_plan_comm_choose(MPI_Comm comm, dmxi_comm_pool **pool, int64_t *
 dmx_status dmxi_plan_comm_take(MPI_Comm comm, dmxi_comm_pool *p, int64_t choice, int agreed,
                                MPI_Comm *dup, dmxi_comm_pool **pool, int *slot);
 
-/* What a communicator's pool keeps for the next one-shot calls (plan_small.c). The kept plans
- * all run on the pool's one-shot duplicate; they are destroyed with the pool. */
+/* What a communicator's pool keeps for the one-shot calls (plan_small.c); their plans are kept
+ * in the communicator's plan cache (plan_cache.c). */
 #define DMXI_ONCE_KEEP_MAX 16
 typedef struct dmxi_once_state {
-    dmx_plan *plan[DMXI_ONCE_KEEP_MAX]; /* kept one-shot plans, most recently used first */
-    int nplan;                          /* how many */
-    int busy;                           /* a one-shot plan is out, between create and finish */
-    int64_t key[DMXI_ONCE_KEY];         /* the key of the last one-shot call whose checks passed */
-    int checked;                        /* key is set */
-    int64_t made, hits;                 /* plans made, kept plans taken back (for tests) */
+    int busy;                   /* a one-shot plan is out, between create and finish */
+    int64_t key[DMXI_ONCE_KEY]; /* the key of the last one-shot call whose checks passed */
+    int checked;                /* key is set */
+    int64_t made, hits;         /* plans made, kept plans taken back (for tests) */
 } dmxi_once_state;
 
 /* The one-shot calls' state on comm's pool (dmx_transform_once's plans, plan_small.c): the

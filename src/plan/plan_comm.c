@@ -14,8 +14,9 @@
  *
  * One-shot calls (dmx_transform_once's plans when they make no agreement, plan_small.c) use a
  * further duplicate of their own, made by the first one on every rank and never handed to a
- * persistent plan; the pool also keeps the last one-shot plans (which share that duplicate) and
- * destroys them with the pool, and the key of the last one-shot call that passed its checks. The
+ * persistent plan (the one-shot plans that share it are kept in the communicator's plan cache,
+ * plan_cache.c, detached before this pool); the pool also keeps the key of the last one-shot call
+ * that passed its checks. The
  * registry remembers the record looked up last, so calls in a row on one communicator find the
  * pool without MPI_Comm_get_attr (a hash lookup in the MPI library, ~20 ns of a 100 ns call).
  *
@@ -46,7 +47,7 @@ struct dmxi_comm_pool {
     unsigned char *state;    /* slot -> SLOT_FREE, SLOT_USED or SLOT_DEAD */
     int n, cap;              /* slots made, slots allowed (DMX_COMM_CACHE when made) */
     MPI_Comm once;           /* the one-shot calls' duplicate (MPI_COMM_NULL: not made yet) */
-    dmxi_once_state once_st; /* the kept one-shot plans and last key (plan_small.c) */
+    dmxi_once_state once_st; /* the one-shot calls' last key and counters (plan_small.c) */
 };
 
 enum { SLOT_FREE, SLOT_USED, SLOT_DEAD };
@@ -63,16 +64,13 @@ static void pool_release_memory(void *state)
 
 /* Detach: the user freed the communicator (or MPI_Finalize). Frees the free duplicates
  * (collective, as the user's MPI_Comm_free is); slots in use stay with their plans, which free
- * them at destroy. The record is still marked attached here, so the kept one-shot plans give
- * the shared one-shot duplicate back to the pool, which frees it below. */
+ * them at destroy. The plan cache was detached before (core/comm.h's order): its one-shot plans
+ * gave the shared one-shot duplicate back to the pool, which frees it below. */
 static int pool_detach(void *state)
 {
     dmxi_comm_pool *p = state;
     int rc = MPI_SUCCESS;
     p->once_st.checked = 0;
-    while (p->once_st.nplan > 0) /* each gives the one-shot duplicate back, freed below */
-        if (dmx_plan_destroy(&p->once_st.plan[--p->once_st.nplan]) != DMX_SUCCESS)
-            rc = MPI_ERR_OTHER;
     for (int i = 0; i < p->n; i++)
         if (p->state[i] == SLOT_FREE && p->dup[i] != MPI_COMM_NULL) {
             int r = MPI_Comm_free(&p->dup[i]);

@@ -27,11 +27,12 @@
  * then runs on a duplicate of the communicator reserved for one-shot calls (plan_comm.c), and
  * is kept there for later one-shot calls, which take it back when their key matches (layout
  * ids and descriptions, window, dtype, op, trapezoid, cut settings; the scalars and the
- * layouts' arrays are read at execution). Up to DMX_ONCE_KEEP plans (4) are kept, most recently
- * used first, so calls that alternate between a few transforms (p?trmr2d's band and triangle,
- * a solver moving a matrix out and back) plan each once; all but the newest only while together
- * they hold at most DMX_ONCE_BYTES. A call with a new key destroys the least recently used plans
- * beyond those limits and reuses their engine buffers when large enough (fresh pages of a
+ * layouts' arrays are read at execution). The plans are kept in the communicator's plan cache
+ * (plan_cache.c), most recently used first, up to DMX_ONCE_KEEP (4) of them within
+ * DMX_CACHE_BYTES, so calls that alternate between a few transforms (p?trmr2d's band and
+ * triangle, a solver moving a matrix out and back) plan each once. A call with a new key makes
+ * the cache let the least recently used plans go beyond those limits and reuses their engine
+ * buffers when large enough (fresh pages of a
  * multi-MB buffer cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms).
  * What the reduction
  * carried is settled without it: the duplicate is made once, by every rank's first one-shot call on
@@ -51,9 +52,9 @@
  * checked again (the key holds what the checks depend on, except the arrays, checked for NULL),
  * nothing is allocated, hashed or asked of MPI (create_again). Memory: the piece lists and
  * the engine's buffers (the bytes exchanged, at most DMX_SMALL_BYTES per rank, DMX_ONCE_BYTES on
- * the one-shot path); the one-shot path keeps up to DMX_ONCE_KEEP such plans per communicator
- * (their buffers and piece lists together at most DMX_ONCE_BYTES, or the newest one's alone)
- * until the communicator is freed.
+ * the one-shot path); the one-shot path keeps such plans in the communicator's plan cache
+ * (up to DMX_ONCE_KEEP, their buffers and piece lists with the cache's other plans at most
+ * DMX_CACHE_BYTES, or the newest one's alone) until the communicator is freed.
  */
 #include "plan.h"
 
@@ -250,33 +251,40 @@ static int has_memory(const dmx_layout *L)
     return !L->d->cyclic || L->nlocal == 0 || L->m == 0 || L->n == 0 || L->base;
 }
 
-/* The kept plan with this key: its index in os->plan, or -1. Local. */
-static int kept_find(const dmxi_once_state *os, const int64_t *key)
+/* The one-shot plans kept in comm's plan cache (plan_cache.c), or NULL. Local. */
+static dmxi_cache *kept_cache(MPI_Comm comm)
 {
-    for (int i = 0; i < os->nplan; i++)
-        if (key_equal(os->plan[i]->key, key))
-            return i;
-    return -1;
+    dmxi_cache *c = NULL;
+    if (dmxi_cache_get(comm, 0, &c) != DMX_SUCCESS) {
+        c = NULL;
+        dmxi_error_clear(); /* the full path meets the failure again and reports it */
+    }
+    return c;
 }
 
-/* Take kept plan i back for a call of transform t, which has its key: the same transform, only
- * the scalars may differ. The others keep their order; os is busy until the call finishes.
- * Local. */
-static dmx_plan *kept_take(dmxi_once_state *os, int i, const dmx_transform *t)
+/* Take the kept plan with this key back for a call of transform t, which has its key: the same
+ * transform, only the scalars may differ. os is busy until the call finishes. Local. */
+static dmx_plan *kept_take(dmxi_cache *c, dmxi_once_state *os, const int64_t *key,
+                           const dmx_transform *t)
 {
-    dmx_plan *p = os->plan[i];
-    memmove(os->plan + i, os->plan + i + 1, (size_t)(os->nplan - 1 - i) * sizeof *os->plan);
-    os->nplan--;
+    dmx_plan *p = dmxi_cache_take(c, DMXI_CACHE_ONCE, key, DMXI_ONCE_KEY * sizeof *key);
     os->busy = 1;
     os->hits++;
     p->xf[0].t = *t;
     return p;
 }
 
-/* The memory a kept plan holds: the engine's buffers and the piece lists. */
+/* The memory a kept plan holds: the engine's buffers (at their capacity) and the piece lists. */
 static int64_t kept_bytes(const dmx_plan *p)
 {
     return p->ex.buffer_bytes + p->info.plan_bytes;
+}
+
+/* A kept plan's free function in the cache. */
+static int kept_free(void *obj)
+{
+    dmx_plan *p = obj;
+    return dmx_plan_destroy(&p) != DMX_SUCCESS;
 }
 
 /* How many one-shot plans a communicator keeps (DMX_ONCE_KEEP, at most DMXI_ONCE_KEEP_MAX). */
@@ -286,34 +294,29 @@ static int keep_count(void)
     return k < DMXI_ONCE_KEEP_MAX ? (int)k : DMXI_ONCE_KEEP_MAX;
 }
 
-/* Destroy the least recently used kept plans until os keeps at most n plans whose memory plus
- * extra is at most cap. With a taker (a new plan, its engine's buffers just allocated and not yet
- * touched), the first destroyed plan whose send (receive) buffer is large enough gives it to the
- * taker instead of freeing it. Local (a kept plan's destruction gives the one-shot duplicate
- * back). */
-static dmx_status kept_trim(dmxi_once_state *os, int n, int64_t extra, int64_t cap, dmx_plan *taker)
+/* A new plan (its engine's buffers just allocated, not yet touched) taking the buffers of the
+ * kept plans the cache evicts to make room for it: the first evicted plan whose send (receive)
+ * buffer is large enough gives it to the taker instead of freeing it. */
+typedef struct taker {
+    dmx_plan *p;
+    int sgot, rgot; /* a buffer was taken over */
+} taker;
+
+static void take_buffers(void *ctx, void *obj)
 {
-    dmx_status st = DMX_SUCCESS;
-    int sgot = 0, rgot = 0; /* a buffer was taken over */
-    int64_t sum = extra;
-    for (int i = 0; i < os->nplan; i++)
-        sum += kept_bytes(os->plan[i]);
-    while (os->nplan > 0 && (os->nplan > n || sum > cap)) {
-        dmx_plan *v = os->plan[--os->nplan];
-        sum -= kept_bytes(v);
-        dmxi_exec *e = taker ? &taker->ex : NULL, *o = &v->ex;
-        if (e && !sgot && e->sbytes > 0 && v->scap >= e->sbytes) {
-            free(e->sbuf);
-            e->sbuf = o->sbuf, taker->scap = v->scap, o->sbuf = NULL, sgot = 1;
-        }
-        if (e && !rgot && e->rbytes > 0 && v->rcap >= e->rbytes) {
-            free(e->rbuf);
-            e->rbuf = o->rbuf, taker->rcap = v->rcap, o->rbuf = NULL, rgot = 1;
-        }
-        dmx_status st2 = dmx_plan_destroy(&v);
-        st = st == DMX_SUCCESS ? st2 : st;
+    taker *t = ctx;
+    dmx_plan *v = obj;
+    dmxi_exec *e = &t->p->ex, *o = &v->ex;
+    if (v->slot != DMXI_SLOT_ONCE)
+        return; /* not a one-shot plan */
+    if (!t->sgot && e->sbytes > 0 && v->scap >= e->sbytes) {
+        free(e->sbuf);
+        e->sbuf = o->sbuf, t->p->scap = v->scap, o->sbuf = NULL, t->sgot = 1;
     }
-    return st;
+    if (!t->rgot && e->rbytes > 0 && v->rcap >= e->rbytes) {
+        free(e->rbuf);
+        e->rbuf = o->rbuf, t->p->rcap = v->rcap, o->rbuf = NULL, t->rgot = 1;
+    }
 }
 
 /* Give buffer *buf (capacity *cap, need bytes needed) the one of *mbuf (capacity *mcap) when that
@@ -337,24 +340,27 @@ static void swap_buffer(char **buf, int64_t *cap, int64_t need, char **mbuf, int
     *mbuf = b, *mcap = c;
 }
 
-/* Make room in os for new plan p (its engine's buffers just allocated, not yet touched) before
- * it is kept: destroy the least recently used plans beyond DMX_ONCE_KEEP - 1 or beyond cap bytes
- * with p's. A destroyed plan's small-engine buffers serve p when large enough. Then p swaps
- * buffers with the most recently used kept plan when that one's are large enough: the last call
- * touched them, so they are mapped and likely in cache. A call of a new shape thus writes warm
- * pages instead of faulting fresh ones in (fresh pages of a multi-MB buffer cost more than the
- * copy: 1024^2 doubles, 2 x 2 grids, 8 ms against 1.3 ms), and the kept plan faults its
- * new buffers in only if it runs again. Local. */
-static dmx_status kept_make_room(dmxi_once_state *os, dmx_plan *p, int64_t cap)
+/* Make room in comm's cache for new plan p (its engine's buffers just allocated, not yet
+ * touched) before it is kept: the cache evicts the least recently used plans beyond
+ * DMX_ONCE_KEEP - 1 or beyond DMX_CACHE_BYTES with p's; an evicted plan's small-engine buffers
+ * serve p when large enough. Then p swaps buffers with the most recently used kept plan when
+ * that one's are large enough: the last call touched them, so they are mapped and likely in
+ * cache. A call of a new shape thus writes warm pages instead of faulting fresh ones in (fresh
+ * pages of a multi-MB buffer cost more than the copy: 1024^2 doubles, 2 x 2 grids, 8 ms against
+ * 1.3 ms), and the kept plan faults its new buffers in only if it runs again. Local. */
+static dmx_status kept_make_room(dmxi_cache *c, dmx_plan *p)
 {
     dmxi_exec *e = &p->ex;
     p->scap = e->sbytes, p->rcap = e->rbytes;
-    const dmx_status st = kept_trim(os, keep_count() - 1, kept_bytes(p), cap, p);
-    if (os->nplan > 0) {
-        dmx_plan *m = os->plan[0];
+    taker tk = {p, 0, 0};
+    const dmx_status st =
+        dmxi_cache_make_room(c, DMXI_CACHE_ONCE, 0, keep_count(), kept_bytes(p), take_buffers, &tk);
+    dmx_plan *m = dmxi_cache_front(c, DMXI_CACHE_ONCE);
+    if (m) {
         swap_buffer(&e->sbuf, &p->scap, e->sbytes, &m->ex.sbuf, &m->scap, m->ex.sbytes);
         swap_buffer(&e->rbuf, &p->rcap, e->rbytes, &m->ex.rbuf, &m->rcap, m->ex.rbytes);
         m->ex.buffer_bytes = m->info.buffer_bytes = m->scap + m->rcap;
+        dmxi_cache_set_bytes(c, m, kept_bytes(m));
     }
     e->buffer_bytes = p->info.buffer_bytes = p->scap + p->rcap;
     return st;
@@ -378,16 +384,17 @@ static void create_again(const dmx_transform *t, int64_t max_msg, int64_t chunk,
         return;
     int64_t key[DMXI_ONCE_KEY];
     once_key(t, max_msg, chunk, limit, key);
-    const int i = kept_find(os, key);
-    if (i < 0 && !(os->checked && key_equal(os->key, key)))
+    dmxi_cache *c = kept_cache(t->a->d->comm);
+    const int kept = dmxi_cache_has(c, DMXI_CACHE_ONCE, key, sizeof key);
+    if (!kept && !(os->checked && key_equal(os->key, key)))
         return;
     if (!has_memory(t->a) || !has_memory(t->b))
         return; /* the full path reports it */
     if (t->a->nlocal == 0 && t->b->nlocal == 0) {
         *out = NULL; /* nothing to send, receive or copy here */
         *hit = 1;
-    } else if (i >= 0 && !os->busy) { /* busy: the full path reports the overlap */
-        *out = kept_take(os, i, t);
+    } else if (kept && !os->busy) { /* busy: the full path reports the overlap */
+        *out = kept_take(c, os, key, t);
         *hit = 1;
     }
 }
@@ -420,10 +427,12 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
         st = dmxi_error(DMX_ERR_STATE, __FILE__, __LINE__,
                         "a one-shot call on this communicator is already running (one-shot calls "
                         "on one communicator must not overlap, as any collective)");
+    dmxi_cache *c = NULL;
+    if (st == DMX_SUCCESS)
+        st = dmxi_cache_get(comm0, 1, &c);
     if (st == DMX_SUCCESS) {
-        const int i = kept_find(os, key);
-        if (i >= 0) {
-            *out = kept_take(os, i, tv);
+        if (dmxi_cache_has(c, DMXI_CACHE_ONCE, key, sizeof key)) {
+            *out = kept_take(c, os, key, tv);
             return st;
         }
         st = build(1, tv, comm0, max_msg, chunk, limit, &p, &small);
@@ -433,7 +442,7 @@ static dmx_status create_alone(const dmx_transform *tv, MPI_Comm comm0, int64_t 
         st = dmxi_error(DMX_ERR_INTERNAL, __FILE__, __LINE__,
                         "a one-shot plan within the small bound is not small on this rank");
     if (st == DMX_SUCCESS)
-        st = kept_make_room(os, p, limit);
+        st = kept_make_room(c, p);
     if (st == DMX_SUCCESS) {
         p->comm = MPI_COMM_NULL;
         st = dmxi_plan_comm_once_take(pool, &p->comm, &p->slot);
@@ -459,22 +468,27 @@ dmx_status dmxi_plan_once_finish(dmx_plan **p, dmx_status st)
         return dmx_plan_destroy(p);
     os->busy = 0;
     const int n = keep_count();
-    if (st == DMX_SUCCESS && !q->ex.broken && n > 0) {
+    /* the cache of the layouts' communicator, which holds the pool (alive: the call's layouts) */
+    dmxi_cache *c = kept_cache(q->xf[0].t.a->d->comm);
+    if (st == DMX_SUCCESS && !q->ex.broken && n > 0 && c) {
         /* room for it (kept_make_room made it, unless the settings changed since); the newest
          * plan always stays */
-        int64_t limit = 0, max_msg = 0, chunk = 0, cap = 0;
-        int check_local = 0;
-        read_settings(&limit, &max_msg, &chunk, &check_local, &cap);
-        dmx_status st2 = kept_trim(os, n - 1, kept_bytes(q), cap, NULL);
-        memmove(os->plan + 1, os->plan, (size_t)os->nplan * sizeof *os->plan);
-        os->plan[0] = q;
-        os->nplan++;
-        *p = NULL;
-        return st2;
+        dmx_status st2 = dmxi_cache_make_room(c, DMXI_CACHE_ONCE, 0, n, kept_bytes(q), NULL, NULL);
+        if (st2 == DMX_SUCCESS)
+            st2 = dmxi_cache_add(c, DMXI_CACHE_ONCE, 0, q->key, sizeof q->key, q, kept_bytes(q),
+                                 kept_free);
+        if (st2 == DMX_SUCCESS) {
+            *p = NULL;
+            return st2;
+        }
+        dmx_status st3 = dmx_plan_destroy(p);
+        return st2 == DMX_SUCCESS ? st3 : st2;
     }
     /* A broken plan frees the duplicate the kept plans share: they go first; with DMX_ONCE_KEEP=0
      * none stays either. */
-    dmx_status st2 = q->ex.broken || n == 0 ? kept_trim(os, 0, 0, 0, NULL) : DMX_SUCCESS;
+    dmx_status st2 = q->ex.broken || n == 0
+                         ? dmxi_cache_make_room(c, DMXI_CACHE_ONCE, 0, 0, 0, NULL, NULL)
+                         : DMX_SUCCESS;
     dmx_status st3 = dmx_plan_destroy(p);
     return st2 == DMX_SUCCESS ? st3 : st2;
 }

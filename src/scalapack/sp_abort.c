@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Ending the job after an error message: a short pause, then MPI_Abort.
+/* Ending the job after an error message: a short pause, then MPI_Abort; and calloc that ends the
+ * job when memory runs out (used by the key, cache and multiply files alike).
  *
  * Why the pause: MPICH's Hydra kills the job on MPI_Abort without forwarding what the aborting
  * process has just written to stderr, so without it the message that says why the job ended was
@@ -7,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "sp_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -16,4 +18,14 @@ _Noreturn void sp_abort(MPI_Comm comm)
     nanosleep(&pause, NULL);
     MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
     abort(); /* MPI_Abort does not return; keep the compiler and the promise honest */
+}
+
+void *sp_xcalloc(size_t n, size_t sz, const char *name)
+{
+    void *p = calloc(n > 0 ? n : 1, sz > 0 ? sz : 1);
+    if (p != NULL)
+        return p;
+    fprintf(stderr, "dmx_scalapack: %s: out of memory (%zu x %zu bytes)\n", name, n, sz);
+    fflush(stderr);
+    sp_abort(MPI_COMM_WORLD);
 }

@@ -18,17 +18,26 @@
  *      beta, execute. Miss: validate the gathered key exactly as ScaLAPACK would, build the two
  *      block-cyclic layouts on the group, take views of the submatrices, plan, execute.
  *
- * The cache holds at most DMX_SCALAPACK_CACHE (default 16) plans per context, least recently used
- * first out. Every process of a context sees the same sequence of calls on it, so evictions (plan
- * destruction is collective) happen at the same call everywhere. A context and its plans are
- * freed with the grid's communicator (BLACS_GRIDEXIT) or at MPI_Finalize, by dmx's registry.
+ * The entries (layouts and plan of a call) are kept in dmx's plan cache on the context's
+ * communicator (dmx_cache.h, src/plan/plan_cache.c), with the one-shot plans of the calls made
+ * alone, under one budget (DMX_CACHE_BYTES per communicator and rank; at most
+ * DMX_SCALAPACK_CACHE entries of each kind, a test override), least recently used first out. An
+ * entry made together counts the largest process's bytes (one MPI_Allreduce on a miss), so every
+ * process of a context, which sees the same sequence of calls on it, lets the same entries go at
+ * the same call (plan destruction is collective). A context is freed with the grid's
+ * communicator (BLACS_GRIDEXIT) or at MPI_Finalize, by dmx's registry, and its entries with the
+ * context's communicator (dmx's inner duplicate of the grid's), right after.
  *
  * Errors abort the program (ScaLAPACK's redistribution routines exit and the PBLAS abort on bad
  * arguments; there is no INFO argument to return them through).
  */
 #include "sp_internal.h"
 
+/* the plan cache's calls for a library on dmx (exported by libdmx; not installed) */
+#include "../plan/dmx_cache.h"
+
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,9 +51,7 @@
 
 /* ---- cache ----------------------------------------------------------------------------------- */
 typedef struct sp_entry {
-    struct sp_entry *next; /* list of a context, most recently used first */
-    uint64_t serial;       /* creation order, for the collective teardown */
-    int key[KEY_LEN];      /* this process's key; equal keys on every process = a hit */
+    int key[KEY_LEN]; /* this process's key; equal keys on every process = a hit */
     int npieces;
     dmx_layout *src[SP_MAX_PIECES];
     dmx_layout *dst[SP_MAX_PIECES];
@@ -70,12 +77,7 @@ typedef struct sp_context {
     int *gkey;  /* allgather buffer (misses only), size * KEY_LEN */
     int *match; /* per cached entry: does this process's key match (hit test) */
     int match_cap;
-    sp_entry *entries;
-    int64_t nentries;
-    /* the small calls' own cache (sp_small.c), most recently used first: local, so it is
-     * searched, moved and evicted by each process alone */
-    sp_entry *small;
-    int64_t nsmall;
+    int *lkey;       /* a small call's cache key: its key and tag, KEY_LEN + size * KEY_LEN */
     MPI_Group group; /* of comm */
     int *ranks;      /* 2 x size: a small call's grid ranks */
 } sp_context;
@@ -83,11 +85,10 @@ typedef struct sp_context {
 static struct {
     int initialized;
     int64_t capacity;
-    uint64_t serial;
     struct sp_context *contexts; /* live contexts, oldest first */
     int direct; /* DMX_SCALAPACK_DIRECT: tiny all-local calls in place (sp_direct.c) */
     dmx_scalapack_stats stats;
-} g_sp = {0, SP_DEFAULT_CACHE, 0, NULL, 1, {0}};
+} g_sp = {0, SP_DEFAULT_CACHE, NULL, 1, {0}};
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 #if defined(__GNUC__)
@@ -138,15 +139,7 @@ static _Noreturn void mpi_fail(const char *name, int rc, const char *what, int l
                  dmx_last_error());                                                                \
     } while (0)
 
-void *sp_xcalloc(size_t n, size_t sz, const char *name)
-{
-    void *p = calloc(n > 0 ? n : 1, sz > 0 ? sz : 1);
-    if (p == NULL)
-        fail(MPI_COMM_WORLD, 1, name, "out of memory (%zu x %zu bytes)", n, sz);
-    return p;
-}
-
-/* ---- teardown with the grid ---------------------------------------------------------------- */
+/* ---- teardown ------------------------------------------------------------------------------ */
 static void entry_destroy(sp_entry *e, const char *name)
 {
     if (e == NULL)
@@ -160,18 +153,21 @@ static void entry_destroy(sp_entry *e, const char *name)
     free(e);
 }
 
-static int cmp_entry_serial(const void *x, const void *y)
+/* The plan cache lets an entry go (dmx_cache_free_fn): evicted at a call (made together: at the
+ * same call on every process), or when the context's communicator is freed (inside
+ * MPI_Comm_free, collective) or at MPI_Finalize. */
+static int entry_free(void *obj)
 {
-    const sp_entry *a = *(sp_entry *const *)x;
-    const sp_entry *b = *(sp_entry *const *)y;
-    return (a->serial > b->serial) - (a->serial < b->serial);
+    entry_destroy(obj, "letting a cached call go");
+    g_sp.stats.entries--;
+    g_sp.stats.evictions++;
+    return 0;
 }
 
 /* The state dmx keeps with the grid's communicator (dmx_comm_set_state): called when the
  * communicator is freed (BLACS_GRIDEXIT, inside MPI_Comm_free: collective on the grid) or at
- * MPI_Finalize. Destroys the context's plans in creation order (plan destruction is collective
- * and every process of the context created them in the same order), then its local entries.
- * The context's communicator is dmx's inner duplicate, freed by dmx after this. */
+ * MPI_Finalize. The context's entries are in the plan cache of its communicator, dmx's inner
+ * duplicate, which dmx frees (with them, oldest first) after this. */
 static void context_free(void *state)
 {
     const char *name = "freeing a BLACS grid's communicator";
@@ -181,24 +177,10 @@ static void context_free(void *state)
             *q = c->next;
             break;
         }
-    sp_entry **all = sp_xcalloc((size_t)c->nentries, sizeof *all, name);
-    int64_t k = 0;
-    for (sp_entry *e = c->entries; e != NULL; e = e->next)
-        all[k++] = e;
-    qsort(all, (size_t)k, sizeof *all, cmp_entry_serial);
-    for (int64_t i = 0; i < k; i++)
-        entry_destroy(all[i], name);
-    free(all);
-    g_sp.stats.entries -= c->nentries;
-    while (c->small != NULL) { /* local: unagreed layouts, no plan */
-        sp_entry *e = c->small;
-        c->small = e->next;
-        entry_destroy(e, name);
-    }
-    g_sp.stats.entries -= c->nsmall;
     free(c->ranks);
     SP_MPI(name, MPI_Group_free(&c->group));
     free(c->gkey);
+    free(c->lkey);
     free(c->match);
     free(c);
     g_sp.stats.contexts--;
@@ -245,6 +227,7 @@ static sp_context *find_context(int ictxt, const char *name)
     SP_MPI(name, MPI_Comm_size(c->comm, &c->size));
     c->gkey = sp_xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
     c->ranks = sp_xcalloc((size_t)c->size * 2, sizeof(int), name);
+    c->lkey = sp_xcalloc((size_t)(c->size + 1) * KEY_LEN, sizeof(int), name);
     SP_MPI(name, MPI_Comm_group(c->comm, &c->group));
     SP_DMX(name, dmx_comm_set_state(gcomm, c, context_free));
     *tail = c;
@@ -412,64 +395,66 @@ static int is_zero(dmx_scalar s)
     return s.re == 0.0 && s.im == 0.0;
 }
 
-/* A cache list (most recently used first, *n entries): make room for one more by destroying the
- * least recently used entry (the tail) when the list is full. Every process does this at the same
- * call of a process group, so the collective destruction of agreed plans matches. */
-static void make_room(sp_entry **list, int64_t *n, const char *name)
+/* The bytes an entry holds on this process: its plan (engine buffers and piece lists, as
+ * dmx_plan_info counts them), the entry and its tag; the layouts' descriptions are small and
+ * not counted. A call made alone holds no plan here: its pieces' plans are dmx_transform_once's,
+ * kept and counted in the same cache. */
+static int64_t entry_bytes(const sp_entry *e, const char *name)
 {
-    if (g_sp.capacity <= 0 || *n < g_sp.capacity)
-        return;
-    sp_entry **last = list;
-    while ((*last)->next != NULL)
-        last = &(*last)->next;
-    sp_entry *old = *last;
-    *last = NULL;
-    (*n)--;
-    g_sp.stats.entries--;
-    g_sp.stats.evictions++;
-    entry_destroy(old, name);
+    int64_t bytes = (int64_t)sizeof *e + (int64_t)(e->nranks * sizeof(int));
+    if (e->plan != NULL) {
+        dmx_plan_info info;
+        SP_DMX(name, dmx_plan_get_info(e->plan, &info));
+        bytes += info.buffer_bytes + info.plan_bytes;
+    }
+    return bytes;
 }
 
-/* Put a new entry at the front of a cache list, or destroy it when caching is off. */
-static void keep(sp_entry **list, int64_t *n, sp_entry *e, const char *name)
+/* Keep a new entry in the plan cache of ctx (or destroy it when caching is off): made together
+ * (agreed), every process counts the largest process's bytes and keeps it at this same call. */
+static void keep(sp_context *ctx, sp_entry *e, int agreed, const int *key, size_t len,
+                 const char *name)
 {
     if (g_sp.capacity == 0) {
         entry_destroy(e, name);
         return;
     }
-    e->next = *list;
-    *list = e;
-    (*n)++;
+    int64_t bytes = entry_bytes(e, name);
+    if (agreed)
+        SP_MPI(name, MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, ctx->comm));
+    const int cap = g_sp.capacity > INT_MAX ? INT_MAX : (int)g_sp.capacity;
     g_sp.stats.entries++;
+    const dmx_cache_kind kind = agreed ? DMX_CACHE_DROPIN : DMX_CACHE_DROPIN_ALONE;
+    SP_DMX(name, dmx_cache_keep(ctx->comm, kind, agreed, cap, key, len * sizeof *key, e, bytes,
+                                entry_free));
 }
 
 /* A small call run by dmx_transform_once on layouts made locally from ctx->gkey: this process's
  * cache of its own layouts, keyed on its own key (its descriptors with its LLD and grid
- * coordinates) and tag (ntag integers: what else decides the layouts). Local. */
+ * coordinates) and tag (ntag integers: what else decides the layouts). The entry is out of the
+ * cache while its pieces run (their one-shot plans may make the cache let local entries go),
+ * then kept again, most recently used. Local. */
 static void run_local(sp_context *ctx, const sp_call *c, const int *key, const int *tag,
                       size_t ntag)
 {
-    sp_entry **link = &ctx->small;
-    for (; *link != NULL; link = &(*link)->next) {
-        sp_entry *e = *link;
-        if (e->nranks == ntag && memcmp(e->key, key, sizeof e->key) == 0 &&
-            memcmp(e->ranks, tag, ntag * sizeof(int)) == 0) {
-            g_sp.stats.hits++;
-            *link = e->next; /* to the front */
-            e->next = ctx->small;
-            ctx->small = e;
-            entry_execute(e, c, 1);
-            return;
-        }
+    int *lkey = ctx->lkey; /* key then tag */
+    memcpy(lkey, key, KEY_LEN * sizeof *key);
+    memcpy(lkey + KEY_LEN, tag, ntag * sizeof *tag);
+    const size_t len = (KEY_LEN + ntag) * sizeof *lkey;
+    sp_entry *e = dmx_cache_take(ctx->comm, DMX_CACHE_DROPIN_ALONE, lkey, len);
+    if (e != NULL) {
+        g_sp.stats.hits++;
+        g_sp.stats.entries--;
+        entry_execute(e, c, 1);
+    } else {
+        g_sp.stats.misses++;
+        e = entry_create(ctx, c, 1);
+        e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
+        e->nranks = ntag;
+        memcpy(e->ranks, tag, ntag * sizeof(int));
+        entry_execute(e, c, 0);
     }
-    g_sp.stats.misses++;
-    make_room(&ctx->small, &ctx->nsmall, c->name);
-    sp_entry *e = entry_create(ctx, c, 1);
-    e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
-    e->nranks = ntag;
-    memcpy(e->ranks, tag, ntag * sizeof(int));
-    entry_execute(e, c, 0);
-    keep(&ctx->small, &ctx->nsmall, e, c->name);
+    keep(ctx, e, 0, lkey, KEY_LEN + ntag, c->name);
 }
 
 void DMXSP_INTERNAL(run)(const sp_call *c)
@@ -533,34 +518,28 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     /* Hit test without gathering anything: a cached entry matches when every process's own key
      * equals the one it stored, so each process checks its own and one MIN-reduction over the
      * (at most capacity) entries agrees. Every process holds the same entries in the same
-     * order, because they are created, moved and evicted only on agreed outcomes. O(entries)
-     * per call, independent of the number of processes. */
-    sp_entry **link = &ctx->entries;
+     * order, because they are created, moved and evicted only on agreed outcomes (the cache
+     * never lets one go for a call made alone). O(entries) per call, independent of the number
+     * of processes. */
     sp_entry *e = NULL;
-    if (ctx->nentries > 0) {
-        if (ctx->match_cap < ctx->nentries) {
-            free(ctx->match);
-            ctx->match_cap = (int)ctx->nentries;
-            ctx->match = sp_xcalloc((size_t)ctx->match_cap, sizeof(int), c->name);
-        }
-        int k = 0;
-        for (sp_entry *x = ctx->entries; x != NULL; x = x->next)
-            ctx->match[k++] = memcmp(x->key, key, sizeof key) == 0;
-        SP_MPI(c->name, MPI_Allreduce(MPI_IN_PLACE, ctx->match, k, MPI_INT, MPI_MIN, ctx->comm));
-        k = 0;
-        for (; *link != NULL; link = &(*link)->next, k++) {
-            if (ctx->match[k]) {
-                e = *link;
-                break;
-            }
-        }
+    int n =
+        dmx_cache_match(ctx->comm, DMX_CACHE_DROPIN, key, sizeof key, ctx->match, ctx->match_cap);
+    if (n < 0)
+        fail(MPI_COMM_WORLD, 1, c->name, "the plan cache: %s", dmx_last_error());
+    if (n > ctx->match_cap) {
+        free(ctx->match);
+        ctx->match_cap = n;
+        ctx->match = sp_xcalloc((size_t)n, sizeof(int), c->name);
+        n = dmx_cache_match(ctx->comm, DMX_CACHE_DROPIN, key, sizeof key, ctx->match, n);
+    }
+    if (n > 0) {
+        SP_MPI(c->name, MPI_Allreduce(MPI_IN_PLACE, ctx->match, n, MPI_INT, MPI_MIN, ctx->comm));
+        for (int k = 0; k < n && e == NULL; k++)
+            if (ctx->match[k])
+                e = dmx_cache_take_nth(ctx->comm, DMX_CACHE_DROPIN, k); /* to the front */
     }
     if (e != NULL) {
-        /* hit: move to the front */
         g_sp.stats.hits++;
-        *link = e->next;
-        e->next = ctx->entries;
-        ctx->entries = e;
         entry_execute(e, c, 1);
         return;
     }
@@ -568,11 +547,9 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     /* Miss: gather every process's key to validate the call and decode both grids. */
     SP_MPI(c->name, MPI_Allgather(key, KEY_LEN, MPI_INT, ctx->gkey, KEY_LEN, MPI_INT, ctx->comm));
     g_sp.stats.misses++;
-    make_room(&ctx->entries, &ctx->nentries, c->name);
     e = entry_create(ctx, c, 0);
-    e->serial = g_sp.serial++;
     entry_execute(e, c, 0);
-    keep(&ctx->entries, &ctx->nentries, e, c->name);
+    keep(ctx, e, 1, key, KEY_LEN, c->name);
 }
 
 void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out)

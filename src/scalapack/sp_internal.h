@@ -237,7 +237,7 @@ int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int siz
  * not the context's (sp_small.c). Local. */
 int sp_small_gkey(const sp_call *c, const int *key, MPI_Group cgroup, int size, int *ranks,
                   int *gkey);
-/* calloc that aborts the program when memory runs out (sp_engine.c). */
+/* calloc that aborts the program when memory runs out (sp_abort.c). */
 void *sp_xcalloc(size_t n, size_t sz, const char *name);
 
 #endif /* DMX_SP_INTERNAL_H */

@@ -28,7 +28,9 @@
  * the handler is not called on the others. abort   dmx's default handler (np 2): the last rank
  * passes an invalid op to a one-shot the others pass correctly; the handler prints the message and
  * ends the job: ctest passes on that message and fails on a hang (timeout) or on "check FAIL" if
- * the call returns. Prints "N passed, N failed" from rank 0 (modes cases, handler).
+ * the call returns. budget  24 distinct one-shots twice over under a DMX_CACHE_BYTES of three
+ * plans: the plan cache's count of bytes matches its plans and stays within the budget, results
+ * right. Prints "N passed, N failed" from rank 0 (modes cases, handler, budget).
  */
 #define _XOPEN_SOURCE 700 /* setenv, putenv */
 #include "dmxtest.h"
@@ -392,6 +394,16 @@ static int64_t kept_mem(const dmx_plan *p)
     return p->ex.buffer_bytes + p->info.plan_bytes;
 }
 
+/* The one-shot plans MPI_COMM_WORLD's plan cache keeps, most recently used first (up to max
+ * in v); returns how many. */
+static int kept_list(dmx_plan **v, int max)
+{
+    dmxi_cache *c = NULL;
+    if (dmxi_cache_get(MPI_COMM_WORLD, 0, &c) != DMX_SUCCESS || !c)
+        return 0;
+    return dmxi_cache_list(c, DMXI_CACHE_ONCE, (void **)v, max);
+}
+
 /* The kept plans of MPI_COMM_WORLD against a model: the transforms this rank takes part in, in
  * call order, through a list of at most DMX_ONCE_KEEP, most recently used first (a kept
  * transform is taken back and put first, a new one planned and put first, the last dropped
@@ -437,10 +449,12 @@ static int64_t keep_step(keep_model *km, mats *xs, int t, int keep, int64_t cap,
     if (bad || !os)
         return bad + !os;
     int64_t sum = 0;
-    int order = os->nplan == km->n;
-    for (int i = 0; i < os->nplan; i++) {
-        sum += kept_mem(os->plan[i]);
-        const dmx_layout *a = os->plan[i]->xf[0].t.a;
+    dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+    const int nk = kept_list(kv, DMXI_ONCE_KEEP_MAX + 1);
+    int order = nk == km->n;
+    for (int i = 0; i < nk && i <= DMXI_ONCE_KEEP_MAX; i++) {
+        sum += kept_mem(kv[i]);
+        const dmx_layout *a = kv[i]->xf[0].t.a;
         if (i >= km->n)
             order = 0;
         else if (km->list[i] >= 0) /* one of this mode's transforms (not a plan left by the
@@ -449,12 +463,12 @@ static int64_t keep_step(keep_model *km, mats *xs, int t, int keep, int64_t cap,
             order &= a == xs[km->list[i]].A.layout;
     }
     if (!order || os->made - km->made0 != km->made || os->hits - km->hits0 != km->hits ||
-        (os->nplan > 1 && sum > cap)) {
+        (nk > 1 && sum > cap)) {
         if (!*msg)
             snprintf(msg, len,
                      "after transform %d (DMX_ONCE_KEEP %d): %d kept (want %d, order %s), %lld "
                      "made, %lld taken back (want %lld, %lld), %lld bytes kept (limit %lld)",
-                     t, keep, os->nplan, km->n, order ? "right" : "wrong",
+                     t, keep, nk, km->n, order ? "right" : "wrong",
                      (long long)(os->made - km->made0), (long long)(os->hits - km->hits0),
                      (long long)km->made, (long long)km->hits, (long long)sum, (long long)cap);
         bad++;
@@ -491,7 +505,9 @@ static void run_keep(dmxt_ctx *ctx)
     const dmxi_once_state *os = dmxi_plan_comm_once_peek(MPI_COMM_WORLD);
     if (os) { /* the earlier modes left plans: start from what is kept */
         km.made0 = os->made, km.hits0 = os->hits;
-        for (int i = 0; i < os->nplan; i++)
+        dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+        const int nk = kept_list(kv, DMXI_ONCE_KEEP_MAX + 1);
+        for (int i = 0; i < nk; i++)
             km.list[km.n++] = -1 - i; /* none of this mode's transforms */
     }
     static const char *keeps[5] = {NULL, "2", "0", "16", "1"};
@@ -519,6 +535,7 @@ static void run_keep(dmxt_ctx *ctx)
         snprintf(v, sizeof v, "%lld", (long long)cap);
         setenv("DMX_SMALL_BYTES", v, 1);
         setenv("DMX_ONCE_BYTES", v, 1);
+        setenv("DMX_CACHE_BYTES", v, 1); /* the kept plans' budget */
         int pushed = 0;
         for (int c = 0; c < 4; c++) {
             char m1[600] = "";
@@ -529,17 +546,17 @@ static void run_keep(dmxt_ctx *ctx)
             dmx_layout_get_num_local_blocks(xs[c % 2].A.layout, &na);
             dmx_layout_get_num_local_blocks(xs[c % 2].B.layout, &nb);
             /* the limit holds when a plan is kept: on a rank with a part in this call */
-            const dmxi_once_state *o =
-                na + nb > 0 ? dmxi_plan_comm_once_peek(MPI_COMM_WORLD) : NULL;
-            for (int i = 0; o && i < o->nplan; i++)
-                sum += kept_mem(o->plan[i]);
-            if (o && o->nplan > 1 && sum > cap && !*msg) {
+            dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+            const int nk = na + nb > 0 ? kept_list(kv, DMXI_ONCE_KEEP_MAX + 1) : 0;
+            for (int i = 0; i < nk; i++)
+                sum += kept_mem(kv[i]);
+            if (nk > 1 && sum > cap && !*msg) {
                 bad++;
-                snprintf(msg, sizeof msg, "%d plans kept with %lld bytes, over the limit %lld",
-                         o->nplan, (long long)sum, (long long)cap);
+                snprintf(msg, sizeof msg, "%d plans kept with %lld bytes, over the limit %lld", nk,
+                         (long long)sum, (long long)cap);
             }
             /* the two plans alternate: one kept means the limit pushed the other out */
-            pushed |= c > 0 && o && o->nplan == 1;
+            pushed |= c > 0 && na + nb > 0 && nk == 1;
         }
         int any = 0;
         if (MPI_Allreduce(&pushed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -551,10 +568,100 @@ static void run_keep(dmxt_ctx *ctx)
         }
         unsetenv("DMX_SMALL_BYTES");
         unsetenv("DMX_ONCE_BYTES");
+        unsetenv("DMX_CACHE_BYTES");
     }
     for (int t = 0; t < made; t++)
         unmake(&xs[t]);
     dmxt_case_end(ctx, bad, msg, "several kept one-shot plans");
+}
+
+/* ---- the plan cache's budget (DMX_CACHE_BYTES) ------------------------------------------ */
+/* 24 distinct one-shot transforms (sizes 6 .. 52, every dtype and op), called twice over (the
+ * second pass in reverse order), with DMX_ONCE_KEEP=16 (so the count does not bind) and
+ * DMX_CACHE_BYTES set to what the three largest plans of this rank hold (one Allreduce of the
+ * first pass's largest plan bytes sets it alike on every rank): after every call the cache's
+ * count of bytes equals the sum over the plans it keeps, that sum is within the budget unless
+ * one plan is kept alone, and every result is right (serial reference). Some rank must have
+ * let plans go for the budget: it never kept 16 plans though it took part in more than 16
+ * distinct calls (the count limit alone would keep 16). */
+static void run_budget(dmxt_ctx *ctx)
+{
+    enum { NT = 24 };
+    const int P = ctx->size;
+    char msg[600] = "";
+    int64_t bad = 0;
+    dmxt_set_current("the plan cache's byte budget");
+    mats xs[NT];
+    int made = 0;
+    for (int t = 0; t < NT; t++, made++)
+        if (make(&xs[t], dtypes[t % 4], ops[t % 3], 6 + 2 * t, 52 - 2 * t + t % 5, t % 5,
+                 (t + 2) % 5, P, 3 + t, 7) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "layouts %d: %s", t, dmx_last_error());
+            break;
+        }
+    setenv("DMX_ONCE_KEEP", "16", 1);
+    /* first, unbounded, to learn the plans' sizes: the budget is three of the largest */
+    int64_t largest = 0;
+    for (int t = 0; t < made && !bad; t++) {
+        bad += once(&xs[t], msg, sizeof msg);
+        dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+        const int nk = kept_list(kv, DMXI_ONCE_KEEP_MAX + 1);
+        for (int i = 0; i < nk && i <= DMXI_ONCE_KEEP_MAX; i++)
+            largest = kept_mem(kv[i]) > largest ? kept_mem(kv[i]) : largest;
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        bad++;
+    const int64_t budget = 3 * largest;
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)budget);
+    setenv("DMX_CACHE_BYTES", v, 1);
+    int64_t parts = 0, most = 0;
+    int seen = 0;
+    for (int pass = 0; pass < 2 && made == NT; pass++)
+        for (int k = 0; k < NT; k++) {
+            mats *x = &xs[pass ? NT - 1 - k : k];
+            char m1[600] = "";
+            bad += once(x, m1, sizeof m1);
+            if (bad && !*msg)
+                snprintf(msg, sizeof msg, "%s", m1);
+            int64_t na = 0, nb = 0, sum = 0;
+            dmx_layout_get_num_local_blocks(x->A.layout, &na);
+            dmx_layout_get_num_local_blocks(x->B.layout, &nb);
+            parts += pass == 0 && na + nb > 0; /* distinct transforms */
+            /* a call keeps its plan within the budget on a rank with a part in it; until this
+             * rank's first such call the plans of the unbounded round stay as they were */
+            seen |= na + nb > 0;
+            dmx_plan *kv[DMXI_ONCE_KEEP_MAX + 1];
+            const int nk = kept_list(kv, DMXI_ONCE_KEEP_MAX + 1);
+            for (int i = 0; i < nk && i <= DMXI_ONCE_KEEP_MAX; i++)
+                sum += kept_mem(kv[i]);
+            dmxi_cache *c = NULL;
+            dmxi_cache_info info = {0};
+            if (dmxi_cache_get(MPI_COMM_WORLD, 0, &c) == DMX_SUCCESS)
+                dmxi_cache_stats(c, &info);
+            most = seen && nk > most ? nk : most;
+            if ((info.bytes != sum || (seen && nk > 1 && sum > budget) || nk > 16) && !*msg) {
+                bad++;
+                snprintf(msg, sizeof msg,
+                         "pass %d call %d: %d plans kept holding %lld bytes, the cache counts "
+                         "%lld, budget %lld",
+                         pass, k, nk, (long long)sum, (long long)info.bytes, (long long)budget);
+            }
+        }
+    /* the budget let plans go somewhere (the count limit alone would keep 16) */
+    int64_t any = most < 16 && parts > 16;
+    if (MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        (any != 1 && !*msg)) {
+        bad++;
+        snprintf(msg, sizeof msg, "the budget %lld let no plan go on any rank", (long long)budget);
+    }
+    unsetenv("DMX_CACHE_BYTES");
+    unsetenv("DMX_ONCE_KEEP");
+    for (int t = 0; t < made; t++)
+        unmake(&xs[t]);
+    dmxt_case_end(ctx, bad, msg, "the plan cache's byte budget (DMX_CACHE_BYTES)");
 }
 
 /* Settings changed between two calls of one transform, the second taking the kept plan back
@@ -695,6 +802,8 @@ int main(int argc, char **argv)
         run_handler(&ctx, 0);
         if (ctx.size > 1)
             run_handler(&ctx, ctx.size - 1);
+    } else if (strcmp(mode, "budget") == 0) {
+        run_budget(&ctx);
     } else if (strcmp(mode, "mid") == 0) {
         run_ids(&ctx);
         run_mid(&ctx);

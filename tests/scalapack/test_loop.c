@@ -5,7 +5,11 @@
  *  - pztranc_ with changing alpha/beta on cached plans;
  *  - 20 descriptor sets round-robin, more than the cache holds: evictions;
  *  - the cache stays bounded, and at MPI_Finalize everything is freed (run in the DMX_SANITIZE
- *    build, LeakSanitizer reports any leak).
+ *    build, LeakSanitizer reports any leak);
+ *  - under a tiny DMX_CACHE_BYTES (below one plan; the scalapack_loop_budget test) the budget,
+ *    not DMX_SCALAPACK_CACHE, bounds the cache: each new call's plan pushes the others of its
+ *    kind out (at most one plan made together and one call made alone stay), results still
+ *    right.
  *
  * Usage: test_loop [ncalls]
  */
@@ -126,7 +130,11 @@ int main(int argc, char **argv)
     }
     dmx_scalapack_stats st0;
     dmx_scalapack_get_stats(&st0);
-    if (st0.hits < ncalls - nsets) {
+    /* the plan cache's budget (the library reads the same variable; a test may read it too):
+     * below one plan, each set's plan pushes the other sets' out, so no call hits */
+    const char *budget = getenv("DMX_CACHE_BYTES");
+    const int tiny = budget != NULL && atol(budget) < 64;
+    if (tiny ? st0.hits != 0 : st0.hits < ncalls - nsets) {
         fprintf(stderr, "[%d] only %lld cache hits in %ld calls\n", me, (long long)st0.hits,
                 ncalls);
         bad++;
@@ -175,9 +183,10 @@ int main(int argc, char **argv)
         }
     dmx_scalapack_stats st;
     dmx_scalapack_get_stats(&st);
-    if (st.entries > 16 || st.evictions < 40) {
-        fprintf(stderr, "[%d] cache not bounded as expected: %lld entries, %lld evictions\n", me,
-                (long long)st.entries, (long long)st.evictions);
+    if (st.entries > (tiny ? 2 : 16) || st.evictions < (tiny ? 55 : 40)) {
+        fprintf(stderr, "[%d] cache not bounded as expected%s: %lld entries, %lld evictions\n", me,
+                tiny ? " (DMX_CACHE_BYTES below one plan)" : "", (long long)st.entries,
+                (long long)st.evictions);
         bad++;
     }
 
