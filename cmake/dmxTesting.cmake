@@ -11,9 +11,10 @@ endif()
 
 # DMX_TEST_YIELD (MPICH's launcher only; test.sh's MPICH pass sets it): every MPI test runs with
 # tests/common/mpi_yield.c preloaded, which completes MPICH's blocking point-to-point calls,
-# barriers, broadcasts and communicator duplications by testing and yielding the core. MPICH's
-# own waits spin, so with 4 ranks on 2 cores each wait costs a scheduler time slice; the shim
-# changes only that (each call keeps its meaning), e.g. rma_np4 67 s -> 24 s on a quiet machine.
+# collectives (reductions with a predefined operator) and communicator duplications by testing
+# and yielding the core. MPICH's own waits spin, so with 4 ranks on 2 cores each wait costs a
+# scheduler time slice; the shim changes only that (each call keeps its meaning), e.g. rma_np4
+# 67 s -> 24 s on a quiet machine.
 option(DMX_TEST_YIELD "Preload tests/common/mpi_yield.c into the MPI tests (MPICH)" OFF)
 if(DMX_TEST_YIELD)
   if(NOT DMX_MPIEXEC_VERSION MATCHES "HYDRA")
