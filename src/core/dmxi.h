@@ -27,6 +27,10 @@ dmx_status dmxi_fatal(dmx_status st, const char *file, int line, const char *fmt
 #endif
     ;
 
+/* dmxi_fatal for the error already recorded (dmx_last_error() as it stands, its location kept
+ * and no second one added): a check that failed with dmxi_error and turns out to be fatal. */
+dmx_status dmxi_fatal_recorded(dmx_status st);
+
 /* 1 when the error handler is dmx's default (prints and aborts: it never returns), 0 when the
  * user installed one (which may return). Lets a collective call skip its agreement when a rank
  * whose local check fails cannot return (plan_small.c's one-shot path). Local. */

@@ -99,6 +99,13 @@ dmx_status dmxi_fatal(dmx_status st, const char *file, int line, const char *fmt
     return st;
 }
 
+dmx_status dmxi_fatal_recorded(dmx_status st)
+{
+    dmx_error_handler h = atomic_load(&handler);
+    h(st, last_error);
+    return st;
+}
+
 dmx_status dmxi_mpi_error(int rc, const char *call, const char *file, int line)
 {
     char msg[MPI_MAX_ERROR_STRING];

@@ -381,9 +381,7 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
      * for layouts made alone, an unagreed one) */
     const int local_ids = agree && checks_local();
     if ((!agree || local_ids) && st != DMX_SUCCESS) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", dmx_last_error());
-        st = dmxi_fatal(st, __FILE__, __LINE__, "%s", msg);
+        st = dmxi_fatal_recorded(st);
         goto cleanup;
     }
     if (!agree) {
@@ -476,9 +474,7 @@ dmx_status dmx_layout_create_view(const dmx_layout *parent, int64_t i0, int64_t 
                                                dmxi_hash(parent->d->hash, v, sizeof v),
                                                "view windows or parents", &id));
         } else if (local != DMX_SUCCESS) { /* made alone: nobody waits to hear of it */
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", dmx_last_error());
-            return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
+            return dmxi_fatal_recorded(local);
         } else {
             id = unagreed_id();
         }

@@ -519,9 +519,7 @@ dmx_status dmxi_plan_create_small(int nt, const dmx_transform *tv, int once, dmx
         if (local == DMX_SUCCESS && !out)
             local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "out is NULL");
         if (local != DMX_SUCCESS) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", dmx_last_error());
-            return dmxi_fatal(local, __FILE__, __LINE__, "%s", msg);
+            return dmxi_fatal_recorded(local);
         }
         if (nt == 1 && alone(nt, tv, once_limit, max_msg))
             return create_alone(tv, comm0, max_msg, chunk, once_limit, out);
