@@ -18,6 +18,7 @@
 #include "bench_coll.h"
 #include "bench_util.h"
 #include "cli.h"
+#include "dmx/expert.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -46,7 +46,7 @@ static int parse_protocols(const char *s, dmx_exchange_protocol *out, int max)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max || dmx_exchange_protocol_parse(tok, &out[n]) != DMX_SUCCESS)
+        if (n == max || dmx_exchange_protocol_from_name(tok, &out[n]) != DMX_SUCCESS)
             return -1;
         n++;
     }

@@ -18,6 +18,7 @@
 #include "bench_util.h"
 #include "cli.h"
 #include "dmx.h"
+#include "dmx/expert.h"
 #ifdef DMX_HAVE_SCALAPACK
 #include "bench_scalapack.h" /* pdgemm_ */
 #endif

@@ -81,9 +81,16 @@ static int64_t verify(const run *R, int op, const double *area)
     return bad;
 }
 
+/* The heap's base on this rank, or NULL if the heap is missing. */
+static double *heap_base(const dmx_rma_heap *h)
+{
+    void *base = NULL;
+    return dmx_rma_get_base(h, &base) == DMX_SUCCESS ? base : NULL;
+}
+
 static int one_rep(run *R, int op, int impl, int shm, double *t)
 {
-    double *area = impl == IMPL_DMX ? dmx_rma_base(R->heap[shm ? 0 : 1]) : R->mbase;
+    double *area = impl == IMPL_DMX ? heap_base(R->heap[shm ? 0 : 1]) : R->mbase;
     dmx_rma_heap *h = R->heap[shm ? 0 : 1];
     int64_t be = R->be, st2 = 2 * be;
     dmx_status st = DMX_SUCCESS;
@@ -212,7 +219,7 @@ static int64_t strided(const bench_rma_opts *o, int rank, int np)
                     double t = 0;
                     int fail = one_rep(&R, op, cimpl[c], cshm[c] == 1, &t);
                     double *area =
-                        cimpl[c] == IMPL_DMX ? dmx_rma_base(R.heap[cshm[c] ? 0 : 1]) : R.mbase;
+                        cimpl[c] == IMPL_DMX ? heap_base(R.heap[cshm[c] ? 0 : 1]) : R.mbase;
                     int64_t bad = fail ? 2 * R.E : verify(&R, op, area), sum = 0;
                     MPI_Allreduce(&bad, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
                     wrong[c] += sum;

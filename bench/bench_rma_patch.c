@@ -81,7 +81,10 @@ static int round_open(pround *P)
                 printf("patch_get on heap memory skipped: %s\n", dmx_last_error());
             return 0;
         }
-        P->a = dmx_rma_base(P->heap);
+        void *base = NULL;
+        if (dmx_rma_get_base(P->heap, &base) != DMX_SUCCESS)
+            return 0;
+        P->a = base;
     } else {
         P->a = malloc((size_t)abytes);
     }

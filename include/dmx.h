@@ -15,7 +15,6 @@
  *
  * This header includes every part of the dmx API; each part also compiles on its own:
  *  - dmx/base.h      status codes, element types, operations, scalars, errors, dmx_version()
- *  - dmx/comm.h      what dmx keeps with a communicator (for libraries on dmx)
  *  - dmx/layout.h    distributed matrix layouts
  *  - dmx/plan.h      transforms and plans
  *  - dmx/relabel.h   communication-optimal process relabeling
@@ -23,15 +22,17 @@
  *  - dmx/coll.h      collectives with one algorithm per file, a cost model and AUTO, grids
  *  - dmx/rma.h       symmetric heaps, strided one-sided transfers, patches of layouts
  *  - dmx/gemm.h      the multiply (SUMMA, hierarchical SUMMA, Cannon) on any layouts
- *  - dmx/settings.h  the table of DMX_* environment settings (dmx settings), read-only
- * The ScaLAPACK drop-in (libdmx_scalapack) has its own header, dmx/scalapack.h (also installed
- * as dmx_scalapack.h), not included here: it declares ScaLAPACK's own symbols.
+ * Not included here:
+ *  - dmx/expert.h    calls for tools and libraries built on dmx (what dmx keeps with a
+ *                    communicator, the table of DMX_* settings, the drop-in's unagreed layouts,
+ *                    the cost models' inner choices); may change between minor versions
+ *  - dmx/scalapack.h the ScaLAPACK drop-in (libdmx_scalapack; also installed as
+ *                    dmx_scalapack.h): it declares ScaLAPACK's own symbols
  */
 #ifndef DMX_H
 #define DMX_H
 
 #include "dmx/base.h"
-#include "dmx/comm.h"
 #include "dmx/exchange.h"
 #include "dmx/layout.h"
 #include "dmx/plan.h"
@@ -39,6 +40,5 @@
 #include "dmx/coll.h"
 #include "dmx/rma.h"
 #include "dmx/gemm.h"
-#include "dmx/settings.h"
 
 #endif /* DMX_H */

@@ -205,10 +205,12 @@ class layout : public detail::handle<dmx_layout, dmx_layout_destroy>
     {
         check(dmx_layout_rebind(get(), local), "dmx_layout_rebind");
     }
-    /** The rank owning element (i, j). Local. */
+    /** The rank owning element (i, j) (-1: not known here); see dmx_layout_get_owner. Local. */
     int owner_of(std::int64_t i, std::int64_t j) const
     {
-        return dmx_layout_owner_of(get(), i, j);
+        int o = -1;
+        check(dmx_layout_get_owner(get(), i, j, &o), "dmx_layout_get_owner");
+        return o;
     }
 };
 
@@ -342,13 +344,17 @@ class rma_heap : public detail::handle<dmx_rma_heap, dmx_rma_free>
         check(dmx_rma_attach(comm, base, bytes, &h), "dmx_rma_attach");
         return rma_heap(h);
     }
-    void *base() const noexcept
+    void *base() const
     {
-        return dmx_rma_base(get());
+        void *b = nullptr;
+        check(dmx_rma_get_base(get(), &b), "dmx_rma_get_base");
+        return b;
     }
-    std::int64_t size() const noexcept
+    std::int64_t size() const
     {
-        return dmx_rma_size(get());
+        std::int64_t s = 0;
+        check(dmx_rma_get_size(get(), &s), "dmx_rma_get_size");
+        return s;
     }
 };
 

@@ -51,7 +51,7 @@ cmake_q=(-DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release)
 
 files_present() {
     for f in include/dmx.h include/dmx.hpp include/dmx/base.h include/dmx/version.h \
-        include/dmx/gemm.h include/dmx/scalapack.h bin/dmx; do
+        include/dmx/gemm.h include/dmx/expert.h include/dmx/scalapack.h bin/dmx; do
         [ -e "$prefix/$f" ] || { echo "missing $f"; return 1; }
     done
     for f in libdmx.so libdmx.a pkgconfig/dmx.pc; do

@@ -19,6 +19,7 @@
 #include "bench_coll.h"
 #include "bench_util.h"
 #include "cli.h"
+#include "dmx/expert.h"
 #include "dmx_tool.h"
 
 #include <errno.h>

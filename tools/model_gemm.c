@@ -14,6 +14,7 @@
 #include "bench_util.h"
 #include "cli.h"
 #include "dmx.h"
+#include "dmx/expert.h"
 #include "dmx_tool.h"
 #include "svgplot.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* dmx settings [--all] [--markdown]: the table of DMX_* environment settings (dmx/settings.h,
+/* dmx settings [--all] [--markdown]: the table of DMX_* environment settings (dmx/expert.h,
  * rows in src/core/settings_table.c) with each setting's tier, scope, default, the value this
  * process's environment gives it and its meaning. By default the user tier only, plus every
  * other setting that is set; --all every row. --markdown prints the generated part of
@@ -7,7 +7,7 @@
  * with it. DMX_* variables that are no setting are named on stderr (a misspelt name is
  * otherwise ignored without a word). One process, no MPI. */
 #include "cli.h"
-#include "dmx.h"
+#include "dmx/expert.h"
 #include "dmx_tool.h"
 
 #include <errno.h>

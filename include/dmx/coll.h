@@ -61,7 +61,10 @@
 #ifndef DMX_COLL_H
 #define DMX_COLL_H
 
-#include "dmx.h"
+#include "dmx/base.h"
+
+#include <mpi.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,15 +177,6 @@ DMX_API dmx_status dmx_coll_shift(const void *sendbuf, void *recvbuf, int64_t co
  */
 DMX_API dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_t p, int64_t bytes,
                                     int64_t nodes, double *seconds, dmx_coll_alg *chosen);
-/** Segment count the model picks for the pipelined ring broadcast, and the textbook optimum
- *  sqrt(m (p-2) beta / alpha) for comparison (either may be NULL). Local. */
-DMX_API dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes,
-                                              int64_t *model_best, double *textbook);
-/** The model's choice for DMX_COLL_AUTO for @p kind on @p p ranks, @p bytes as for
- *  dmx_coll_predict and @p nodes nodes: the forced one (DMX_COLL_<NAME>) or the model's
- *  cheapest. What AUTO runs with DMX_COLL_TUNE=0; with tuning, where its trials start. Local. */
-DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
-                                   dmx_coll_alg *alg);
 /** What the next DMX_COLL_AUTO call of @p kind with @p bytes (as for dmx_coll_predict) on
  *  @p comm runs: *@p settled = 1 when that choice is final (tuned, tuning off, forced, one
  *  rank, or a single candidate), 0 while trials remain (*@p alg is then the next trial's
@@ -190,9 +184,6 @@ DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes,
  *  @p comm (it is then duplicated, as by any collective here), local afterwards. */
 DMX_API dmx_status dmx_coll_auto_choice(MPI_Comm comm, dmx_coll_kind kind, int64_t bytes,
                                         dmx_coll_alg *alg, int *settled);
-/** Force the pipelined broadcast's segment count for later calls of this process (@p segments
- *  0: back to the model's or DMX_COLL_SEGMENTS's choice). For measurements. Local. */
-DMX_API dmx_status dmx_coll_set_pipeline_segments(int64_t segments);
 /** Load model parameters from @p path (NULL: reset to the built-in defaults). A malformed file
  *  returns DMX_ERR_ARG with the line in dmx_last_error() and keeps the current parameters.
  *  Local (each rank loads its own copy; ranks must load the same file). */

@@ -23,7 +23,7 @@
  *    source listed them. This order is deterministic; the arrival order is not.
  *  - The user's communicator is never used for traffic: the first exchange on a communicator
  *    makes a private duplicate of it, kept with dmx's record of the communicator (freed when the
- *    user frees the communicator, or at MPI_Finalize; see dmx/comm.h). Library messages never
+ *    user frees the communicator, or at MPI_Finalize; see dmx/expert.h). Library messages never
  *    match user messages, and consecutive exchanges never match each other's messages.
  *  - The protocol argument must be the same on every rank, as for any argument of a collective
  *    MPI call. An invalid entry on any rank (bad destination, negative or too many bytes, NULL
@@ -162,11 +162,14 @@ DMX_API dmx_status dmx_exchange_result_get_info(const dmx_exchange_result *resul
 /** Free a result and every payload in it. NULL-safe; sets *result to NULL. Local. */
 DMX_API dmx_status dmx_exchange_result_destroy(dmx_exchange_result **result);
 
-/** Lower-case name of a protocol ("auto", "nbx", "pex", "pcx", "rsx"), or "?" . Local. */
+/** Lower-case name of a protocol ("auto", "nbx", "pex", "pcx", "rsx"); NULL for an invalid
+ * value. Local. */
 DMX_API const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol);
 
-/** Parse a protocol name as dmx_exchange_protocol_name() writes it (case-insensitive). Local. */
-DMX_API dmx_status dmx_exchange_protocol_parse(const char *name, dmx_exchange_protocol *protocol);
+/** The protocol called @p name (as dmx_exchange_protocol_name() writes it, in any case);
+ * DMX_ERR_ARG if none. Local. */
+DMX_API dmx_status dmx_exchange_protocol_from_name(const char *name,
+                                                   dmx_exchange_protocol *protocol);
 
 #ifdef __cplusplus
 }

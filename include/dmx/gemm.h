@@ -112,18 +112,6 @@ DMX_API dmx_status dmx_gemm(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_o
                             dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b,
                             dmx_scalar beta, dmx_layout *c, const dmx_gemm_options *options);
 
-/**
- * The model's time in seconds for an m x n x k product of @p dtype by @p alg on @p p ranks
- * spread over @p nodes nodes (as in dmx_coll_predict), with the grid, G and panels of
- * @p options where set (NULL or 0: the cheapest choice; with @p alg AUTO also the cheapest
- * algorithm). *chosen receives the choice in the fields of dmx_gemm_info (alg, grid, groups,
- * panels, predicted_seconds, compute_seconds). Uses dmx_coll_predict and the local multiply
- * rate (DMX_GEMM_MFLOPS). Above 4096 ranks only the most square grid is searched. Local.
- */
-DMX_API dmx_status dmx_gemm_predict(dmx_gemm_alg alg, dmx_dtype dtype, int64_t m, int64_t n,
-                                    int64_t k, int64_t p, int64_t nodes,
-                                    const dmx_gemm_options *options, dmx_gemm_info *chosen);
-
 #ifdef __cplusplus
 }
 #endif

@@ -61,20 +61,6 @@ DMX_API dmx_status dmx_layout_create_block_cyclic_mapped(MPI_Comm comm, int64_t 
                                                          dmx_layout **out);
 
 /**
- * As dmx_layout_create_block_cyclic_mapped, with no communication: each rank makes its own
- * layout, whose id is its own, so the ranks cannot check that they describe the same matrix (they
- * must). Its views (dmx_layout_create_view) are made alone too. Only dmx_transform_once takes it,
- * and only for a call that makes no agreement (dmx_transform_once_is_local); any other use is
- * DMX_ERR_UNSUPPORTED. A failed check calls the error handler (no rank hears of it). Local.
- * Used by libdmx_scalapack's small calls (docs/scalapack.md).
- */
-DMX_API dmx_status dmx_layout_create_block_cyclic_unagreed(MPI_Comm comm, int64_t m, int64_t n,
-                                                           int64_t mb, int64_t nb, int prow,
-                                                           int pcol, const int *grid_ranks,
-                                                           int rsrc, int csrc, void *local,
-                                                           int64_t lld, dmx_layout **out);
-
-/**
  * Custom grid layout. Collective on comm.
  *
  * rowsplits[0..nrb] (copied) must start at 0, strictly increase and end at m; likewise colsplits
@@ -150,10 +136,11 @@ DMX_API dmx_status dmx_layout_get_local_block(const dmx_layout *layout, int64_t 
 DMX_API dmx_status dmx_layout_rebind(dmx_layout *layout, void *local);
 
 /**
- * Rank owning global element (i, j), or -1 if out of range (for a layout known only locally:
- * this rank if it owns the element, else -1). Local.
+ * The rank owning global element (i, j) into *@p owner; for a layout known only locally, this
+ * rank if it owns the element, else -1. An element outside the matrix is DMX_ERR_ARG (and
+ * *owner = -1). Local.
  */
-DMX_API int dmx_layout_owner_of(const dmx_layout *layout, int64_t i, int64_t j);
+DMX_API dmx_status dmx_layout_get_owner(const dmx_layout *layout, int64_t i, int64_t j, int *owner);
 
 #ifdef __cplusplus
 }

@@ -97,14 +97,6 @@ DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alp
  *  diag). Collective. A NULL t goes to the error handler, as dmx_plan_create's does. */
 DMX_API dmx_status dmx_transform_once_ex(const dmx_transform *t);
 
-/** Whether dmx_transform_once with an m x n A of dtype between layouts known globally makes no
- *  agreement (no collective at all once the communicator's one-shot duplicate exists) under the
- *  current settings and error handler: DMX_PLAN_CHECK=local, dmx's default error handler, and
- *  2 x A's bytes <= DMX_ONCE_BYTES (never below DMX_SMALL_BYTES; DMX_SMALL_BYTES=0: never) and
- *  A's bytes <= DMX_MAX_MESSAGE_BYTES. The same answer on every rank
- *  when the settings are equal. Local. */
-DMX_API int dmx_transform_once_is_local(dmx_dtype dtype, int64_t m, int64_t n);
-
 #ifdef __cplusplus
 }
 #endif

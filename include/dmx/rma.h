@@ -8,7 +8,7 @@
  *
  * Semantics (written to match OpenSHMEM 1.6 sections 9.5 "RMA", 9.9 "Memory ordering" and the
  * APUT proposal):
- *  - A heap is symmetric: the same offset from dmx_rma_base() names the "same" object on every
+ *  - A heap is symmetric: the same offset from dmx_rma_get_base() names the "same" object on every
  *    rank. Remote addresses are passed as addresses inside the caller's own heap (like
  *    OpenSHMEM's symmetric addresses): dmx uses their offset from the caller's base at the target.
  *  - Passive-target access is open for the whole life of a heap: no call needs the target's
@@ -58,7 +58,11 @@
 #ifndef DMX_RMA_H
 #define DMX_RMA_H
 
-#include "dmx.h"
+#include "dmx/base.h"
+#include "dmx/layout.h"
+
+#include <mpi.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,14 +107,16 @@ DMX_API dmx_status dmx_rma_attach(MPI_Comm comm, void *base, int64_t bytes, dmx_
  * communicator (every rank passes its handle of the same heap). */
 DMX_API dmx_status dmx_rma_free(dmx_rma_heap **heap);
 
-/** This rank's base address of the heap (NULL for a NULL heap). Local. */
-DMX_API void *dmx_rma_base(const dmx_rma_heap *heap);
+/** This rank's base address of the heap into *@p base (NULL, and DMX_ERR_NULL, for a NULL
+ * heap). Local. */
+DMX_API dmx_status dmx_rma_get_base(const dmx_rma_heap *heap, void **base);
 
-/** This rank's heap size in bytes (0 for a NULL heap). Local. */
-DMX_API int64_t dmx_rma_size(const dmx_rma_heap *heap);
+/** This rank's heap size in bytes into *@p bytes (0, and DMX_ERR_NULL, for a NULL heap). Local. */
+DMX_API dmx_status dmx_rma_get_size(const dmx_rma_heap *heap, int64_t *bytes);
 
-/** The heap's communicator (the duplicate; borrowed). Local. */
-DMX_API MPI_Comm dmx_rma_comm(const dmx_rma_heap *heap);
+/** The heap's communicator (the duplicate; borrowed) into *@p comm (MPI_COMM_NULL, and
+ * DMX_ERR_NULL, for a NULL heap). Local. */
+DMX_API dmx_status dmx_rma_get_comm(const dmx_rma_heap *heap, MPI_Comm *comm);
 
 /** Complete every operation this rank issued on the heap at its target (MPI_Win_flush_all and
  * a memory barrier for direct stores). Local. */

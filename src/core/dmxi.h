@@ -5,6 +5,7 @@
 #define DMXI_H
 
 #include "dmx.h"
+#include "dmx/expert.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 /* The reader of the DMX_* settings table (its rows: settings_table.c). Every DMX_* variable the
  * library, libdmx_scalapack included, reads is read here and only here (dmxi_setting_int,
  * dmxi_setting_str, dmxi_setting_family_str, and the public dmx_setting_int and
- * dmx_setting_str of dmx/settings.h); docs/settings.md is generated from the table.
+ * dmx_setting_str of dmx/expert.h); docs/settings.md is generated from the table.
  *
  * Values are read at each use (a plan's creation, an exchange's begin), not cached at the first
  * one: the tests change DMX_EXCHANGE, DMX_SHM and DMX_MAX_MESSAGE_BYTES between calls in one
@@ -215,7 +215,7 @@ const dmxi_setting_values *dmxi_setting_snapshot(void)
     return &snap.values;
 }
 
-/* ---- the public reading of the table (dmx/settings.h) ----------------------------------------
+/* ---- the public reading of the table (dmx/expert.h) ------------------------------------------
  * For the dmx program and libdmx_scalapack, which see the public headers only. */
 int dmx_setting_count(void)
 {

@@ -44,7 +44,7 @@ typedef enum dmxi_setting {
 } dmxi_setting;
 
 /* Who a setting is for, and whether ranks may differ in it: the public dmx_setting_tier and
- * dmx_setting_scope (include/dmx/settings.h), whose values these are. */
+ * dmx_setting_scope (include/dmx/expert.h), whose values these are. */
 typedef struct dmxi_setting_row {
     const char *name;    /* the environment variable; a family's is PREFIX<NAME> */
     int64_t dflt;        /* integer settings: value when unset or not a nonnegative integer */

@@ -54,7 +54,7 @@ const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol)
     case DMX_EXCHANGE_PCX: return "pcx";
     case DMX_EXCHANGE_RSX: return "rsx";
     }
-    return "?";
+    return NULL;
 }
 
 /* Case-insensitive equality with a lower-case name. */
@@ -68,7 +68,7 @@ static int is_name(const char *s, const char *lower)
     return *s == *lower;
 }
 
-dmx_status dmx_exchange_protocol_parse(const char *name, dmx_exchange_protocol *protocol)
+dmx_status dmx_exchange_protocol_from_name(const char *name, dmx_exchange_protocol *protocol)
 {
     dmx_status st = DMX_SUCCESS;
     DMXI_CHECK(name != NULL && protocol != NULL, DMX_ERR_NULL, "name or protocol is NULL");

@@ -182,18 +182,27 @@ cleanup:
     return st;
 }
 
-int dmx_layout_owner_of(const dmx_layout *layout, int64_t i, int64_t j)
+dmx_status dmx_layout_get_owner(const dmx_layout *layout, int64_t i, int64_t j, int *owner)
 {
-    if (!layout || i < 0 || j < 0 || i >= layout->m || j >= layout->n)
-        return -1;
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(owner, DMX_ERR_NULL, "owner is NULL");
+    *owner = -1;
+    DMXI_CHECK(layout, DMX_ERR_NULL, "layout is NULL");
+    DMXI_CHECK(i >= 0 && j >= 0 && i < layout->m && j < layout->n, DMX_ERR_ARG,
+               "element (%lld, %lld) is outside the %lld x %lld matrix", (long long)i, (long long)j,
+               (long long)layout->m, (long long)layout->n);
     if (layout->d->local_only) { /* only this rank's own blocks are known */
         for (int64_t k = 0; k < layout->d->nlocal; k++) {
             const dmxi_lblock *b = &layout->d->blocks[k];
-            if (i >= b->brow && i < b->brow + b->rows && j >= b->bcol && j < b->bcol + b->cols)
-                return layout->d->rank;
+            if (i >= b->brow && i < b->brow + b->rows && j >= b->bcol && j < b->bcol + b->cols) {
+                *owner = layout->d->rank;
+                goto cleanup;
+            }
         }
-        return -1;
+        goto cleanup;
     }
-    return dmxi_layout_block_owner(layout, dmxi_layout_row_block(layout, i),
-                                   dmxi_layout_col_block(layout, j));
+    *owner = dmxi_layout_block_owner(layout, dmxi_layout_row_block(layout, i),
+                                     dmxi_layout_col_block(layout, j));
+cleanup:
+    return st;
 }

@@ -341,19 +341,37 @@ cleanup:
     return st;
 }
 
-void *dmx_rma_base(const dmx_rma_heap *heap)
+dmx_status dmx_rma_get_base(const dmx_rma_heap *heap, void **base)
 {
-    return heap ? heap->base : NULL;
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(base, DMX_ERR_NULL, "base is NULL");
+    *base = NULL;
+    DMXI_CHECK(heap, DMX_ERR_NULL, "heap is NULL");
+    *base = heap->base;
+cleanup:
+    return st;
 }
 
-int64_t dmx_rma_size(const dmx_rma_heap *heap)
+dmx_status dmx_rma_get_size(const dmx_rma_heap *heap, int64_t *bytes)
 {
-    return heap ? heap->bytes : 0;
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(bytes, DMX_ERR_NULL, "bytes is NULL");
+    *bytes = 0;
+    DMXI_CHECK(heap, DMX_ERR_NULL, "heap is NULL");
+    *bytes = heap->bytes;
+cleanup:
+    return st;
 }
 
-MPI_Comm dmx_rma_comm(const dmx_rma_heap *heap)
+dmx_status dmx_rma_get_comm(const dmx_rma_heap *heap, MPI_Comm *comm)
 {
-    return heap ? heap->comm : MPI_COMM_NULL;
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(comm, DMX_ERR_NULL, "comm is NULL");
+    *comm = MPI_COMM_NULL;
+    DMXI_CHECK(heap, DMX_ERR_NULL, "heap is NULL");
+    *comm = heap->comm;
+cleanup:
+    return st;
 }
 
 dmx_status dmx_rma_quiet(dmx_rma_heap *heap)

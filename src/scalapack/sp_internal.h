@@ -5,6 +5,7 @@
 #define DMX_SP_INTERNAL_H
 
 #include "dmx.h"
+#include "dmx/expert.h"
 #include "dmx_scalapack.h"
 
 #include <mpi.h>

@@ -8,6 +8,7 @@
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (tests/common). */
 #define _POSIX_C_SOURCE 200809L
 #include "coll/coll_internal.h"
+#include "dmx/expert.h"
 #include "dmxtest.h"
 
 #include <stdio.h>

@@ -8,6 +8,7 @@
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (tests/common). */
 #define _POSIX_C_SOURCE 200809L
 #include "dmx/coll.h"
+#include "dmx/expert.h"
 #include "dmxtest.h"
 
 #include <math.h>

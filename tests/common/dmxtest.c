@@ -1110,3 +1110,9 @@ int dmxt_mpi_user_windows(MPI_Comm comm)
     MPI_Comm_free(&c);
     return all;
 }
+
+void *dmxt_heap_base(const dmx_rma_heap *heap)
+{
+    void *base = NULL;
+    return dmx_rma_get_base(heap, &base) == DMX_SUCCESS ? base : NULL;
+}

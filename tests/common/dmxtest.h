@@ -238,4 +238,7 @@ void dmxt_append(char *buf, size_t len, const char *fmt, ...)
 #endif
     ;
 
+/* The heap's base on this rank (dmx_rma_get_base), or NULL when that call fails. */
+void *dmxt_heap_base(const dmx_rma_heap *heap);
+
 #endif /* DMXTEST_H */

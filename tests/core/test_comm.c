@@ -25,6 +25,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
+#include "dmx/expert.h"
 #include "dmxtest.h"
 
 #include <stdio.h>

@@ -884,8 +884,12 @@ static void run_local(dmxt_ctx *ctx, dmxt_checker *C)
     if ((st = dmx_layout_get_size(NULL, NULL, NULL)) != DMX_ERR_NULL)
         dmxt_fail(C, "get_size(NULL) -> %s, expected DMX_ERR_NULL (implied)",
                   dmx_status_string(st));
-    if (dmx_layout_owner_of(NULL, 0, 0) != -1)
-        dmxt_fail(C, "owner_of(NULL layout) != -1 (implied)");
+    int owner = 0;
+    if ((st = dmx_layout_get_owner(NULL, 0, 0, &owner)) != DMX_ERR_NULL || owner != -1)
+        dmxt_fail(C, "get_owner(NULL layout) -> %s, owner %d; expected DMX_ERR_NULL, -1",
+                  dmx_status_string(st), owner);
+    if ((st = dmx_layout_get_owner(B.layout, 0, 0, NULL)) != DMX_ERR_NULL)
+        dmxt_fail(C, "get_owner(NULL owner) -> %s, expected DMX_ERR_NULL", dmx_status_string(st));
     dmx_plan *nullplan = NULL;
     if ((st = dmx_plan_destroy(&nullplan)) != DMX_SUCCESS)
         dmxt_fail(C, "plan_destroy(&NULL) -> %s, expected DMX_SUCCESS (NULL-safe)",

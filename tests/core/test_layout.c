@@ -164,16 +164,17 @@ static void check_layout(dmxt_checker *C, const dmx_layout *L, const dmxt_matrix
         dmxt_fail(C, "%s: get_local_block(-1) -> %s, expected DMX_ERR_ARG", what,
                   dmx_status_string(st));
 
-    /* owner_of everywhere (sampled on large layouts) and outside */
+    /* get_owner everywhere (sampled on large layouts) and outside */
     int64_t step = m * n > 4000 ? 7 : 1;
     for (int64_t i = 0; i < m; i += 1)
         for (int64_t j = (i * 3) % step; j < n; j += step) {
-            int o = dmx_layout_owner_of(L, i, j), w = dmxt_matrix_owner(M, i0 + i, j0 + j);
+            int o = -2, w = dmxt_matrix_owner(M, i0 + i, j0 + j);
+            dmx_status ost = dmx_layout_get_owner(L, i, j, &o);
             if (M->kind == DMXT_LOCAL && w != M->rank)
                 w = -1; /* a layout known only locally knows only this rank's elements */
-            if (o != w) {
-                dmxt_fail(C, "%s: owner_of(%lld,%lld) = %d, expected %d", what, (long long)i,
-                          (long long)j, o, w);
+            if (ost != DMX_SUCCESS || o != w) {
+                dmxt_fail(C, "%s: get_owner(%lld,%lld) = %d (%s), expected %d", what, (long long)i,
+                          (long long)j, o, dmx_status_string(ost), w);
                 i = m;
                 break;
             }
@@ -182,11 +183,14 @@ static void check_layout(dmxt_checker *C, const dmx_layout *L, const dmxt_matrix
                             {m, n},         {-1, -1},      {m + 5, n / 2}, {m / 2, n + 3},
                             {INT64_MAX, 0}, {0, INT64_MIN}};
     for (size_t q = 0; q < sizeof outside / sizeof outside[0]; q++) {
-        int o = dmx_layout_owner_of(L, outside[q][0], outside[q][1]);
-        if (o != -1) {
-            dmxt_fail(C, "%s: owner_of(%lld,%lld) outside the %lldx%lld layout = %d, expected -1",
+        int o = -2;
+        dmx_status ost = dmx_layout_get_owner(L, outside[q][0], outside[q][1], &o);
+        if (ost != DMX_ERR_ARG || o != -1) {
+            dmxt_fail(C,
+                      "%s: get_owner(%lld,%lld) outside the %lldx%lld layout = %d (%s), expected "
+                      "-1 (DMX_ERR_ARG)",
                       what, (long long)outside[q][0], (long long)outside[q][1], (long long)m,
-                      (long long)n, o);
+                      (long long)n, o, dmx_status_string(ost));
             break;
         }
     }

@@ -8,13 +8,13 @@
  *  - the snapshot (dmxi_setting_snapshot) follows setenv, unsetenv, putenv and a string given to
  *    putenv and then written in place, as settings.c promises;
  *  - the rows: every tier and scope valid, a meaning and a default each, unique names, at most
- *    eight of the user tier; the public reading (dmx/settings.h, used by libdmx_scalapack and
+ *    eight of the user tier; the public reading (dmx/expert.h, used by libdmx_scalapack and
  *    `dmx settings`) gives what the environment holds, family members (DMX_COLL_BCAST) through
  *    their family's row, and nothing for names that are no row.
  * Prints "N passed, N failed"; exit 1 on a failure. */
 #define _XOPEN_SOURCE 700 /* setenv, unsetenv, putenv, mkstemp, dup */
 
-#include "dmx/settings.h"
+#include "dmx/expert.h"
 #include "settings.h"
 
 #include <stdio.h>

@@ -699,13 +699,14 @@ static void test_api(dmxt_rng *r)
     /* names */
     for (int p = 0; p < NPROTO; p++) {
         dmx_exchange_protocol q = DMX_EXCHANGE_AUTO;
-        bad += dmx_exchange_protocol_parse(dmx_exchange_protocol_name(all_protos[p]), &q) !=
+        bad += dmx_exchange_protocol_from_name(dmx_exchange_protocol_name(all_protos[p]), &q) !=
                    DMX_SUCCESS ||
                q != all_protos[p];
     }
     dmx_exchange_protocol q = DMX_EXCHANGE_AUTO;
-    bad += dmx_exchange_protocol_parse("PCX", &q) != DMX_SUCCESS || q != DMX_EXCHANGE_PCX;
-    bad += dmx_exchange_protocol_parse("nope", &q) != DMX_ERR_ARG;
+    bad += dmx_exchange_protocol_from_name("PCX", &q) != DMX_SUCCESS || q != DMX_EXCHANGE_PCX;
+    bad += dmx_exchange_protocol_from_name("nope", &q) != DMX_ERR_ARG;
+    bad += dmx_exchange_protocol_name((dmx_exchange_protocol)9) != NULL;
     /* AUTO's rule: PEX up to 16 ranks, PCX up to 63, then PCX if dense (kmax >= P/4), else NBX */
     bad += dmxi_exchange_select(8, 0) != DMX_EXCHANGE_PEX;
     bad += dmxi_exchange_select(16, 15) != DMX_EXCHANGE_PEX;

@@ -154,7 +154,7 @@ static int64_t rma_case(dmxt_ctx *ctx, dmxt_rng *g, char *msg, size_t len, char 
         free(mim);
         return 1;
     }
-    char *base = dmx_rma_base(heap);
+    char *base = dmxt_heap_base(heap);
     for (int64_t i = 0; i < H; i++)
         dmxt_set(dt, base, i, init_val(me, i), cplx ? -init_val(me, i) - 0.25 : 0.0);
     st = dmx_rma_barrier(heap);

@@ -7,6 +7,7 @@
  * same named error on every rank.
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (tests/common). */
+#include "dmx/expert.h"
 #include "dmxtest.h"
 
 #include <complex.h>

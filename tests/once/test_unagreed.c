@@ -8,6 +8,7 @@
  * Prints "N passed, N failed" from rank 0. */
 #define _POSIX_C_SOURCE 200809L
 #include "dmx.h"
+#include "dmx/expert.h"
 #include "dmxt_util.h"
 
 #include <mpi.h>

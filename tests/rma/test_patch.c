@@ -383,7 +383,7 @@ static void heap_case(dmxt_ctx *ctx, dmxt_rng *g, int shm)
     dmx_layout *L = NULL;
     dmx_patch *w = NULL;
     st_ok(&C, dmx_rma_alloc(ctx->comm, bytes, &h), "dmx_rma_alloc");
-    double *a = h ? dmx_rma_base(h) : NULL;
+    double *a = h ? dmxt_heap_base(h) : NULL;
     for (int64_t jl = 0; a && jl < lc; jl++)
         for (int64_t il = 0; il < lr; il++)
             a[il + jl * lld] =

@@ -141,7 +141,7 @@ static void put_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
 {
     int P = ctx->size, me = ctx->rank;
     size_t s = esz(t);
-    char *heap = dmx_rma_base(h);
+    char *heap = dmxt_heap_base(h);
     char *src = malloc(HEAP_ELEMS * s), *want = malloc(HEAP_ELEMS * s);
     for (int c = 0; c < ncases; c++) {
         shape sh = random_shape(g, HEAP_ELEMS);
@@ -171,7 +171,7 @@ static void get_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
 {
     int P = ctx->size, me = ctx->rank;
     size_t s = esz(t);
-    char *heap = dmx_rma_base(h);
+    char *heap = dmxt_heap_base(h);
     char *dst = malloc(HEAP_ELEMS * s), *want = malloc(HEAP_ELEMS * s);
     fill(t, heap, HEAP_ELEMS, 0, me);
     st_check(C, dmx_rma_barrier(h), "barrier");
@@ -203,7 +203,7 @@ static void acc_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
 {
     int P = ctx->size, me = ctx->rank;
     size_t s = esz(t);
-    char *heap = dmx_rma_base(h);
+    char *heap = dmxt_heap_base(h);
     char *src = malloc(HEAP_ELEMS * s);
     double *want = malloc(2 * HEAP_ELEMS * sizeof(double));
     for (int c = 0; c < ncases; c++) {
@@ -249,7 +249,7 @@ static void acc_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmx_dtype t, int ncases, d
 static void ordering_case(dmxt_ctx *ctx, dmx_rma_heap *h, dmxt_checker *C)
 {
     int P = ctx->size, me = ctx->rank, target = (me + 1) % P, origin = (me - 1 + P) % P;
-    double *heap = dmx_rma_base(h), a[64], b[64], got[64];
+    double *heap = dmxt_heap_base(h), a[64], b[64], got[64];
     int64_t off = 100;
     for (int i = 0; i < 64; i++) {
         a[i] = me * 1000 + i;
@@ -280,7 +280,7 @@ static void ordering_case(dmxt_ctx *ctx, dmx_rma_heap *h, dmxt_checker *C)
 static void invalid_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmxt_checker *C)
 {
     int P = ctx->size, me = ctx->rank, bad = me == P - 1;
-    double *heap = dmx_rma_base(h), src[64] = {0}, *want = malloc(HEAP_ELEMS * sizeof(double));
+    double *heap = dmxt_heap_base(h), src[64] = {0}, *want = malloc(HEAP_ELEMS * sizeof(double));
     struct {
         int pe;
         int64_t doff, dstr, sstr, be, bc;
@@ -327,6 +327,16 @@ static void invalid_cases(dmxt_ctx *ctx, dmx_rma_heap *h, dmxt_checker *C)
     st_check(C, dmx_rma_barrier(h), "barrier");
     compare(C, DMX_DOUBLE, heap, want, HEAP_ELEMS, "heap changed by invalid calls");
     free(want);
+    /* the getters on a NULL heap or output: DMX_ERR_NULL, and the output cleared */
+    void *nb = heap;
+    int64_t ns = 1;
+    MPI_Comm nc = MPI_COMM_WORLD;
+    if (dmx_rma_get_base(NULL, &nb) != DMX_ERR_NULL || nb != NULL ||
+        dmx_rma_get_size(NULL, &ns) != DMX_ERR_NULL || ns != 0 ||
+        dmx_rma_get_comm(NULL, &nc) != DMX_ERR_NULL || nc != MPI_COMM_NULL ||
+        dmx_rma_get_base(h, NULL) != DMX_ERR_NULL || dmx_rma_get_size(h, NULL) != DMX_ERR_NULL ||
+        dmx_rma_get_comm(h, NULL) != DMX_ERR_NULL)
+        dmxt_fail(C, "the heap getters accept a NULL heap or output");
 }
 
 /* Set in main: whether this MPI opens windows over user memory (dmxt_mpi_user_windows), and
@@ -397,7 +407,7 @@ static void span_pieces_case(dmxt_ctx *ctx)
     setenv("DMX_SHM", "0", 1);
     st_check(&C, dmx_rma_alloc(ctx->comm, n * 8, &h), "dmx_rma_alloc");
     if (h && dst) {
-        double *heap = dmx_rma_base(h);
+        double *heap = dmxt_heap_base(h);
         int pe = (ctx->rank + 1) % ctx->size;
         for (int64_t k = 0; k < n; k++) {
             heap[k] = ctx->rank * 1e7 + (double)k;
@@ -438,7 +448,7 @@ static void many_blocks_case(dmxt_ctx *ctx, const char *path, const char *pieces
     setenv("DMX_SHM", "0", 1);
     st_check(&C, dmx_rma_alloc(ctx->comm, n * 8, &h), "dmx_rma_alloc");
     if (h && buf) {
-        double *heap = dmx_rma_base(h);
+        double *heap = dmxt_heap_base(h);
         int pe = (ctx->rank + 1) % ctx->size, from = (ctx->rank - 1 + ctx->size) % ctx->size;
         for (int64_t k = 0; k < n; k++) {
             heap[k] = -1.0;
@@ -490,10 +500,15 @@ static void split_case(dmxt_ctx *ctx, dmxt_rng *g, int shm)
     for (int cycle = 0; cycle < 4; cycle++) {
         st_check(&C, dmx_rma_alloc(half, elems * 8, &h), "dmx_rma_alloc on a half");
         if (h) {
-            double *heap = dmx_rma_base(h), src[64];
-            if (dmx_rma_size(h) != elems * 8)
-                dmxt_fail(&C, "heap size %lld, want %lld", (long long)dmx_rma_size(h),
-                          (long long)elems * 8);
+            double *heap = dmxt_heap_base(h), src[64];
+            int64_t size = -1;
+            MPI_Comm hc = MPI_COMM_NULL;
+            int same = MPI_UNEQUAL;
+            if (dmx_rma_get_size(h, &size) != DMX_SUCCESS || size != elems * 8)
+                dmxt_fail(&C, "heap size %lld, want %lld", (long long)size, (long long)elems * 8);
+            if (dmx_rma_get_comm(h, &hc) != DMX_SUCCESS || hc == MPI_COMM_NULL ||
+                MPI_Comm_compare(hc, half, &same) != MPI_SUCCESS || same != MPI_CONGRUENT)
+                dmxt_fail(&C, "the heap's communicator is no duplicate of the half's (%d)", same);
             for (int rep = 0; rep < 3; rep++) {
                 /* every rank of a half writes its world rank into its right neighbour's heap */
                 for (int64_t k = 0; k < elems; k++)

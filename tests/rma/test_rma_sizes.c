@@ -66,7 +66,7 @@ static void still_works(dmxt_ctx *ctx)
     if (st != DMX_SUCCESS) {
         dmxt_fail(&C, "dmx_rma_alloc(4096) failed: %s", dmx_last_error());
     } else {
-        double mine = ctx->rank, *base = dmx_rma_base(h);
+        double mine = ctx->rank, *base = dmxt_heap_base(h);
         int next = (ctx->rank + 1) % ctx->size, prev = (ctx->rank + ctx->size - 1) % ctx->size;
         if (dmx_aput(h, DMX_DOUBLE, base, &mine, 1, 1, 1, 1, next) != DMX_SUCCESS ||
             dmx_rma_barrier(h) != DMX_SUCCESS)

@@ -23,7 +23,7 @@ _protos = {
     "dmx_exchange_result_get_count": (_ci, [_vp, _pi64]),
     "dmx_exchange_result_get": (_ci, [_vp, _i64, ctypes.POINTER(_ci), _pvp, _pi64]),
     "dmx_exchange_result_destroy": (_ci, [_pvp]),
-    "dmx_exchange_protocol_parse": (_ci, [ctypes.c_char_p, ctypes.POINTER(_ci)]),
+    "dmx_exchange_protocol_from_name": (_ci, [ctypes.c_char_p, ctypes.POINTER(_ci)]),
     "dmx_patch_open": (_ci, [_vp, _ci, _pvp]),
     "dmx_patch_get": (_ci, [_vp, _i64, _i64, _i64, _i64, _vp, _i64, _ci]),
     "dmx_patch_put": (_ci, [_vp, _i64, _i64, _i64, _i64, _vp, _i64, _ci]),
@@ -48,8 +48,8 @@ def exchange(sends, comm=None, protocol="auto", dtype=np.uint8):
     comm = MPI.COMM_WORLD if comm is None else comm
     proto = _ci(-1)
     why = None
-    if not isinstance(protocol, str) or lib.dmx_exchange_protocol_parse(protocol.encode(),
-                                                                       ctypes.byref(proto)):
+    if not isinstance(protocol, str) or lib.dmx_exchange_protocol_from_name(
+            protocol.encode(), ctypes.byref(proto)):
         why = "protocol %r is not auto, nbx, pex, pcx or rsx" % (protocol,)
     dtype = np.dtype(dtype)
     entries = (_Send * max(1, len(sends)))()

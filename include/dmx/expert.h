@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file dmx/expert.h
+ * @brief Calls for tools and libraries built on dmx; may change between minor versions.
+ *
+ * What is here serves dmx's own `dmx` program, its benchmarks and the ScaLAPACK drop-in
+ * (libdmx_scalapack, which sees the public headers only), and any other library that sits on
+ * dmx the same way: the record dmx keeps with a communicator, the table of DMX_* settings,
+ * the layouts and the test behind the drop-in's small calls, and the cost models' inner
+ * choices. A program that only moves, multiplies or exchanges data needs none of it. dmx.h does
+ * not include this header; include it after (or instead of) dmx.h. Conventions: see dmx/base.h.
+ * Compiles on its own.
+ */
+#ifndef DMX_EXPERT_H
+#define DMX_EXPERT_H
+
+#include "dmx/base.h"
+#include "dmx/coll.h"
+#include "dmx/gemm.h"
+#include "dmx/layout.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* What dmx keeps with a communicator                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * dmx keeps one record per communicator it works on, attached as an attribute: one inner
+ * duplicate of the communicator, its node communicator, and each module's state; all of it is
+ * freed when the communicator is freed, or at MPI_Finalize (docs/architecture.md, "What dmx
+ * attaches to your communicator"). The calls below let one library on top of dmx (the drop-in)
+ * keep one state of its own there too, freed the same way.
+ */
+
+/** Frees a state kept with dmx_comm_set_state(). Called inside MPI_Comm_free of the
+ * communicator (so collectively: it may destroy dmx plans and layouts) or in MPI_Finalize. */
+typedef void (*dmx_comm_state_free)(void *state);
+
+/** dmx's inner duplicate of @p comm (MPI_ERRORS_RETURN), made on the first call: collective on
+ * @p comm then, local afterwards. Borrowed: freed with @p comm, never by the caller. */
+DMX_API dmx_status dmx_comm_inner(MPI_Comm comm, MPI_Comm *inner);
+
+/** The state kept with @p comm by dmx_comm_set_state(), or NULL. Local. */
+DMX_API dmx_status dmx_comm_state(MPI_Comm comm, void **state);
+
+/** Keep @p state with @p comm (none kept yet; NULL clears it without calling @p fn); @p fn
+ * frees it when @p comm is freed or at MPI_Finalize. Local. */
+DMX_API dmx_status dmx_comm_set_state(MPI_Comm comm, void *state, dmx_comm_state_free fn);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The table of DMX_* settings, read-only                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/* For the dmx program (`dmx settings`, which also writes docs/settings.md from it) and for
+ * libdmx_scalapack, which reads its settings through the same table. Every call here is local. */
+
+/** Who a setting is for. Values are pinned. */
+typedef enum dmx_setting_tier {
+    DMX_SETTING_USER = 0,   /**< what a user may want to set (README.md lists these) */
+    DMX_SETTING_TUNING = 1, /**< choices and model inputs that the defaults make well */
+    DMX_SETTING_TEST = 2    /**< exists to exercise code paths in tests and measurements */
+} dmx_setting_tier;
+
+/** Whether ranks may hold different values. Values are pinned. */
+typedef enum dmx_setting_scope {
+    DMX_SETTING_LOCAL = 0,      /**< may differ per rank */
+    DMX_SETTING_MUST_MATCH = 1, /**< must be the same on every rank; dmx does not check it */
+    DMX_SETTING_AGREED = 2      /**< dmx agrees on it over the ranks (smallest, or an error) */
+} dmx_setting_scope;
+
+/** One row of the table. The strings are static. */
+typedef struct dmx_setting_desc {
+    const char *name;        /**< the variable; a family's ends in <NAME> (DMX_COLL_<NAME>) */
+    dmx_setting_tier tier;   /**< who it is for */
+    dmx_setting_scope scope; /**< whether ranks may differ */
+    const char *dflt;        /**< the default as documented ("unset" when none) */
+    const char *meaning;     /**< one line */
+    const char *doc;         /**< the longer markdown text of docs/settings.md */
+    int text;                /**< 1: a word or a path; 0: a nonnegative integer */
+} dmx_setting_desc;
+
+/** Number of rows of the table. */
+DMX_API int dmx_setting_count(void);
+
+/** Row @p i (0 .. dmx_setting_count() - 1) into @p out; DMX_ERR_ARG when out of range. */
+DMX_API dmx_status dmx_setting_describe(int i, dmx_setting_desc *out);
+
+/**
+ * The current raw value of setting @p name (as the library reads it: NULL when unset or
+ * empty), or NULL when @p name is no row of the table; a member of a family
+ * (DMX_COLL_BCAST) is found through its family's row.
+ */
+DMX_API const char *dmx_setting_str(const char *name);
+
+/**
+ * The current value of integer setting @p name: its nonnegative decimal value, else the row's
+ * default (a malformed value is reported once on stderr); -1 when @p name is no integer row.
+ */
+DMX_API int64_t dmx_setting_int(const char *name);
+
+/* ------------------------------------------------------------------------------------------ */
+/* One-shot transforms with no agreement (the drop-in's small calls, docs/scalapack.md)         */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * As dmx_layout_create_block_cyclic_mapped, with no communication: each rank makes its own
+ * layout, whose id is its own, so the ranks cannot check that they describe the same matrix (they
+ * must). Its views (dmx_layout_create_view) are made alone too. Only dmx_transform_once takes it,
+ * and only for a call that makes no agreement (dmx_transform_once_is_local); any other use is
+ * DMX_ERR_UNSUPPORTED. A failed check calls the error handler (no rank hears of it). Local.
+ */
+DMX_API dmx_status dmx_layout_create_block_cyclic_unagreed(MPI_Comm comm, int64_t m, int64_t n,
+                                                           int64_t mb, int64_t nb, int prow,
+                                                           int pcol, const int *grid_ranks,
+                                                           int rsrc, int csrc, void *local,
+                                                           int64_t lld, dmx_layout **out);
+
+/** Whether dmx_transform_once with an m x n A of dtype between layouts known globally makes no
+ *  agreement (no collective at all once the communicator's one-shot duplicate exists) under the
+ *  current settings and error handler: DMX_PLAN_CHECK=local, dmx's default error handler, and
+ *  2 x A's bytes <= DMX_ONCE_BYTES (never below DMX_SMALL_BYTES; DMX_SMALL_BYTES=0: never) and
+ *  A's bytes <= DMX_MAX_MESSAGE_BYTES. The same answer on every rank
+ *  when the settings are equal. Local. */
+DMX_API int dmx_transform_once_is_local(dmx_dtype dtype, int64_t m, int64_t n);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Inside the cost models (dmx model, dmx calibrate, the benchmarks)                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/** The model's choice for DMX_COLL_AUTO for @p kind on @p p ranks, @p bytes as for
+ *  dmx_coll_predict and @p nodes nodes: the forced one (DMX_COLL_<NAME>) or the model's
+ *  cheapest. What AUTO runs with DMX_COLL_TUNE=0; with tuning, where its trials start. Local. */
+DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
+                                   dmx_coll_alg *alg);
+
+/** Segment count the model picks for the pipelined ring broadcast, and the textbook optimum
+ *  sqrt(m (p-2) beta / alpha) for comparison (either may be NULL). Local. */
+DMX_API dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes,
+                                              int64_t *model_best, double *textbook);
+
+/** Force the pipelined broadcast's segment count for later calls of this process (@p segments
+ *  0: back to the model's or DMX_COLL_SEGMENTS's choice). For measurements. Local. */
+DMX_API dmx_status dmx_coll_set_pipeline_segments(int64_t segments);
+
+/**
+ * The model's time in seconds for an m x n x k product of @p dtype by @p alg on @p p ranks
+ * spread over @p nodes nodes (as in dmx_coll_predict), with the grid, G and panels of
+ * @p options where set (NULL or 0: the cheapest choice; with @p alg AUTO also the cheapest
+ * algorithm). *chosen receives the choice in the fields of dmx_gemm_info (alg, grid, groups,
+ * panels, predicted_seconds, compute_seconds). Uses dmx_coll_predict and the local multiply
+ * rate (DMX_GEMM_MFLOPS). Above 4096 ranks only the most square grid is searched. Local.
+ */
+DMX_API dmx_status dmx_gemm_predict(dmx_gemm_alg alg, dmx_dtype dtype, int64_t m, int64_t n,
+                                    int64_t k, int64_t p, int64_t nodes,
+                                    const dmx_gemm_options *options, dmx_gemm_info *chosen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMX_EXPERT_H */
