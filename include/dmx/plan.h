@@ -87,7 +87,7 @@ DMX_API dmx_status dmx_plan_destroy(dmx_plan **plan);
  *  With dmx's default error handler and DMX_PLAN_CHECK=local (the default), a small call between
  *  layouts known globally makes no agreement (a rank whose check fails ends the job through the
  *  handler) and keeps its plan for later calls with the same layouts, dtype and op (the plans
- *  of the last DMX_ONCE_KEEP = 4 such transforms per communicator, within DMX_ONCE_BYTES); every
+ *  of the last 4 such transforms per communicator, within DMX_CACHE_BYTES of kept plans); every
  *  rank must then pass the same transform (docs/errors.md). */
 DMX_API dmx_status dmx_transform_once(dmx_dtype dtype, dmx_op op, dmx_scalar alpha,
                                       const dmx_layout *b, dmx_scalar beta, dmx_layout *a);

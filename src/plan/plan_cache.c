@@ -34,7 +34,7 @@
 #include "plan.h"
 
 #include "comm.h"
-#include "dmx_cache.h"
+#include "dmx/expert.h"
 
 #include <string.h>
 
@@ -307,7 +307,7 @@ void dmxi_cache_stats(const dmxi_cache *c, dmxi_cache_info *info)
         info->entries++;
 }
 
-/* ---- the exported calls of dmx_cache.h (a library on dmx: the ScaLAPACK drop-in) ---------- */
+/* ---- the exported calls of dmx/expert.h (a library on dmx: the ScaLAPACK drop-in) ---------- */
 static int kind_of(dmx_cache_kind k)
 {
     return k == DMX_CACHE_DROPIN ? DMXI_CACHE_DROPIN : DMXI_CACHE_DROPIN_ALONE;

@@ -6,7 +6,7 @@
  *   2. the process group: the communicator of the BLACS grid ictxt (Cblacs_get(ictxt, 10) gives
  *      its system handle, Cblacs2sys_handle the communicator, whose rank r is grid process
  *      r = prow*npcol + pcol). A "context" below is kept by dmx with that communicator
- *      (dmx/comm.h): it talks on dmx's inner duplicate of it, the one duplicate dmx makes;
+ *      (dmx/expert.h): it talks on dmx's inner duplicate of it, the one duplicate dmx makes;
  *      grids over the same processes in the same order share one while it lives;
  *   3. every process of the group builds a key of integers from its own arguments (its
  *      coordinates in the source and target grids, their descriptors, the indices, sizes and
@@ -19,7 +19,7 @@
  *      block-cyclic layouts on the group, take views of the submatrices, plan, execute.
  *
  * The entries (layouts and plan of a call) are kept in dmx's plan cache on the context's
- * communicator (dmx_cache.h, src/plan/plan_cache.c), with the one-shot plans of the calls made
+ * communicator (dmx/expert.h, src/plan/plan_cache.c), with the one-shot plans of the calls made
  * alone, under one budget (DMX_CACHE_BYTES per communicator and rank; at most
  * DMX_SCALAPACK_CACHE entries of each kind, a test override), least recently used first out. An
  * entry made together counts the largest process's bytes (one MPI_Allreduce on a miss), so every
@@ -34,7 +34,6 @@
 #include "sp_internal.h"
 
 /* the plan cache's calls for a library on dmx (exported by libdmx; not installed) */
-#include "../plan/dmx_cache.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -72,7 +71,7 @@ typedef struct sp_entry {
 
 typedef struct sp_context {
     struct sp_context *next; /* the live contexts, oldest first */
-    MPI_Comm comm;           /* dmx's inner duplicate of the grid communicator (dmx/comm.h) */
+    MPI_Comm comm;           /* dmx's inner duplicate of the grid communicator (dmx/expert.h) */
     int rank, size;
     int *gkey;  /* allgather buffer (misses only), size * KEY_LEN */
     int *match; /* per cached entry: does this process's key match (hit test) */
