@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,10 +129,20 @@ static int load_text(const char *txt)
     return all_ok(ok);
 }
 
-static void append(char *txt, const char *fmt, double a, double b, double c)
+/* printf onto the end of the model text. */
+static void append(char *txt, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void append(char *txt, const char *fmt, ...)
 {
     size_t n = strlen(txt);
-    snprintf(txt + n, TXT - n, fmt, a, b, c);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(txt + n, TXT - n, fmt, ap);
+    va_end(ap);
 }
 
 /* Steps shown by the progress lines: ping-pong ranges, gamma, segment overhead, then one per
@@ -223,6 +234,147 @@ static int fail(char *txt, int rank, const char *why)
     return 1;
 }
 
+/* The model file's opening comment. */
+static void write_header(char *txt, int p, int nodes)
+{
+    snprintf(
+        txt, TXT,
+        "# dmx collectives model, written by dmx calibrate at np %d on %d node(s).\n"
+        "# intra/inter = max_bytes alpha[s] beta[s/byte]: point-to-point time alpha + n beta\n"
+        "#   for messages up to max_bytes (ranges ascending; the last also covers larger).\n"
+        "# gamma [s/byte]: local reduction; segment_overhead [s]: per pipeline segment and hop.\n"
+        "# corr.<coll>.<alg> = max_bytes factor: measured/predicted, per size range.\n"
+        "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n",
+        p, nodes);
+}
+
+/* Step 1, the point-to-point lines (steps 1-3 of the progress): a ping-pong fit per size range,
+ * or built-in defaults on one rank. NULL, or why every rank stops. */
+static const char *pingpong_lines(char *txt, int rank, int p, int nodes, int total)
+{
+    if (p < 2) {
+        strcat(txt, "note = one rank: nothing to measure, built-in point-to-point defaults\n"
+                    "intra = 4096 3e-07 1.43e-10\nintra = 1e30 3e-06 1.43e-10\n");
+        return NULL;
+    }
+    if (nodes == 1)
+        strcat(txt, "note = all ranks share one node: no inter lines, inter = intra\n");
+    int64_t rs[3][5] = {{8, 64, 512, 2048, 4096},
+                        {8192, 32768, 131072, 262144, 0},
+                        {524288, 2097152, 8388608, 0, 0}};
+    double maxb[3] = {4096, 262144, 1e30};
+    char *buf = calloc(8388608, 1);
+    if (!all_ok(buf != NULL)) {
+        free(buf); /* another rank may be the one without memory */
+        return "out of memory for the ping-pong buffer";
+    }
+    for (int r = 0; r < 3; r++) {
+        double x[5], y[5], a = 0, b = 0;
+        int n = 0;
+        cli_progress(rank != 0, "calibrate", r + 1, total, "ping-pong between ranks 0 and 1, %s",
+                     r == 0   ? "8 B .. 4 KiB"
+                     : r == 1 ? "8 KiB .. 256 KiB"
+                              : "512 KiB .. 8 MiB");
+        for (int i = 0; i < 5 && rs[r][i] > 0; i++, n++) {
+            x[i] = (double)rs[r][i];
+            y[i] = pingpong(MPI_COMM_WORLD, rank, buf, rs[r][i], r == 2 ? 9 : 15);
+        }
+        fit(x, y, n, &a, &b);
+        append(txt, "intra = %.6g %.6g %.6g\n", maxb[r], a, b);
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Step 2, the gamma line: a timed local reduction. NULL, or why every rank stops. */
+static const char *gamma_line(char *txt, int rank, int total)
+{
+    cli_progress(rank != 0, "calibrate", 4, total, "local reduction rate (gamma)");
+    int64_t n = 2 << 20;
+    int *a = calloc((size_t)n, sizeof(int)), *b = calloc((size_t)n, sizeof(int));
+    if (!all_ok(a && b)) {
+        free(a);
+        free(b);
+        return "out of memory for the reduction";
+    }
+    double t[5];
+    for (int k = 0; k < 5; k++) {
+        double t0 = MPI_Wtime();
+        MPI_Reduce_local(a, b, (int)n, MPI_INT, MPI_SUM);
+        t[k] = MPI_Wtime() - t0;
+    }
+    double g = bench_median(t, 5) / (double)(n * 4);
+    MPI_Bcast(&g, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    append(txt, "gamma = %.6g\n", g);
+    free(a);
+    free(b);
+    return NULL;
+}
+
+/* Rank 0's text to every rank, and every rank's model loaded from it (the next steps predict
+ * with it). NULL, or why every rank stops. */
+static const char *share_and_load(char *txt)
+{
+    MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!load_text(txt))
+        return "a rank could not load the parameters measured so far";
+    return NULL;
+}
+
+/* Step 3, the segment_overhead line (p >= 3): a sweep of the pipelined broadcast. NULL, or why
+ * every rank stops. */
+static const char *segment_line(char *txt, int rank, int p, int total)
+{
+    cli_progress(rank != 0, "calibrate", 5, total, "pipeline segment overhead%s",
+                 p >= 3 ? ": 8 MiB broadcast, 1 .. 64 segments" : " (skipped: fewer than 3 ranks)");
+    bcoll_case c;
+    if (p < 3 || bcoll_setup(&c, DMX_COLL_BCAST, 8 << 20) != 0)
+        return NULL;
+    int64_t segs[7] = {1, 2, 4, 8, 16, 32, 64};
+    double T[7][5];
+    int w = 0;
+    for (int k = -1; k < 5; k++)
+        for (int i = 0; i < 7; i++) {
+            dmx_coll_set_pipeline_segments(segs[i]);
+            double x = bcoll_time(&c, DMX_COLL_PIPELINE, 1, &w);
+            if (k >= 0)
+                T[i][k] = x;
+        }
+    dmx_coll_set_pipeline_segments(0);
+    /* o = sum w (T - w t) / sum w^2 with w = p + r - 2 and t the model's hop time
+     * without overhead (t = predicted time of a 1-segment ring on 2 ranks). */
+    double num = 0, den = 0;
+    for (int i = 0; i < 7; i++) {
+        double wgt = (double)(p + segs[i] - 2), th = 0;
+        dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_RING, 2,
+                         (int64_t)ceil((double)c.bytes / (double)segs[i]), 1, &th, NULL);
+        num += wgt * (bench_median(T[i], 5) - wgt * th);
+        den += wgt * wgt;
+    }
+    double o = den > 0 && num > 0 ? num / den : 0;
+    MPI_Bcast(&o, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    append(txt, "segment_overhead = %.6g\n", o);
+    bcoll_free(&c);
+    return share_and_load(txt);
+}
+
+/* Rank 0 writes the model file; 0, or 1 when it could not. */
+static int write_model(const char *txt, const char *out, int p, int nodes)
+{
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        fprintf(stderr, "dmx calibrate: cannot write %s\n", out);
+        return 1;
+    }
+    fputs(txt, f);
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "dmx calibrate: error writing %s\n", out);
+        return 1;
+    }
+    printf("dmx calibrate: wrote %s (np %d, %d node(s))\n", out, p, nodes);
+    return 0;
+}
+
 int dmx_cmd_calibrate(int argc, char **argv)
 {
     int rank = 0, p = 0, quick = 0, nocorr = 0, malloc_default = 0;
@@ -269,127 +421,21 @@ int dmx_cmd_calibrate(int argc, char **argv)
     if (!all_ok(txt != NULL))
         return fail(txt, rank, "out of memory");
     int nodes = bcoll_nodes();
-    snprintf(
-        txt, TXT,
-        "# dmx collectives model, written by dmx calibrate at np %d on %d node(s).\n"
-        "# intra/inter = max_bytes alpha[s] beta[s/byte]: point-to-point time alpha + n beta\n"
-        "#   for messages up to max_bytes (ranges ascending; the last also covers larger).\n"
-        "# gamma [s/byte]: local reduction; segment_overhead [s]: per pipeline segment and hop.\n"
-        "# corr.<coll>.<alg> = max_bytes factor: measured/predicted, per size range.\n"
-        "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n",
-        p, nodes);
-    if (p < 2) {
-        strcat(txt, "note = one rank: nothing to measure, built-in point-to-point defaults\n"
-                    "intra = 4096 3e-07 1.43e-10\nintra = 1e30 3e-06 1.43e-10\n");
-    } else {
-        if (nodes == 1)
-            strcat(txt, "note = all ranks share one node: no inter lines, inter = intra\n");
-        int64_t rs[3][5] = {{8, 64, 512, 2048, 4096},
-                            {8192, 32768, 131072, 262144, 0},
-                            {524288, 2097152, 8388608, 0, 0}};
-        double maxb[3] = {4096, 262144, 1e30};
-        char *buf = calloc(8388608, 1);
-        if (!all_ok(buf != NULL)) {
-            free(buf); /* another rank may be the one without memory */
-            return fail(txt, rank, "out of memory for the ping-pong buffer");
-        }
-        for (int r = 0; r < 3; r++) {
-            double x[5], y[5], a = 0, b = 0;
-            int n = 0;
-            cli_progress(rank != 0, "calibrate", r + 1, total,
-                         "ping-pong between ranks 0 and 1, %s",
-                         r == 0   ? "8 B .. 4 KiB"
-                         : r == 1 ? "8 KiB .. 256 KiB"
-                                  : "512 KiB .. 8 MiB");
-            for (int i = 0; i < 5 && rs[r][i] > 0; i++, n++) {
-                x[i] = (double)rs[r][i];
-                y[i] = pingpong(MPI_COMM_WORLD, rank, buf, rs[r][i], r == 2 ? 9 : 15);
-            }
-            fit(x, y, n, &a, &b);
-            append(txt, "intra = %.6g %.6g %.6g\n", maxb[r], a, b);
-        }
-        free(buf);
-    }
-    /* gamma */
-    cli_progress(rank != 0, "calibrate", 4, total, "local reduction rate (gamma)");
-    {
-        int64_t n = 2 << 20;
-        int *a = calloc((size_t)n, sizeof(int)), *b = calloc((size_t)n, sizeof(int));
-        if (!all_ok(a && b)) {
-            free(a);
-            free(b);
-            return fail(txt, rank, "out of memory for the reduction");
-        }
-        double t[5];
-        for (int k = 0; k < 5; k++) {
-            double t0 = MPI_Wtime();
-            MPI_Reduce_local(a, b, (int)n, MPI_INT, MPI_SUM);
-            t[k] = MPI_Wtime() - t0;
-        }
-        double g = bench_median(t, 5) / (double)(n * 4);
-        MPI_Bcast(&g, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        append(txt, "gamma = %.6g\n", g, 0, 0);
-        free(a);
-        free(b);
-    }
-    MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!load_text(txt))
-        return fail(txt, rank, "a rank could not load the parameters measured so far");
-    cli_progress(rank != 0, "calibrate", 5, total, "pipeline segment overhead%s",
-                 p >= 3 ? ": 8 MiB broadcast, 1 .. 64 segments" : " (skipped: fewer than 3 ranks)");
-    if (p >= 3) { /* segment overhead from a sweep of the pipelined broadcast */
-        bcoll_case c;
-        if (bcoll_setup(&c, DMX_COLL_BCAST, 8 << 20) == 0) {
-            int64_t segs[7] = {1, 2, 4, 8, 16, 32, 64};
-            double T[7][5];
-            int w = 0;
-            for (int k = -1; k < 5; k++)
-                for (int i = 0; i < 7; i++) {
-                    dmx_coll_set_pipeline_segments(segs[i]);
-                    double x = bcoll_time(&c, DMX_COLL_PIPELINE, 1, &w);
-                    if (k >= 0)
-                        T[i][k] = x;
-                }
-            dmx_coll_set_pipeline_segments(0);
-            /* o = sum w (T - w t) / sum w^2 with w = p + r - 2 and t the model's hop time
-             * without overhead (t = predicted time of a 1-segment ring on 2 ranks). */
-            double num = 0, den = 0;
-            for (int i = 0; i < 7; i++) {
-                double wgt = (double)(p + segs[i] - 2), th = 0;
-                dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_RING, 2,
-                                 (int64_t)ceil((double)c.bytes / (double)segs[i]), 1, &th, NULL);
-                num += wgt * (bench_median(T[i], 5) - wgt * th);
-                den += wgt * wgt;
-            }
-            double o = den > 0 && num > 0 ? num / den : 0;
-            MPI_Bcast(&o, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            append(txt, "segment_overhead = %.6g\n", o, 0, 0);
-            bcoll_free(&c);
-            MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
-            if (!load_text(txt))
-                return fail(txt, rank, "a rank could not load the parameters measured so far");
-        }
-    }
+    write_header(txt, p, nodes);
+    const char *why = pingpong_lines(txt, rank, p, nodes, total);
+    if (!why)
+        why = gamma_line(txt, rank, total);
+    if (!why)
+        why = share_and_load(txt);
+    if (!why)
+        why = segment_line(txt, rank, p, total);
+    if (why)
+        return fail(txt, rank, why);
     if (!nocorr && p >= 2) {
         corrections(txt, p, quick, rank, total);
         MPI_Bcast(txt, TXT, MPI_CHAR, 0, MPI_COMM_WORLD);
     }
-    int rc = 0;
-    if (rank == 0) {
-        FILE *f = fopen(out, "w");
-        if (!f) {
-            fprintf(stderr, "dmx calibrate: cannot write %s\n", out);
-            rc = 1;
-        } else {
-            fputs(txt, f);
-            if (ferror(f) | fclose(f)) {
-                fprintf(stderr, "dmx calibrate: error writing %s\n", out);
-                rc = 1;
-            } else {
-                printf("dmx calibrate: wrote %s (np %d, %d node(s))\n", out, p, nodes);
-            }
-        }
-    }
+    int rc = rank == 0 ? write_model(txt, out, p, nodes) : 0;
     free(txt);
     MPI_Finalize();
     return rc;

@@ -415,24 +415,138 @@ static int parse_bc_opt(const char *v, void *dest)
     return parse_bc(v, dest);
 }
 
+/* The two sides of one dmx plan run, as the options give them, and their descriptions. */
+typedef struct plan_sides {
+    dmx_relabel_desc from, to;           /* block-cyclic sides (--from, --to) */
+    const char *custom_from, *custom_to; /* custom sides' files (--custom-from, --custom-to) */
+    custom_layout cf, ct;                /* the custom sides read from them */
+    int transpose;
+    int64_t m, n; /* the source's size (-1: not given) */
+    char dfrom[160], dto[160];
+} plan_sides;
+
+/* Both sides block-cyclic: the target's size follows the source's. 0, or 1 after a message. */
+static int plan_block_cyclic(plan_sides *s, plan_result *r)
+{
+    s->from.m = s->m;
+    s->from.n = s->n;
+    s->to.m = s->transpose ? s->n : s->m;
+    s->to.n = s->transpose ? s->m : s->n;
+    describe_bc(s->dfrom, sizeof s->dfrom, &s->from);
+    describe_bc(s->dto, sizeof s->dto, &s->to);
+    return plan_pair(&s->from, &s->to, s->transpose, 0, r) != 0;
+}
+
+/* The ranks a custom side needs: its procs line, or more if an owner is beyond it. */
+static int custom_ranks(const custom_layout *c)
+{
+    int need = c->procs;
+    for (int64_t k = 0; k < c->g.nrb * c->g.ncb; k++)
+        if (c->owners[k] + 1 > need)
+            need = c->owners[k] + 1;
+    return need;
+}
+
+/* At least one custom side: the library brings both to grid form and overlays them. 0, or 1
+ * after a message. */
+static int plan_custom(plan_sides *s, plan_result *r)
+{
+    const dmx_relabel_desc *gs = &s->from, *gt = &s->to;
+    int p = 1;
+    if (s->custom_from) {
+        if (read_custom(s->custom_from, &s->cf) != 0)
+            return 1;
+        gs = &s->cf.g;
+        snprintf(s->dfrom, sizeof s->dfrom, "custom %s", s->custom_from);
+    }
+    if (s->custom_to) {
+        if (read_custom(s->custom_to, &s->ct) != 0)
+            return 1;
+        gt = &s->ct.g;
+        snprintf(s->dto, sizeof s->dto, "custom %s", s->custom_to);
+    }
+    /* size of the block-cyclic side(s): from --size or from the custom side */
+    if (s->m < 0) {
+        s->m = s->custom_from ? s->cf.g.m : (s->transpose ? s->ct.g.n : s->ct.g.m);
+        s->n = s->custom_from ? s->cf.g.n : (s->transpose ? s->ct.g.m : s->ct.g.n);
+    }
+    if (!s->custom_from) {
+        s->from.m = s->m;
+        s->from.n = s->n;
+        describe_bc(s->dfrom, sizeof s->dfrom, &s->from);
+        p = s->from.prow * s->from.pcol;
+    }
+    if (!s->custom_to) {
+        s->to.m = s->transpose ? s->n : s->m;
+        s->to.n = s->transpose ? s->m : s->n;
+        describe_bc(s->dto, sizeof s->dto, &s->to);
+        if (s->to.prow * s->to.pcol > p)
+            p = s->to.prow * s->to.pcol;
+    }
+    /* rank counts of the custom sides */
+    const custom_layout *cs[2] = {s->custom_from ? &s->cf : NULL, s->custom_to ? &s->ct : NULL};
+    for (int k = 0; k < 2; k++) {
+        int need = cs[k] ? custom_ranks(cs[k]) : 0;
+        if (need > p)
+            p = need;
+    }
+    s->m = gs->m;
+    s->n = gs->n;
+    return plan_pair(gs, gt, s->transpose, p, r) != 0;
+}
+
+/* The outcome, as text or as one JSON object (--json). */
+static void print_result(const plan_sides *s, const plan_result *r, int want_sigma, int json)
+{
+    if (json) {
+        printf("{\"m\":%lld,\"n\":%lld,\"from\":", (long long)s->m, (long long)s->n);
+        plan_json_string(stdout, s->dfrom);
+        printf(",\"to\":");
+        plan_json_string(stdout, s->dto);
+        printf(",\"transpose\":%s,\"p\":%d,\"nnz\":%lld,\"volume_total\":%lld,"
+               "\"volume_identity\":%lld,\"volume_exact\":%lld,\"volume_greedy\":%lld,"
+               "\"reduction_exact\":%.4f,\"reduction_greedy\":%.4f,\"t_volume\":%.6f,"
+               "\"t_exact\":%.6f,\"t_greedy\":%.6f",
+               s->transpose ? "true" : "false", r->p, (long long)r->nnz, (long long)r->total,
+               (long long)r->vol_identity, (long long)r->vol_exact, (long long)r->vol_greedy,
+               plan_percent(r->vol_identity, r->vol_exact),
+               plan_percent(r->vol_identity, r->vol_greedy), r->t_volume, r->t_exact, r->t_greedy);
+        if (want_sigma)
+            plan_print_sigma(stdout, r->sigma_exact, r->p, 1);
+        printf("}\n");
+        return;
+    }
+    printf("dmx plan: %lld x %lld%s, from %s to %s\n", (long long)s->m, (long long)s->n,
+           s->transpose ? " (target transposed)" : "", s->dfrom, s->dto);
+    printf("  ranks P                 %d\n", r->p);
+    printf("  volume matrix           %lld nonzeros, %.6f s\n", (long long)r->nnz, r->t_volume);
+    printf("  total volume            %lld elements\n", (long long)r->total);
+    printf("  remote, identity        %lld elements\n", (long long)r->vol_identity);
+    printf("  remote, exact           %lld elements  reduction %7.3f %%  solve %.6f s\n",
+           (long long)r->vol_exact, plan_percent(r->vol_identity, r->vol_exact), r->t_exact);
+    printf("  remote, greedy          %lld elements  reduction %7.3f %%  solve %.6f s\n",
+           (long long)r->vol_greedy, plan_percent(r->vol_identity, r->vol_greedy), r->t_greedy);
+    if (want_sigma)
+        plan_print_sigma(stdout, r->sigma_exact, r->p, 0);
+}
+
 int dmx_cmd_plan(int argc, char **argv)
 {
     plan_size z = {-1, -1};
-    int transpose = 0, want_sigma = 0, json = 0, fig3 = 0;
-    const char *custom_from = NULL, *custom_to = NULL, *csv = NULL, *svg = NULL;
-    dmx_relabel_desc from, to;
-    memset(&from, 0, sizeof from);
-    memset(&to, 0, sizeof to);
+    int want_sigma = 0, json = 0, fig3 = 0;
+    const char *csv = NULL, *svg = NULL;
+    plan_sides sd;
+    memset(&sd, 0, sizeof sd);
     cli_opt opts[] = {
         CLI_FUNC_OPT("size", &z, parse_size_opt, "M,N with M, N >= 0", "M,N",
                      "source size (required with --from and --to)"),
-        CLI_FUNC_OPT("from", &from, parse_bc_opt, "MB,NB,PR,PC,ORD with ORD R or C",
+        CLI_FUNC_OPT("from", &sd.from, parse_bc_opt, "MB,NB,PR,PC,ORD with ORD R or C",
                      "MB,NB,PR,PC,ORD", "block-cyclic source layout"),
-        CLI_FUNC_OPT("to", &to, parse_bc_opt, "MB,NB,PR,PC,ORD with ORD R or C", "MB,NB,PR,PC,ORD",
-                     "block-cyclic target layout"),
-        CLI_STR_OPT("custom-from", &custom_from, "FILE", "source as a custom grid layout file"),
-        CLI_STR_OPT("custom-to", &custom_to, "FILE", "target as a custom grid layout file"),
-        CLI_FLAG_OPT("transpose", &transpose, "the target holds the transpose of the source"),
+        CLI_FUNC_OPT("to", &sd.to, parse_bc_opt, "MB,NB,PR,PC,ORD with ORD R or C",
+                     "MB,NB,PR,PC,ORD", "block-cyclic target layout"),
+        CLI_STR_OPT("custom-from", &sd.custom_from, "FILE", "source as a custom grid layout file"),
+        CLI_STR_OPT("custom-to", &sd.custom_to, "FILE", "target as a custom grid layout file"),
+        CLI_FLAG_OPT("transpose", &sd.transpose, "the target holds the transpose of the source"),
         CLI_FLAG_OPT("sigma", &want_sigma,
                      "also print the relabeling: role (target rank) j -> process\nsigma[j]"),
         CLI_FLAG_OPT("json", &json, "one JSON object (--fig3: one per point) instead of text"),
@@ -466,128 +580,34 @@ int dmx_cmd_plan(int argc, char **argv)
     int pr = cli_parse(&spec, argc, argv, 1);
     if (pr != CLI_RUN)
         return pr == CLI_HELP ? 0 : 2;
-    int64_t m = z.m, n = z.n;
+    sd.m = z.m;
+    sd.n = z.n;
     int have_from = cli_given(&spec, "from"), have_to = cli_given(&spec, "to");
-    if (fig3 && (have_from || have_to || custom_from || custom_to || want_sigma || transpose)) {
+    if (fig3 &&
+        (have_from || have_to || sd.custom_from || sd.custom_to || want_sigma || sd.transpose)) {
         cli_error(&spec, "--fig3 takes only --csv, --svg and --json");
         return 2;
     }
     if (fig3)
         return run_fig3(csv, svg, json);
-    if ((!have_from && !custom_from) || (!have_to && !custom_to) || (have_from && custom_from) ||
-        (have_to && custom_to)) {
+    if ((!have_from && !sd.custom_from) || (!have_to && !sd.custom_to) ||
+        (have_from && sd.custom_from) || (have_to && sd.custom_to)) {
         cli_error(&spec, "give one source (--from or --custom-from) and one target (--to or "
                          "--custom-to)");
         return 2;
     }
-
-    int rc = 1;
-    custom_layout cf, ct;
+    const int custom = sd.custom_from || sd.custom_to;
+    if (!custom && sd.m < 0) {
+        cli_error(&spec, "--size M,N is required with --from and --to");
+        return 2;
+    }
     plan_result r;
-    memset(&cf, 0, sizeof cf);
-    memset(&ct, 0, sizeof ct);
     memset(&r, 0, sizeof r);
-    char dfrom[160], dto[160];
-
-    if (!custom_from && !custom_to) {
-        if (m < 0) {
-            cli_error(&spec, "--size M,N is required with --from and --to");
-            return 2;
-        }
-        from.m = m;
-        from.n = n;
-        to.m = transpose ? n : m;
-        to.n = transpose ? m : n;
-        describe_bc(dfrom, sizeof dfrom, &from);
-        describe_bc(dto, sizeof dto, &to);
-        if (plan_pair(&from, &to, transpose, 0, &r) != 0)
-            goto done;
-    } else {
-        /* At least one custom side: the library brings both to grid form and overlays them. */
-        const dmx_relabel_desc *gs = &from, *gt = &to;
-        int p = 1;
-        if (custom_from) {
-            if (read_custom(custom_from, &cf) != 0)
-                goto done;
-            gs = &cf.g;
-            snprintf(dfrom, sizeof dfrom, "custom %s", custom_from);
-        }
-        if (custom_to) {
-            if (read_custom(custom_to, &ct) != 0)
-                goto done;
-            gt = &ct.g;
-            snprintf(dto, sizeof dto, "custom %s", custom_to);
-        }
-        /* size of the block-cyclic side(s): from --size or from the custom side */
-        if (m < 0) {
-            m = custom_from ? cf.g.m : (transpose ? ct.g.n : ct.g.m);
-            n = custom_from ? cf.g.n : (transpose ? ct.g.m : ct.g.n);
-        }
-        if (!custom_from) {
-            from.m = m;
-            from.n = n;
-            describe_bc(dfrom, sizeof dfrom, &from);
-            p = from.prow * from.pcol;
-        }
-        if (!custom_to) {
-            to.m = transpose ? n : m;
-            to.n = transpose ? m : n;
-            describe_bc(dto, sizeof dto, &to);
-            if (to.prow * to.pcol > p)
-                p = to.prow * to.pcol;
-        }
-        /* rank counts of the custom sides */
-        const custom_layout *cs[2] = {custom_from ? &cf : NULL, custom_to ? &ct : NULL};
-        for (int s = 0; s < 2; s++) {
-            if (!cs[s])
-                continue;
-            int need = cs[s]->procs;
-            for (int64_t k = 0; k < cs[s]->g.nrb * cs[s]->g.ncb; k++)
-                if (cs[s]->owners[k] + 1 > need)
-                    need = cs[s]->owners[k] + 1;
-            if (need > p)
-                p = need;
-        }
-        m = gs->m;
-        n = gs->n;
-        if (plan_pair(gs, gt, transpose, p, &r) != 0)
-            goto done;
-    }
-
-    if (json) {
-        printf("{\"m\":%lld,\"n\":%lld,\"from\":", (long long)m, (long long)n);
-        plan_json_string(stdout, dfrom);
-        printf(",\"to\":");
-        plan_json_string(stdout, dto);
-        printf(",\"transpose\":%s,\"p\":%d,\"nnz\":%lld,\"volume_total\":%lld,"
-               "\"volume_identity\":%lld,\"volume_exact\":%lld,\"volume_greedy\":%lld,"
-               "\"reduction_exact\":%.4f,\"reduction_greedy\":%.4f,\"t_volume\":%.6f,"
-               "\"t_exact\":%.6f,\"t_greedy\":%.6f",
-               transpose ? "true" : "false", r.p, (long long)r.nnz, (long long)r.total,
-               (long long)r.vol_identity, (long long)r.vol_exact, (long long)r.vol_greedy,
-               plan_percent(r.vol_identity, r.vol_exact),
-               plan_percent(r.vol_identity, r.vol_greedy), r.t_volume, r.t_exact, r.t_greedy);
-        if (want_sigma)
-            plan_print_sigma(stdout, r.sigma_exact, r.p, 1);
-        printf("}\n");
-    } else {
-        printf("dmx plan: %lld x %lld%s, from %s to %s\n", (long long)m, (long long)n,
-               transpose ? " (target transposed)" : "", dfrom, dto);
-        printf("  ranks P                 %d\n", r.p);
-        printf("  volume matrix           %lld nonzeros, %.6f s\n", (long long)r.nnz, r.t_volume);
-        printf("  total volume            %lld elements\n", (long long)r.total);
-        printf("  remote, identity        %lld elements\n", (long long)r.vol_identity);
-        printf("  remote, exact           %lld elements  reduction %7.3f %%  solve %.6f s\n",
-               (long long)r.vol_exact, plan_percent(r.vol_identity, r.vol_exact), r.t_exact);
-        printf("  remote, greedy          %lld elements  reduction %7.3f %%  solve %.6f s\n",
-               (long long)r.vol_greedy, plan_percent(r.vol_identity, r.vol_greedy), r.t_greedy);
-        if (want_sigma)
-            plan_print_sigma(stdout, r.sigma_exact, r.p, 0);
-    }
-    rc = 0;
-done:
+    int rc = custom ? plan_custom(&sd, &r) : plan_block_cyclic(&sd, &r);
+    if (rc == 0)
+        print_result(&sd, &r, want_sigma, json);
     free(r.sigma_exact);
-    custom_free(&cf);
-    custom_free(&ct);
+    custom_free(&sd.cf);
+    custom_free(&sd.ct);
     return rc;
 }

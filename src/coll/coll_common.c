@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives, the parts every algorithm shares: the cached communicator duplicate (with the
- * internal 2D grid and the node count the model needs), block offsets, point-to-point calls of
- * any length and the local reduction.
+ * internal 2D grid and the node count the model needs), block offsets and point-to-point calls
+ * of any length.
  *
  * The duplicate: collectives run on the inner duplicate of the communicator's record
  * (core/comm.c: MPI_Comm_dup with MPI_ERRORS_RETURN, made by the first dmx call that needs
@@ -45,7 +45,7 @@ static int ccomm_detach(void *state)
 static void ccomm_release(void *state)
 {
     dmxi_ccomm *c = state;
-    dmxi_coll_tune_free(c);
+    free(c->tune); /* AUTO's tuning table (coll_tune.c): one block */
     free(c);
 }
 
@@ -177,84 +177,6 @@ dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbu
                               i < sp ? dest : MPI_PROC_NULL, tag,
                               rbuf && i < rp ? (char *)rbuf + off : NULL, rn, MPI_BYTE,
                               i < rp ? src : MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE));
-    }
-cleanup:
-    return st;
-}
-
-int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op)
-{
-    if (op != MPI_MAX && op != MPI_MIN)
-        return 0;
-    const MPI_Datatype u[] = {MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT,     MPI_UNSIGNED,
-                              MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T,
-                              MPI_UINT16_T,      MPI_UINT32_T,           MPI_UINT64_T};
-    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
-        if (type == u[k])
-            return 1;
-    return 0;
-}
-
-/* inout[i] = max or min (in[i], inout[i]) for n unsigned elements of T. */
-#define MINMAX(T)                                                                                  \
-    do {                                                                                           \
-        const T *x = in;                                                                           \
-        T *y = inout;                                                                              \
-        if (op == MPI_MAX) {                                                                       \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                y[i] = x[i] > y[i] ? x[i] : y[i];                                                  \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                y[i] = x[i] < y[i] ? x[i] : y[i];                                                  \
-        }                                                                                          \
-    } while (0)
-
-/* inout[i] = in[i] + or * inout[i] for n 8- or 16-bit integers, wrapping modulo 2^bits (done in
- * unsigned 32-bit arithmetic: two's complement gives the same bits for the signed types). */
-#define WRAP(T)                                                                                    \
-    do {                                                                                           \
-        const T *x = in;                                                                           \
-        T *y = inout;                                                                              \
-        if (op == MPI_SUM) {                                                                       \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                y[i] = (T)((uint32_t)x[i] + (uint32_t)y[i]);                                       \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                y[i] = (T)((uint32_t)x[i] * (uint32_t)y[i]);                                       \
-        }                                                                                          \
-    } while (0)
-
-dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type, MPI_Op op)
-{
-    dmx_status st = DMX_SUCCESS;
-    int es = 0;
-    DMXI_MPI(MPI_Type_size(type, &es));
-    if ((op == MPI_SUM || op == MPI_PROD) && dmxi_c_own_arith(type, op)) {
-        /* Open MPI 4.1.4 saturates 8/16-bit MPI_SUM in its vector kernels (from 64 elements):
-         * 200 + 200 as unsigned char gave 255; MPI requires the wrapped 144 */
-        switch (es) {
-        case 1: WRAP(uint8_t); goto cleanup;
-        case 2: WRAP(uint16_t); goto cleanup;
-        default: break;
-        }
-    }
-    if (dmxi_c_unsigned_minmax(type, op)) {
-        switch (es) {
-        case 1: MINMAX(uint8_t); goto cleanup;
-        case 2: MINMAX(uint16_t); goto cleanup;
-        case 4: MINMAX(uint32_t); goto cleanup;
-        case 8: MINMAX(uint64_t); goto cleanup;
-        default: break; /* no such unsigned type: MPI's */
-        }
-    }
-    /* elements are an extent apart (the pair types: 16 bytes for MPI_DOUBLE_INT's 12) */
-    MPI_Aint lb = 0, ext = es;
-    if (n > INT_MAX)
-        DMXI_MPI(MPI_Type_get_extent(type, &lb, &ext));
-    for (int64_t o = 0; o < n; o += INT_MAX) {
-        int64_t m = n - o < INT_MAX ? n - o : INT_MAX;
-        DMXI_MPI(MPI_Reduce_local((const char *)in + o * (int64_t)ext,
-                                  (char *)inout + o * (int64_t)ext, (int)m, type, op));
     }
 cleanup:
     return st;

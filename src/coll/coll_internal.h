@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives, internal: the arguments every algorithm receives, the cached communicator, the
- * shared helpers of coll_common.c and the algorithm entry points. Not installed. */
+ * shared helpers of coll_common.c and coll_types.c and the algorithm entry points. Not installed.
+ */
 #ifndef DMXI_COLL_INTERNAL_H
 #define DMXI_COLL_INTERNAL_H
 
@@ -34,7 +35,8 @@ typedef struct dmxi_ccomm {
     int nodes;           /* shared-memory nodes spanned (for the model), 0 until known */
     int rank, size;      /* in dup */
     dmxi_cmemo memo[DMX_COLL_NKINDS];
-    dmxi_ctune *tune; /* AUTO's tuning table, made by the first AUTO call that tunes */
+    dmxi_ctune *tune; /* AUTO's tuning table (one block), made by the first AUTO call that
+                       * tunes, freed with the cache */
 } dmxi_ccomm;
 
 /* What an algorithm gets. Buffers are already normalized by the front end (coll_api*.c):
@@ -113,18 +115,8 @@ dmx_status dmxi_c_send(const void *buf, int64_t bytes, int dest, int tag, MPI_Co
 dmx_status dmxi_c_recv(void *buf, int64_t bytes, int src, int tag, MPI_Comm comm);
 dmx_status dmxi_c_sendrecv(const void *sbuf, int64_t sbytes, int dest, void *rbuf, int64_t rbytes,
                            int src, int tag, MPI_Comm comm);
-/* inout = in op inout on n elements (pieces of at most INT_MAX elements). MPI_MAX and MPI_MIN
- * on unsigned integer types are computed here, not by MPI_Reduce_local (see the next). */
-dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type,
-                               MPI_Op op);
-/* Whether (type, op) is MPI_MAX or MPI_MIN on an unsigned integer type: MPI libraries compare
- * those as signed in places (MPICH 4.0.2 every unsigned type, pmodels/mpich#6083; Open MPI
- * 4.1.4 MPI_UNSIGNED_LONG, open-mpi/ompi#10525; both are Debian 12's), in MPI_Reduce_local as in
- * their collectives. dmx does that arithmetic itself, and AUTO keeps such reductions off the MPI
- * library's call. Local. */
-int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op);
 
-/* ---- coll_types.c: which (datatype, op) a reduction takes --------------------------------- */
+/* ---- coll_types.c: which (datatype, op) a reduction takes, the local reduction ------------ */
 /* op is one of MPI's predefined ops (MPI_REPLACE and MPI_NO_OP included). */
 int dmxi_c_op_predefined(MPI_Op op);
 /* "MPI_SUM", ..., or "a user-defined op". */
@@ -138,6 +130,16 @@ int dmxi_c_own_arith(MPI_Datatype type, MPI_Op op);
 /* Algorithm alg of reduction kind combines the p ranks' inputs in rank order, as a
  * non-commutative op needs (the MPI library's call does). */
 int dmxi_coll_keeps_order(dmx_coll_kind kind, dmx_coll_alg alg, int p);
+/* inout = in op inout on n elements (pieces of at most INT_MAX elements). MPI_MAX and MPI_MIN
+ * on unsigned integer types are computed here, not by MPI_Reduce_local (see the next). */
+dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type,
+                               MPI_Op op);
+/* Whether (type, op) is MPI_MAX or MPI_MIN on an unsigned integer type: MPI libraries compare
+ * those as signed in places (MPICH 4.0.2 every unsigned type, pmodels/mpich#6083; Open MPI
+ * 4.1.4 MPI_UNSIGNED_LONG, open-mpi/ompi#10525; both are Debian 12's), in MPI_Reduce_local as in
+ * their collectives. dmx does that arithmetic itself, and AUTO keeps such reductions off the MPI
+ * library's call. Local. */
+int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op);
 
 /* ---- coll_select.c: settings, AUTO ------------------------------------------------------ */
 /* The algorithm to run: alg itself, or for AUTO the DMX_COLL_<NAME> override or the model's
@@ -228,7 +230,6 @@ dmx_status dmxi_coll_tune_pick(dmxi_ccomm *cc, dmx_coll_kind kind, int64_t bytes
 /* Record a trial's time on this rank; the class's last trial makes the one allreduce (on
  * cc->dup) that settles it. Collective in that case. */
 dmx_status dmxi_coll_tune_record(dmxi_ccomm *cc, dmxi_ctune *s, double seconds);
-void dmxi_coll_tune_free(dmxi_ccomm *cc);
 
 /* Bit a of dmxi_coll_valid_mask[k]: algorithm a (AUTO and MPI included) implements k
  * (coll_names.c). */

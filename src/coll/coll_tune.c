@@ -222,12 +222,6 @@ void dmxi_coll_test_slow_wait(void)
     nanosleep(&ts, NULL);
 }
 
-void dmxi_coll_tune_free(dmxi_ccomm *cc)
-{
-    free(cc->tune);
-    cc->tune = NULL;
-}
-
 dmx_status dmx_coll_auto_choice(MPI_Comm comm, dmx_coll_kind kind, int64_t bytes, dmx_coll_alg *alg,
                                 int *settled)
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Collectives: which (datatype, op) pairs a reduction takes, and the arithmetic dmx does itself.
+/* Collectives: which (datatype, op) pairs a reduction takes, and the arithmetic dmx does itself
+ * (the local reduction every reducing algorithm calls, dmxi_c_reduce_local).
  *
  * Predefined ops on predefined datatypes follow the table of the MPI standard (section
  * "Predefined Reduction Operations"): the datatype's group (C integer, Fortran integer,
@@ -11,6 +12,7 @@
  * MPI_REPLACE and MPI_NO_OP exist for accumulates only. */
 #include "coll_internal.h"
 
+#include <limits.h>
 #include <string.h>
 
 enum {
@@ -161,4 +163,82 @@ int dmxi_coll_keeps_order(dmx_coll_kind kind, dmx_coll_alg alg, int p)
     case DMX_COLL_EXSCAN: return alg == DMX_COLL_RING || alg == DMX_COLL_HYPERCUBE;
     default: return 0; /* reduce-scatter: ring and halving fold and rotate */
     }
+}
+
+int dmxi_c_unsigned_minmax(MPI_Datatype type, MPI_Op op)
+{
+    if (op != MPI_MAX && op != MPI_MIN)
+        return 0;
+    const MPI_Datatype u[] = {MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT,     MPI_UNSIGNED,
+                              MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T,
+                              MPI_UINT16_T,      MPI_UINT32_T,           MPI_UINT64_T};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (type == u[k])
+            return 1;
+    return 0;
+}
+
+/* inout[i] = max or min (in[i], inout[i]) for n unsigned elements of T. */
+#define MINMAX(T)                                                                                  \
+    do {                                                                                           \
+        const T *x = in;                                                                           \
+        T *y = inout;                                                                              \
+        if (op == MPI_MAX) {                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = x[i] > y[i] ? x[i] : y[i];                                                  \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = x[i] < y[i] ? x[i] : y[i];                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* inout[i] = in[i] + or * inout[i] for n 8- or 16-bit integers, wrapping modulo 2^bits (done in
+ * unsigned 32-bit arithmetic: two's complement gives the same bits for the signed types). */
+#define WRAP(T)                                                                                    \
+    do {                                                                                           \
+        const T *x = in;                                                                           \
+        T *y = inout;                                                                              \
+        if (op == MPI_SUM) {                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = (T)((uint32_t)x[i] + (uint32_t)y[i]);                                       \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                y[i] = (T)((uint32_t)x[i] * (uint32_t)y[i]);                                       \
+        }                                                                                          \
+    } while (0)
+
+dmx_status dmxi_c_reduce_local(const void *in, void *inout, int64_t n, MPI_Datatype type, MPI_Op op)
+{
+    dmx_status st = DMX_SUCCESS;
+    int es = 0;
+    DMXI_MPI(MPI_Type_size(type, &es));
+    if ((op == MPI_SUM || op == MPI_PROD) && dmxi_c_own_arith(type, op)) {
+        /* Open MPI 4.1.4 saturates 8/16-bit MPI_SUM in its vector kernels (from 64 elements):
+         * 200 + 200 as unsigned char gave 255; MPI requires the wrapped 144 */
+        switch (es) {
+        case 1: WRAP(uint8_t); goto cleanup;
+        case 2: WRAP(uint16_t); goto cleanup;
+        default: break;
+        }
+    }
+    if (dmxi_c_unsigned_minmax(type, op)) {
+        switch (es) {
+        case 1: MINMAX(uint8_t); goto cleanup;
+        case 2: MINMAX(uint16_t); goto cleanup;
+        case 4: MINMAX(uint32_t); goto cleanup;
+        case 8: MINMAX(uint64_t); goto cleanup;
+        default: break; /* no such unsigned type: MPI's */
+        }
+    }
+    /* elements are an extent apart (the pair types: 16 bytes for MPI_DOUBLE_INT's 12) */
+    MPI_Aint lb = 0, ext = es;
+    if (n > INT_MAX)
+        DMXI_MPI(MPI_Type_get_extent(type, &lb, &ext));
+    for (int64_t o = 0; o < n; o += INT_MAX) {
+        int64_t m = n - o < INT_MAX ? n - o : INT_MAX;
+        DMXI_MPI(MPI_Reduce_local((const char *)in + o * (int64_t)ext,
+                                  (char *)inout + o * (int64_t)ext, (int)m, type, op));
+    }
+cleanup:
+    return st;
 }

@@ -44,6 +44,12 @@ int dmxi_error_handler_is_default(void);
  * returns (the request stays pending; it cannot be cancelled). Local (wait.c). */
 dmx_status dmxi_wait_bounded(MPI_Request *req, const char *what);
 
+/* MPI_Wait by MPI_Test and sched_yield, without a time limit: MPICH's blocking calls spin
+ * without yielding, which costs a scheduler time slice per collective when ranks outnumber cores
+ * (200 allreduces at 3 ranks on 2 cores: 2.3 s blocking, 0.15 s nonblocking with this loop).
+ * Returns MPI's code (wrap in DMXI_MPI). Local (wait.c). */
+int dmxi_wait_yield(MPI_Request *req);
+
 /* Clear the calling thread's last error. */
 void dmxi_error_clear(void);
 

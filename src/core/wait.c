@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Bounded waiting: complete one MPI request, or give up after DMX_TIMEOUT seconds.
+/* Waiting for one MPI request without spinning inside MPI: dmxi_wait_bounded gives up after
+ * DMX_TIMEOUT seconds, dmxi_wait_yield (the engine's setup) waits as long as it takes.
  *
- * Algorithm: test the request; while it is not complete, first test again at once (a few
- * times: most agreements complete within microseconds), then yield the processor between tests
- * (sched_yield), and after a millisecond sleep between tests, doubling the sleep from 16 us up to
- * 1 ms. Yielding matters on oversubscribed nodes, where a spinning rank would take the core from
- * the rank it waits for; the tests themselves drive MPI's progress, so this works with MPIs that
- * progress only inside MPI calls. When DMX_TIMEOUT seconds (read once per wait; 0 = forever) pass
+ * Algorithm of dmxi_wait_bounded: test the request; while it is not complete, first test again
+ * at once (a few times: most agreements complete within microseconds), then yield the processor
+ * between tests (sched_yield), and after a millisecond sleep between tests, doubling the sleep
+ * from 16 us up to 1 ms (dmxi_wait_yield only tests and yields). Yielding matters on
+ * oversubscribed nodes, where a spinning rank would take the core from the rank it waits for;
+ * the tests themselves drive MPI's progress, so this works with MPIs that progress only inside
+ * MPI calls. When DMX_TIMEOUT seconds (read once per wait; 0 = forever) pass
  * without completion, the wait calls the error handler (dmxi_fatal) with DMX_ERR_MPI and a
  * message naming what was waited for and the likely cause.
  *
@@ -14,11 +16,12 @@
  * Cost: no messages of its own; after completion at most about 1 ms of added latency (the last
  * sleep), none when the request completes while spinning. Memory: none.
  *
- * Simulation builds (DMX_SIM_WAIT, set by scripts/simulate.sh for SimGrid's SMPI): one blocking
- * MPI_Wait instead, with no timeout (DMX_TIMEOUT is ignored: a mismatched call hangs the
- * simulation). In SMPI every MPI_Test is a simulated call with its own cost and a scheduling
- * round over all simulated ranks, and the sleeps between tests are simulated sleeps, so a polled
- * wait costs simulator time in proportion to how long it waits; a blocking wait costs one call.
+ * Simulation builds (DMX_SIM_WAIT, set by scripts/simulate.sh for SimGrid's SMPI): in
+ * dmxi_wait_bounded, one blocking MPI_Wait instead, with no timeout (DMX_TIMEOUT is ignored: a
+ * mismatched call hangs the simulation). In SMPI every MPI_Test is a simulated call with its own
+ * cost and a scheduling round over all simulated ranks, and the sleeps between tests are simulated
+ * sleeps, so a polled wait costs simulator time in proportion to how long it waits; a blocking wait
+ * costs one call.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -65,4 +68,14 @@ dmx_status dmxi_wait_bounded(MPI_Request *req, const char *what)
 #endif
 cleanup:
     return st;
+}
+
+int dmxi_wait_yield(MPI_Request *req)
+{
+    for (;;) {
+        int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        sched_yield();
+    }
 }

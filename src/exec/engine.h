@@ -38,11 +38,6 @@ dmx_status dmxi_exec_free_requests(dmxi_exec *e, int cancel_recv);
 dmx_status dmxi_p2p_execute(dmxi_exec *e);
 dmx_status dmxi_p2p_free(dmxi_exec *e);
 
-/* MPI_Wait by MPI_Test and sched_yield: MPICH's blocking calls spin without yielding, which
- * costs a scheduler time slice per collective when ranks outnumber cores (200 allreduces at 3
- * ranks on 2 cores: 2.3 s blocking, 0.15 s nonblocking with this loop). Returns MPI's code. */
-int dmxi_p2p_wait(MPI_Request *req);
-
 /* Packages between ranks of one node (shm.c). The sender packs a node peer's package, chunk by
  * chunk, into a ring of slots in its own part of an MPI-3 shared window and publishes a
  * counter; the receiver transforms each chunk into A straight from the slot (no copy by MPI)

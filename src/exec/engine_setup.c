@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#define _POSIX_C_SOURCE 200809L /* sched_yield */
 /* Setup and release of the point-to-point engine (dmxi_exec_p2p): which peers go through the
  * node's shared window (shm.c), the message chunks, buffers and persistent requests of the
  * others, and whether A's writes stream past the caches.
@@ -14,8 +13,6 @@
  * the total is reported in e->buffer_bytes.
  */
 #include "engine.h"
-
-#include <sched.h>
 
 void dmxi_exec_init(dmxi_exec *e)
 {
@@ -205,16 +202,6 @@ dmx_status dmxi_p2p_free(dmxi_exec *e)
     e->cfirst = NULL;
     e->nsreq = e->nrreq = 0;
     return st;
-}
-
-int dmxi_p2p_wait(MPI_Request *req)
-{
-    for (;;) {
-        int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || flag)
-            return rc;
-        sched_yield();
-    }
 }
 
 const dmxi_exec_ops dmxi_exec_p2p = {"p2p", dmxi_p2p_setup, dmxi_p2p_execute, dmxi_p2p_free};

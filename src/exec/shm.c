@@ -246,107 +246,107 @@ static void no_shm(dmxi_exec *e)
         e->rpeer[i].shm = 0;
 }
 
-dmx_status dmxi_shm_setup(dmxi_exec *e)
+/* Every rank wants the shared window (DMX_SHM not 0 on all of them): *all. Collective. */
+static dmx_status agree_wanted(dmxi_exec *e, int *all)
 {
     dmx_status st = DMX_SUCCESS;
-    node_rank *nr = NULL;
-    int nnr = 0, want = dmxi_setting_int(DMXI_SET_SHM) != 0, all = 0;
-    int64_t *offs = NULL;
-    MPI_Request *req = NULL;
-    int nreq = 0;
-    e->shm = 0;
+    int want = dmxi_setting_int(DMXI_SET_SHM) != 0;
     MPI_Request ar = MPI_REQUEST_NULL;
-    DMXI_MPI(MPI_Iallreduce(&want, &all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
-    DMXI_MPI(dmxi_p2p_wait(&ar));
-    if (!all)
+    DMXI_MPI(MPI_Iallreduce(&want, all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
+    DMXI_MPI(dmxi_wait_yield(&ar));
+cleanup:
+    return st;
+}
+
+/* Lay out this rank's part of the window: one ring per node peer it sends to; 64 bytes more
+ * (*need in all), to start the rings on a cache line whatever the window's alignment. Then
+ * agree on the chunks and on the window (*fit): bit 0, some rank's rings do not fit the kept
+ * window; bit 1, some rank's exceed cap = DMX_SHM_CACHE_BYTES (its window is not to be kept).
+ * Collective. */
+static dmx_status layout_rings(dmxi_exec *e, const shm_cache *c, int64_t cap, int64_t *need,
+                               int64_t *fit)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmx_status local = setup_chunks(e);
+    *need = 64;
+    for (int i = 0; i < e->nspeer && local == DMX_SUCCESS; i++) {
+        dmxi_peer *q = &e->speer[i];
+        if (!q->shm)
+            continue;
+        q->off = e->shm_bytes;
+        local = dmxi_add64(e->shm_bytes, RING_HEADER + q->nslots * q->slot_bytes, &e->shm_bytes);
+    }
+    if (local == DMX_SUCCESS)
+        local = dmxi_add64(e->shm_bytes, 64, need);
+    *fit = (c->win == MPI_WIN_NULL || *need > c->bytes) | (*need > cap) << 1;
+    DMXI_TRY(dmxi_agree_max(e->comm, local, fit));
+cleanup:
+    return st;
+}
+
+/* A new window of at least need bytes on this rank (fit as agreed by layout_rings), kept in c
+ * unless some rank's exceeds cap. *made is 0 when some rank could not make or lock it: then
+ * every peer stays on messages (no_shm), or the failure is returned. Collective. */
+static dmx_status make_window(dmxi_exec *e, shm_cache *c, int64_t fit, int64_t need, int64_t cap,
+                              int *made)
+{
+    dmx_status st = DMX_SUCCESS;
+    const int keep = (fit & 2) == 0;
+    *made = 0;
+    if (keep && c->win != MPI_WIN_NULL) { /* too small on some rank: make it again */
+        dmx_status fs = free_window(&c->win);
+        c->win = MPI_WIN_NULL;
+        DMXI_TRY(dmxi_agree(e->comm, fs));
+    }
+    /* a kept window grows at least twofold, so a run of growing plans remakes it rarely */
+    int64_t bytes = need;
+    if (keep && bytes < 2 * c->bytes)
+        bytes = 2 * c->bytes < cap ? 2 * c->bytes : cap;
+    MPI_Win win = MPI_WIN_NULL;
+    char *base = NULL;
+    /* A failure from here on is kept in st, not jumped over: every rank of the node must
+     * make the collective calls below. Without an info object the window is made without
+     * the hint; the failure is still agreed and returned. */
+    static const char *const hint[] = {"alloc_shared_noncontig", "true"};
+    MPI_Info info = dmxi_info_hints(&st, hint, 1);
+    int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, e->node, &base, &win);
+    if (info != MPI_INFO_NULL)
+        DMXI_MPI_ALL(MPI_Info_free(&info));
+    int locked = 0;
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+        locked = rc == MPI_SUCCESS;
+    }
+    int64_t ok = rc == MPI_SUCCESS;
+    const dmx_status agreed = dmxi_agree_min(e->comm, st, &ok, 1);
+    if (agreed != DMX_SUCCESS || !ok) { /* a failure, or messages everywhere */
+        if (locked)
+            DMXI_MPI_ALL(MPI_Win_unlock_all(win));
+        if (win != MPI_WIN_NULL)
+            DMXI_MPI_ALL(MPI_Win_free(&win));
+        if (st == DMX_SUCCESS)
+            st = agreed;
+        if (st == DMX_SUCCESS)
+            no_shm(e);
         goto cleanup;
-    shm_cache *c = NULL;
-    DMXI_TRY(dmxi_agree(e->comm, cache_get(e->comm, &c)));
-    e->node = c->node;
-    e->shm_kept = 1; /* the node communicator is the cache's */
-    DMXI_TRY(dmxi_agree(e->comm, node_ranks(e, &nr, &nnr)));
-
-    for (int i = 0; i < e->nspeer; i++)
-        e->speer[i].shm = find(nr, nnr, e->speer[i].rank) != NULL;
-    for (int i = 0; i < e->nrpeer; i++)
-        e->rpeer[i].shm = find(nr, nnr, e->rpeer[i].rank) != NULL;
-
-    /* Lay out this rank's part of the window: one ring per node peer it sends to; 64 bytes
-     * more, to start the rings on a cache line whatever the window's alignment. Then agree on
-     * the chunks and on the window: bit 0, some rank's rings do not fit the kept window; bit 1,
-     * some rank's exceed DMX_SHM_CACHE_BYTES (its window is not to be kept). */
-    int64_t need = 64, cap = dmxi_setting_int(DMXI_SET_SHM_CACHE_BYTES), fit = 0;
-    {
-        dmx_status local = setup_chunks(e);
-        for (int i = 0; i < e->nspeer && local == DMX_SUCCESS; i++) {
-            dmxi_peer *q = &e->speer[i];
-            if (!q->shm)
-                continue;
-            q->off = e->shm_bytes;
-            local =
-                dmxi_add64(e->shm_bytes, RING_HEADER + q->nslots * q->slot_bytes, &e->shm_bytes);
-        }
-        if (local == DMX_SUCCESS)
-            local = dmxi_add64(e->shm_bytes, 64, &need);
-        fit = (c->win == MPI_WIN_NULL || need > c->bytes) | (need > cap) << 1;
-        DMXI_TRY(dmxi_agree_max(e->comm, local, &fit));
     }
-    if (fit == 0) { /* the kept window serves */
-        e->win = c->win;
-        e->shm_buf = c->base;
+    e->win = win;
+    e->shm_buf = base;
+    *made = 1;
+    if (keep) {
+        c->win = win;
+        c->base = base;
+        c->bytes = bytes;
     } else {
-        const int keep = (fit & 2) == 0;
-        if (keep && c->win != MPI_WIN_NULL) { /* too small on some rank: make it again */
-            dmx_status fs = free_window(&c->win);
-            c->win = MPI_WIN_NULL;
-            DMXI_TRY(dmxi_agree(e->comm, fs));
-        }
-        /* a kept window grows at least twofold, so a run of growing plans remakes it rarely */
-        int64_t bytes = need;
-        if (keep && bytes < 2 * c->bytes)
-            bytes = 2 * c->bytes < cap ? 2 * c->bytes : cap;
-        MPI_Win win = MPI_WIN_NULL;
-        char *base = NULL;
-        /* A failure from here on is kept in st, not jumped over: every rank of the node must
-         * make the collective calls below. Without an info object the window is made without
-         * the hint; the failure is still agreed and returned. */
-        static const char *const hint[] = {"alloc_shared_noncontig", "true"};
-        MPI_Info info = dmxi_info_hints(&st, hint, 1);
-        int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, e->node, &base, &win);
-        if (info != MPI_INFO_NULL)
-            DMXI_MPI_ALL(MPI_Info_free(&info));
-        int locked = 0;
-        if (rc == MPI_SUCCESS) {
-            rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-            locked = rc == MPI_SUCCESS;
-        }
-        int64_t ok = rc == MPI_SUCCESS;
-        const dmx_status agreed = dmxi_agree_min(e->comm, st, &ok, 1);
-        if (agreed != DMX_SUCCESS || !ok) { /* a failure, or messages everywhere */
-            if (locked)
-                DMXI_MPI_ALL(MPI_Win_unlock_all(win));
-            if (win != MPI_WIN_NULL)
-                DMXI_MPI_ALL(MPI_Win_free(&win));
-            if (st == DMX_SUCCESS)
-                st = agreed;
-            if (st == DMX_SUCCESS)
-                no_shm(e);
-            goto cleanup;
-        }
-        e->win = win;
-        e->shm_buf = base;
-        if (keep) {
-            c->win = win;
-            c->base = base;
-            c->bytes = bytes;
-        } else {
-            e->shm_kept = 0; /* this plan's own window (the node communicator stays kept) */
-        }
+        e->shm_kept = 0; /* this plan's own window (the node communicator stays kept) */
     }
-    e->shm = 1;
-    e->shm_buf = align64(e->shm_buf);
+cleanup:
+    return st;
+}
 
-    /* Zero this rank's counters before any receiver can learn where they are. */
+/* Zero this rank's counters before any receiver can learn where they are. */
+static void zero_counters(dmxi_exec *e)
+{
     for (int i = 0; i < e->nspeer; i++) {
         dmxi_peer *q = &e->speer[i];
         if (!q->shm)
@@ -356,10 +356,17 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         atomic_store_explicit(counter(q, 1), 0, memory_order_relaxed);
     }
     atomic_thread_fence(memory_order_seq_cst);
+}
 
-    /* Tell every node peer where its ring is in this rank's part of the window. */
-    offs = dmxi_malloc((int64_t)e->nspeer + e->nrpeer, sizeof *offs);
-    req = dmxi_malloc((int64_t)e->nspeer + e->nrpeer, sizeof *req);
+/* Tell every node peer where its ring is in this rank's part of the window, and find the ring
+ * of every node peer that sends to this rank in its part (nr: the node's ranks, nnr of them).
+ * Collective. */
+static dmx_status exchange_rings(dmxi_exec *e, const node_rank *nr, int nnr)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t *offs = dmxi_malloc((int64_t)e->nspeer + e->nrpeer, sizeof *offs);
+    MPI_Request *req = dmxi_malloc((int64_t)e->nspeer + e->nrpeer, sizeof *req);
+    int nreq = 0;
     DMXI_TRY(dmxi_agree(
         e->comm, offs && req ? DMX_SUCCESS
                              : dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory")));
@@ -391,9 +398,48 @@ dmx_status dmxi_shm_setup(dmxi_exec *e)
         q->ring = align64(base) + offs[e->nspeer + i];
     }
 cleanup:
-    free(nr);
     free(offs);
     free(req);
+    return st;
+}
+
+dmx_status dmxi_shm_setup(dmxi_exec *e)
+{
+    dmx_status st = DMX_SUCCESS;
+    node_rank *nr = NULL;
+    int nnr = 0, all = 0;
+    e->shm = 0;
+    DMXI_TRY(agree_wanted(e, &all));
+    if (!all)
+        goto cleanup;
+    shm_cache *c = NULL;
+    DMXI_TRY(dmxi_agree(e->comm, cache_get(e->comm, &c)));
+    e->node = c->node;
+    e->shm_kept = 1; /* the node communicator is the cache's */
+    DMXI_TRY(dmxi_agree(e->comm, node_ranks(e, &nr, &nnr)));
+
+    for (int i = 0; i < e->nspeer; i++)
+        e->speer[i].shm = find(nr, nnr, e->speer[i].rank) != NULL;
+    for (int i = 0; i < e->nrpeer; i++)
+        e->rpeer[i].shm = find(nr, nnr, e->rpeer[i].rank) != NULL;
+
+    int64_t need = 0, fit = 0, cap = dmxi_setting_int(DMXI_SET_SHM_CACHE_BYTES);
+    DMXI_TRY(layout_rings(e, c, cap, &need, &fit));
+    if (fit == 0) { /* the kept window serves */
+        e->win = c->win;
+        e->shm_buf = c->base;
+    } else {
+        int made = 0;
+        DMXI_TRY(make_window(e, c, fit, need, cap, &made));
+        if (!made)
+            goto cleanup;
+    }
+    e->shm = 1;
+    e->shm_buf = align64(e->shm_buf);
+    zero_counters(e);
+    DMXI_TRY(exchange_rings(e, nr, nnr));
+cleanup:
+    free(nr);
     return st;
 }
 

@@ -278,6 +278,37 @@ static int64_t local_extent(int64_t len, int64_t bs, int p, int src, int np)
     return cnt * bs; /* full blocks only, all before the last: at most (nblk - 1) * bs < len */
 }
 
+/* The ranks of the prow x pcol grid into d->grid_ranks (grid_ranks row by row, or else the ranks
+ * in grid_order 'R' or 'C') and this rank's grid coordinates into d; a rank out of [0, size) or
+ * repeated is refused. Local. */
+static dmx_status map_grid(dmxi_desc *d, int prow, int pcol, const int *grid_ranks, char grid_order,
+                           int rank, int size)
+{
+    dmx_status st = DMX_SUCCESS;
+    char *seen = calloc((size_t)size, 1);
+    d->grid_ranks = dmxi_malloc((int64_t)prow * pcol, sizeof(int));
+    DMXI_CHECK(d->grid_ranks && seen, DMX_ERR_ALLOC, "out of memory");
+    for (int pr = 0; pr < prow; pr++)
+        for (int pc = 0; pc < pcol; pc++) {
+            int r;
+            if (grid_ranks)
+                r = grid_ranks[pr * pcol + pc];
+            else if (grid_order == 'R' || grid_order == 'r')
+                r = pr * pcol + pc;
+            else
+                r = pr + pc * prow;
+            DMXI_CHECK(r >= 0 && r < size && !seen[r], DMX_ERR_ARG,
+                       "grid rank %d at (%d,%d) is out of range or repeated", r, pr, pc);
+            seen[r] = 1;
+            d->grid_ranks[pr * pcol + pc] = r;
+            if (r == rank)
+                d->myprow = pr, d->mypcol = pc;
+        }
+cleanup:
+    free(seen);
+    return st;
+}
+
 /* The address create_cyclic gets for a NULL grid_ranks of the mapped constructor. */
 static const int no_map = -1;
 
@@ -288,7 +319,6 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
 {
     dmx_status st = DMX_SUCCESS;
     dmxi_desc *d = NULL;
-    char *seen = NULL;
     int rank = 0, size = 0;
     if (out)
         *out = NULL;
@@ -324,32 +354,8 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
     if (!grid_ranks && grid_order != 'R' && grid_order != 'r' && grid_order != 'C' &&
         grid_order != 'c')
         BAD(DMX_ERR_ARG, "grid order '%c' is not 'R' or 'C'", grid_order);
-    if (st == DMX_SUCCESS) {
-        int64_t np = (int64_t)prow * pcol;
-        d->grid_ranks = dmxi_malloc(np, sizeof(int));
-        seen = calloc((size_t)size, 1);
-        if (!d->grid_ranks || !seen)
-            BAD(DMX_ERR_ALLOC, "out of memory");
-        for (int pr = 0; st == DMX_SUCCESS && pr < prow; pr++)
-            for (int pc = 0; pc < pcol; pc++) {
-                int r;
-                if (grid_ranks)
-                    r = grid_ranks[pr * pcol + pc];
-                else if (grid_order == 'R' || grid_order == 'r')
-                    r = pr * pcol + pc;
-                else
-                    r = pr + pc * prow;
-                if (r < 0 || r >= size || seen[r]) {
-                    BAD(DMX_ERR_ARG, "grid rank %d at (%d,%d) is out of range or repeated", r, pr,
-                        pc);
-                    break;
-                }
-                seen[r] = 1;
-                d->grid_ranks[pr * pcol + pc] = r;
-                if (r == rank)
-                    d->myprow = pr, d->mypcol = pc;
-            }
-    }
+    if (st == DMX_SUCCESS)
+        st = map_grid(d, prow, pcol, grid_ranks, grid_order, rank, size);
     if (st == DMX_SUCCESS) {
         int64_t lr = local_extent(m, mb, d->myprow, rsrc, prow);
         int64_t lc = local_extent(n, nb, d->mypcol, csrc, pcol);
@@ -401,7 +407,6 @@ static dmx_status create_cyclic(MPI_Comm comm, int64_t m, int64_t n, int64_t mb,
     (*out)->base = local;
     (*out)->id = id;
 cleanup:
-    free(seen);
     dmxi_desc_release(d);
     return st;
 }

@@ -35,6 +35,30 @@ static int64_t is_small(const dmxi_exec *e)
     return limit > 0 && bytes <= limit;
 }
 
+/* The engine's message limit and ring chunk size, agreed on e->comm (collective).
+ * Test-only settings: a smaller per-message limit exercises the path that > 2^31 counts take, and
+ * small ring chunks exercise cut pieces and rings that wrap around. */
+static dmx_status agree_cut_sizes(dmxi_exec *e)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t mine[2] = {dmxi_setting_int(DMXI_SET_MAX_MESSAGE_BYTES),
+                       dmxi_setting_int(DMXI_SET_SHM_CHUNK_BYTES)},
+            agreed[2];
+    if (mine[0] < 1 || mine[0] > INT_MAX)
+        mine[0] = dmxi_setting_info(DMXI_SET_MAX_MESSAGE_BYTES)->dflt;
+    if (mine[1] < 64 || mine[1] > ((int64_t)1 << 30))
+        mine[1] = dmxi_setting_info(DMXI_SET_SHM_CHUNK_BYTES)->dflt;
+    /* sender and receiver must cut alike: the smallest settings win (nonblocking, waited
+     * for with test-and-yield: MPICH's blocking calls spin) */
+    MPI_Request req = MPI_REQUEST_NULL;
+    DMXI_MPI(MPI_Iallreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, e->comm, &req));
+    DMXI_TRY(dmxi_wait_bounded(&req, "the agreement on the message and chunk sizes"));
+    e->max_msg = agreed[0];
+    e->chunk_bytes = agreed[1];
+cleanup:
+    return st;
+}
+
 /* dmx_plan_create; once = 1 for dmx_transform_once's plan (plan_small.c's one-shot path). */
 static dmx_status create(int ntransforms, const dmx_transform *transforms, int once, dmx_plan **out)
 {
@@ -97,24 +121,7 @@ static dmx_status create(int ntransforms, const dmx_transform *transforms, int o
     e->size = p->size;
     e->nt = p->nt;
     e->xf = p->xf;
-    /* Test-only: a smaller per-message limit exercises the path that > 2^31 counts take, and
-     * small ring chunks exercise cut pieces and rings that wrap around. */
-    {
-        int64_t mine[2] = {dmxi_setting_int(DMXI_SET_MAX_MESSAGE_BYTES),
-                           dmxi_setting_int(DMXI_SET_SHM_CHUNK_BYTES)},
-                agreed[2];
-        if (mine[0] < 1 || mine[0] > INT_MAX)
-            mine[0] = dmxi_setting_info(DMXI_SET_MAX_MESSAGE_BYTES)->dflt;
-        if (mine[1] < 64 || mine[1] > ((int64_t)1 << 30))
-            mine[1] = dmxi_setting_info(DMXI_SET_SHM_CHUNK_BYTES)->dflt;
-        /* sender and receiver must cut alike: the smallest settings win (nonblocking, waited
-         * for with test-and-yield: MPICH's blocking calls spin) */
-        MPI_Request req = MPI_REQUEST_NULL;
-        DMXI_MPI(MPI_Iallreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, p->comm, &req));
-        DMXI_TRY(dmxi_wait_bounded(&req, "the agreement on the message and chunk sizes"));
-        e->max_msg = agreed[0];
-        e->chunk_bytes = agreed[1];
-    }
+    DMXI_TRY(agree_cut_sizes(e));
 
     /* Planning is local: every rank knows both layouts. Failures (memory) are agreed below. */
     {

@@ -192,6 +192,81 @@ cleanup:
     return st;
 }
 
+/* The local checks of dmx_relabel_compute's arguments: on every rank the layouts' communicators,
+ * sigma, the method and the cost kind; on rank 0 (which solves) also the cost's matrices or
+ * callback. The last failure found is returned. Local. */
+static dmx_status check_args(int ntransforms, const dmx_transform *transforms,
+                             const dmx_relabel_opts *o, const int *sigma, MPI_Comm comm, int rank)
+{
+    dmx_status local = DMX_SUCCESS;
+    for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
+        int cmp = MPI_UNEQUAL;
+        if (MPI_Comm_compare(comm, transforms[k].b->d->comm, &cmp) != MPI_SUCCESS ||
+            (cmp != MPI_IDENT && cmp != MPI_CONGRUENT) ||
+            MPI_Comm_compare(comm, transforms[k].a->d->comm, &cmp) != MPI_SUCCESS ||
+            (cmp != MPI_IDENT && cmp != MPI_CONGRUENT))
+            local = dmxi_error(DMX_ERR_LAYOUT, __FILE__, __LINE__,
+                               "relabeling needs all layouts on one communicator");
+    }
+    if (!sigma)
+        local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "sigma is NULL");
+    if ((int)o->method < 0 || o->method > DMX_RELABEL_IDENTITY || (int)o->cost < 0 ||
+        o->cost > DMX_COST_CALLBACK)
+        local = dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__, "invalid method or cost kind");
+    if (o->cost == DMX_COST_LATBW && rank == 0 && (!o->latency || !o->bandwidth))
+        local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "latency/bandwidth matrices are NULL");
+    if (o->cost == DMX_COST_CALLBACK && rank == 0 && !o->fn)
+        local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "cost callback is NULL");
+    return local;
+}
+
+/* On rank 0: the package matrix M of the size ranks by role, from the gathered (role, bytes,
+ * tbytes) triples (rank r's are the counts[r] numbers from recv[displs[r]] on, nnz triples in
+ * all), sources ascending in every row. Local. */
+static dmx_status build_matrix(int size, const int64_t *recv, const int *counts, const int *displs,
+                               int64_t nnz, matrix *M)
+{
+    dmx_status local = DMX_SUCCESS;
+    M->p = size;
+    M->rowptr = dmxi_calloc(size + 1, sizeof(int64_t));
+    M->src = dmxi_malloc(nnz, sizeof(int));
+    M->bytes = dmxi_malloc(nnz, sizeof(int64_t));
+    M->tbytes = dmxi_malloc(nnz, sizeof(int64_t));
+    if (!M->rowptr || !M->src || !M->bytes || !M->tbytes)
+        local = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory");
+    for (int64_t k = 0; local == DMX_SUCCESS && k < nnz; k++)
+        M->rowptr[recv[3 * k] + 1]++;
+    for (int j = 0; local == DMX_SUCCESS && j < size; j++)
+        M->rowptr[j + 1] += M->rowptr[j];
+    for (int r = 0; local == DMX_SUCCESS && r < size; r++) /* sources ascending */
+        for (int k = displs[r] / 3; k < (displs[r] + counts[r]) / 3; k++) {
+            int64_t at = M->rowptr[recv[3 * k]]++;
+            M->src[at] = r;
+            M->bytes[at] = recv[3 * k + 1];
+            M->tbytes[at] = recv[3 * k + 2];
+        }
+    for (int j = size; local == DMX_SUCCESS && j > 0; j--)
+        M->rowptr[j] = M->rowptr[j - 1];
+    if (M->rowptr)
+        M->rowptr[0] = 0;
+    return local;
+}
+
+/* Rank 0's volumes, costs and solve time in *res to every rank. Collective. */
+static dmx_status share_result(MPI_Comm comm, dmx_relabel_result *res)
+{
+    dmx_status st = DMX_SUCCESS;
+    double r[4];
+    int64_t v[2] = {res->volume_identity, res->volume_relabeled};
+    r[0] = res->cost_identity, r[1] = res->cost_relabeled, r[2] = res->solve_seconds, r[3] = 0;
+    DMXI_MPI(MPI_Bcast(v, 2, MPI_INT64_T, 0, comm));
+    DMXI_MPI(MPI_Bcast(r, 4, MPI_DOUBLE, 0, comm));
+    res->volume_identity = v[0], res->volume_relabeled = v[1];
+    res->cost_identity = r[0], res->cost_relabeled = r[1], res->solve_seconds = r[2];
+cleanup:
+    return st;
+}
+
 dmx_status dmx_relabel_compute(int ntransforms, const dmx_transform *transforms,
                                const dmx_relabel_opts *opts, int *sigma, dmx_relabel_result *result)
 {
@@ -209,26 +284,7 @@ dmx_status dmx_relabel_compute(int ntransforms, const dmx_transform *transforms,
     if (opts)
         o = *opts;
     {
-        dmx_status local = DMX_SUCCESS;
-        for (int k = 0; k < ntransforms && local == DMX_SUCCESS; k++) {
-            int cmp = MPI_UNEQUAL;
-            if (MPI_Comm_compare(comm, transforms[k].b->d->comm, &cmp) != MPI_SUCCESS ||
-                (cmp != MPI_IDENT && cmp != MPI_CONGRUENT) ||
-                MPI_Comm_compare(comm, transforms[k].a->d->comm, &cmp) != MPI_SUCCESS ||
-                (cmp != MPI_IDENT && cmp != MPI_CONGRUENT))
-                local = dmxi_error(DMX_ERR_LAYOUT, __FILE__, __LINE__,
-                                   "relabeling needs all layouts on one communicator");
-        }
-        if (!sigma)
-            local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "sigma is NULL");
-        if ((int)o.method < 0 || o.method > DMX_RELABEL_IDENTITY || (int)o.cost < 0 ||
-            o.cost > DMX_COST_CALLBACK)
-            local = dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__, "invalid method or cost kind");
-        if (o.cost == DMX_COST_LATBW && rank == 0 && (!o.latency || !o.bandwidth))
-            local =
-                dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "latency/bandwidth matrices are NULL");
-        if (o.cost == DMX_COST_CALLBACK && rank == 0 && !o.fn)
-            local = dmxi_error(DMX_ERR_NULL, __FILE__, __LINE__, "cost callback is NULL");
+        dmx_status local = check_args(ntransforms, transforms, &o, sigma, comm, rank);
         if (local == DMX_SUCCESS)
             local = my_row(ntransforms, transforms, &c);
         DMXI_TRY(dmxi_agree(comm, local));
@@ -275,44 +331,14 @@ dmx_status dmx_relabel_compute(int ntransforms, const dmx_transform *transforms,
 
         /* Rank 0 builds the matrix by role and solves; everyone learns the outcome. */
         if (rank == 0) {
-            int64_t nnz = total / 3;
-            M.p = size;
-            M.rowptr = dmxi_calloc(size + 1, sizeof(int64_t));
-            M.src = dmxi_malloc(nnz, sizeof(int));
-            M.bytes = dmxi_malloc(nnz, sizeof(int64_t));
-            M.tbytes = dmxi_malloc(nnz, sizeof(int64_t));
-            if (!M.rowptr || !M.src || !M.bytes || !M.tbytes)
-                local = dmxi_error(DMX_ERR_ALLOC, __FILE__, __LINE__, "out of memory");
-            for (int64_t k = 0; local == DMX_SUCCESS && k < nnz; k++)
-                M.rowptr[recv[3 * k] + 1]++;
-            for (int j = 0; local == DMX_SUCCESS && j < size; j++)
-                M.rowptr[j + 1] += M.rowptr[j];
-            for (int r = 0; local == DMX_SUCCESS && r < size; r++) /* sources ascending */
-                for (int k = displs[r] / 3; k < (displs[r] + counts[r]) / 3; k++) {
-                    int64_t at = M.rowptr[recv[3 * k]]++;
-                    M.src[at] = r;
-                    M.bytes[at] = recv[3 * k + 1];
-                    M.tbytes[at] = recv[3 * k + 2];
-                }
-            for (int j = size; local == DMX_SUCCESS && j > 0; j--)
-                M.rowptr[j] = M.rowptr[j - 1];
-            if (M.rowptr)
-                M.rowptr[0] = 0;
+            local = build_matrix(size, recv, counts, displs, total / 3, &M);
             if (local == DMX_SUCCESS)
                 local = solve(&o, &M, node, sigma, &res);
         }
         DMXI_TRY(dmxi_agree(comm, local));
     }
     DMXI_MPI(MPI_Bcast(sigma, size, MPI_INT, 0, comm));
-    {
-        double r[4];
-        int64_t v[2] = {res.volume_identity, res.volume_relabeled};
-        r[0] = res.cost_identity, r[1] = res.cost_relabeled, r[2] = res.solve_seconds, r[3] = 0;
-        DMXI_MPI(MPI_Bcast(v, 2, MPI_INT64_T, 0, comm));
-        DMXI_MPI(MPI_Bcast(r, 4, MPI_DOUBLE, 0, comm));
-        res.volume_identity = v[0], res.volume_relabeled = v[1];
-        res.cost_identity = r[0], res.cost_relabeled = r[1], res.solve_seconds = r[2];
-    }
+    DMXI_TRY(share_result(comm, &res));
     if (result)
         *result = res;
 cleanup:
