@@ -65,7 +65,7 @@ command -v "$mpiexec" >/dev/null || die "$mpiexec not found (Debian package mpic
 
 tmp=$(mktemp -d /tmp/dmx_sptesters.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-"$mpicc" -O2 -shared -fPIC -o "$tmp/mpi_yield.so" "$root/tests/common/mpi_yield.c" ||
+"$mpicc" -O2 -DDMX_YIELD_BLOCKING_REDUCTIONS -shared -fPIC -o "$tmp/mpi_yield.so" "$root/tests/common/mpi_yield.c" ||
     die "cannot build mpi_yield.so"
 "$mpicc" -O2 -shared -fPIC -o "$tmp/sp_calls.so" "$datdir/sp_calls.c" -ldl ||
     die "cannot build sp_calls.so"
