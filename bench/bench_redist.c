@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const impl_name[NIMPL] = {"dmx", "scalapack", "alltoallv", "dmx"};
+static const char *const impl_name[NIMPL] = {"dmx", "scalapack", "alltoallv", "dmx", "dmx_relabel"};
 
 static void summarize(result *r)
 {
@@ -67,12 +67,18 @@ static void report_json(const group *g, double bound)
         else
             printf("\"t_med\":null,\"t_min\":null,\"t_max\":null,\"gbps\":null,"
                    "\"cpu_med\":null,");
-        if (i == IMPL_DMX || i == IMPL_DMX_BATCH) {
+        if (i == IMPL_DMX || i == IMPL_DMX_BATCH || i == IMPL_DMX_RELABEL) {
             if (r->t_plan >= 0)
                 printf("\"t_plan\":%.9g,", r->t_plan);
             else
                 printf("\"t_plan\":null,");
         }
+        if (i == IMPL_DMX_RELABEL && strcmp(r->status, "ok") == 0)
+            printf("\"node_ratio\":%g,\"volume_identity\":%lld,\"volume_relabeled\":%lld,"
+                   "\"cost_identity\":%.9g,\"cost_relabeled\":%.9g,",
+                   o->node_ratio, (long long)g->rres.volume_identity,
+                   (long long)g->rres.volume_relabeled, g->rres.cost_identity,
+                   g->rres.cost_relabeled);
         if (i != IMPL_DMX) {
             if (timed && have_dmx)
                 printf("\"dmx_speedup\":%.4g,", r->t_med / d->t_med);
@@ -103,6 +109,8 @@ static void report_table(const group *g, double bound)
         char impl[32], extra[160] = "";
         if (i == IMPL_DMX_BATCH)
             snprintf(impl, sizeof impl, "dmx x%d", g->nmat);
+        else if (i == IMPL_DMX_RELABEL)
+            snprintf(impl, sizeof impl, "dmx relab");
         else
             snprintf(impl, sizeof impl, "%s", impl_name[i]);
         const int timed = r->nt == o->reps && strcmp(r->status, "ok") == 0;
@@ -115,6 +123,11 @@ static void report_table(const group *g, double bound)
             if (r->t_plan >= 0)
                 snprintf(extra, sizeof extra, "plan %.2f ms%s", r->t_plan * 1e3,
                          i == IMPL_DMX_BATCH ? ", times per matrix" : "");
+        } else if (i == IMPL_DMX_RELABEL) {
+            snprintf(
+                extra, sizeof extra, "%.2fx; predicted cost %.4g -> %.4g (%.2fx)",
+                have_dmx ? r->t_med / d->t_med : 0.0, g->rres.cost_identity, g->rres.cost_relabeled,
+                g->rres.cost_relabeled > 0 ? g->rres.cost_relabeled / g->rres.cost_identity : 0.0);
         } else if (have_dmx) {
             snprintf(extra, sizeof extra, "%.2fx", r->t_med / d->t_med);
         }
@@ -142,6 +155,7 @@ static int run_group(const options *o, const bench_case *c, int trans, int rank,
     g.trans = trans;
     g.rank = rank;
     g.np = np;
+    g.comm = g.relcomm = MPI_COMM_NULL;
 #ifdef DMX_HAVE_SCALAPACK
     g.ctxt_a = g.ctxt_b = g.ctxt_all = -1;
 #endif
@@ -180,6 +194,8 @@ static int run_group(const options *o, const bench_case *c, int trans, int rank,
 
     if (o->use[0])
         redist_setup_dmx(&g);
+    if (o->use[0] && o->relabel)
+        redist_setup_relabel(&g);
     if (o->use[1])
         redist_setup_scalapack(&g);
     if (o->use[2])

@@ -23,7 +23,9 @@ typedef struct options {
     int align; /* byte alignment of every matrix (0: plain malloc; -1: both 0 and 64) */
     int op_n, op_t;
     int case_redist, case_same;
-    int use[3]; /* dmx, scalapack, alltoallv */
+    int use[3];        /* dmx, scalapack, alltoallv */
+    int relabel;       /* also time dmx with relabeling (dmx_plan_create_relabeled) */
+    double node_ratio; /* its cost: across-node / within-node bytes (DMX_COST_NODE); 0: volume */
     int json;
     int sweep, sequence;      /* the one-shot modes (bench_sweep.h) */
     int64_t max_n;            /* --sweep: largest size */
@@ -43,7 +45,7 @@ typedef struct side {
     int64_t *gi, *gj; /* global row / column of each local row / column */
 } side;
 
-enum { IMPL_DMX, IMPL_SCALAPACK, IMPL_A2A, IMPL_DMX_BATCH, NIMPL };
+enum { IMPL_DMX, IMPL_SCALAPACK, IMPL_A2A, IMPL_DMX_BATCH, IMPL_DMX_RELABEL, NIMPL };
 
 typedef struct result {
     int active;      /* still being run */
@@ -75,9 +77,19 @@ typedef struct group {
     double **a;  /* batch target arrays */
     int nmat;    /* arrays allocated: batch if batched dmx runs, else 1 */
     result r[NIMPL];
-    /* dmx */
+    /* dmx, on comm: a duplicate of MPI_COMM_WORLD (SimGrid's SMPI shares one MPI_COMM_WORLD
+     * object, and with it dmx's per-communicator state, among all simulated ranks) */
+    MPI_Comm comm;
     dmx_layout **lb, **la;
     dmx_plan *plan, *plan_batch;
+    /* dmx with relabeling: the relabeled communicator, target layout (dmx's memory, this rank's
+     * role: sr), its plan, and what the relabeling predicted */
+    MPI_Comm relcomm;
+    dmx_layout *lrel;
+    dmx_plan *plan_rel;
+    side sr;
+    double *arel;
+    dmx_relabel_result rres;
     /* alltoallv */
     bench_a2a_work work;
 #ifdef DMX_HAVE_SCALAPACK
@@ -102,6 +114,8 @@ int redist_all_ranks(int ok);
  * g->r[impl] on every rank alike). */
 void redist_setup_dmx(group *g);
 void redist_teardown_dmx(group *g);
+/* dmx_plan_create_relabeled for B -> A's layout (after redist_setup_dmx). */
+void redist_setup_relabel(group *g);
 void redist_setup_a2a(group *g);
 void redist_setup_scalapack(group *g);
 void redist_teardown_scalapack(group *g);
