@@ -41,7 +41,9 @@ def exchange(rows):
         if "failed" in r:
             continue
         key = (r["platform"], r["k"], r["pattern"], r["bytes"], r["np"])
-        cells.setdefault(key, {})[r["protocol"]] = r["t_med"]
+        # one AUTO per point whatever it ran: the last record wins (a rerun after a change)
+        name = "auto" if r["protocol"].startswith("auto") else r["protocol"]
+        cells.setdefault(key, {})[name] = (r["protocol"], r["t_med"])
         walls.setdefault(key, {})[r["protocol"].split(":")[0]] = r.get("sim_wall_s")
     groups = sorted({k[:4] for k in cells})
     protos = ["nbx", "pex", "pcx", "rsx"]
@@ -53,14 +55,14 @@ def exchange(rows):
         cross = None
         for key in sorted(k for k in cells if k[:4] == g):
             c = cells[key]
-            have = {p: c[p] for p in protos if p in c}
+            have = {p: c[p][1] for p in protos if p in c}
             if not have:
                 continue
             best = min(have, key=have.get)
-            auto = [(p, t) for p, t in c.items() if p.startswith("auto")]
+            auto = [c["auto"]] if "auto" in c else []
             a = "%s (%s)" % (us(auto[0][1]), auto[0][0][5:]) if auto else "-"
             ratio = "%.2f" % (auto[0][1] / have[best]) if auto else "-"
-            if cross is None and "nbx" in c and "pex" in c and c["nbx"] < c["pex"]:
+            if cross is None and "nbx" in have and "pex" in have and have["nbx"] < have["pex"]:
                 cross = key[4]
             print("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 key[4], *[us(have[p]) if p in have else "-" for p in protos], best.upper(), a,
