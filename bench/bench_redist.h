@@ -45,7 +45,27 @@ typedef struct side {
     int64_t *gi, *gj; /* global row / column of each local row / column */
 } side;
 
-enum { IMPL_DMX, IMPL_SCALAPACK, IMPL_A2A, IMPL_DMX_BATCH, IMPL_DMX_RELABEL, NIMPL };
+enum {
+    IMPL_DMX,
+    IMPL_SCALAPACK,
+    IMPL_A2A,
+    IMPL_DMX_BATCH,
+    IMPL_DMX_RELABEL,    /* dmx_plan_create_relabeled, exact sigma */
+    IMPL_DMX_RELABEL_ID, /* the same call with sigma = identity: the path's own cost */
+    NIMPL
+};
+
+/* One relabeled target: the relabeled communicator, A's layout on it (dmx's memory, this rank's
+ * role: side), its plan, and what the relabeling predicted. */
+typedef struct relabeled {
+    MPI_Comm comm;
+    dmx_layout *layout;
+    dmx_plan *plan;
+    side side;
+    double *a;
+    dmx_relabel_result res;
+    int moved; /* roles whose rank sigma changed */
+} relabeled;
 
 typedef struct result {
     int active;      /* still being run */
@@ -82,14 +102,8 @@ typedef struct group {
     MPI_Comm comm;
     dmx_layout **lb, **la;
     dmx_plan *plan, *plan_batch;
-    /* dmx with relabeling: the relabeled communicator, target layout (dmx's memory, this rank's
-     * role: sr), its plan, and what the relabeling predicted */
-    MPI_Comm relcomm;
-    dmx_layout *lrel;
-    dmx_plan *plan_rel;
-    side sr;
-    double *arel;
-    dmx_relabel_result rres;
+    /* dmx with relabeling: [0] exact, [1] identity (IMPL_DMX_RELABEL + i) */
+    relabeled rl[2];
     /* alltoallv */
     bench_a2a_work work;
 #ifdef DMX_HAVE_SCALAPACK
@@ -114,8 +128,9 @@ int redist_all_ranks(int ok);
  * g->r[impl] on every rank alike). */
 void redist_setup_dmx(group *g);
 void redist_teardown_dmx(group *g);
-/* dmx_plan_create_relabeled for B -> A's layout (after redist_setup_dmx). */
-void redist_setup_relabel(group *g);
+/* dmx_plan_create_relabeled for B -> A's layout (after redist_setup_dmx), for impl
+ * IMPL_DMX_RELABEL or IMPL_DMX_RELABEL_ID. */
+void redist_setup_relabel(group *g, int impl);
 void redist_setup_a2a(group *g);
 void redist_setup_scalapack(group *g);
 void redist_teardown_scalapack(group *g);

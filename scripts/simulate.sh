@@ -191,7 +191,8 @@ coll() {
 # "from_mb,from_nb:to_mb,to_nb[:from_grid:to_grid]" (grids PRxPC). Each point also times dmx
 # with relabeling (dmx_plan_create_relabeled, node-aware cost: across-node bytes cost
 # SIM_NODE_RATIO, default 50, times within-node ones; twolevel: 20 GB/s per pair inside a node
-# against a 25 GB/s NIC shared by 64 ranks) and prints its predicted cost beside.
+# against a 25 GB/s NIC shared by 64 ranks) and prints its predicted cost beside, and the same
+# call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
 redist() {
     local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
     for plat in $plats; do

@@ -6,8 +6,9 @@ gemm: simulated time per point and the model's, AUTO against the best point, and
 communication ratio SUMMA / best HSUMMA (time minus the flops at one core's rate).
 exchange: time per protocol, the best, AUTO / best, and the NBX/PEX crossover P.
 coll: AUTO / best simulated algorithm per cell, the share of cells within 1.1x, the worst.
-redist: dmx's, MPI_Alltoallv's and relabeled dmx's simulated times, and the relabeling's
-simulated gain (t_dmx / t_relabeled) against its predicted one (cost_identity / cost_relabeled).
+redist: dmx's, MPI_Alltoallv's and relabeled dmx's simulated times (dmx_plan_create_relabeled with
+the identity and with the exact sigma), and the relabeling's simulated gain (t_identity / t_exact)
+against its predicted one (cost_identity / cost_relabeled).
 The last record of a point wins (a file may hold reruns)."""
 import json
 import sys
@@ -145,32 +146,37 @@ def redist(rows):
     for r in rows:
         if "failed" in r or "impl" not in r:
             continue
-        key = (r["platform"], r["np"], r.get("case_sim"), r["case"], r["op"], r.get("align", 0))
-        cells.setdefault(key, {})[r["impl"]] = r
-    print("| platform | P | case | op | dmx us | alltoallv us | relabeled us | remote MB "
-          "(identity -> relabeled) | simulated gain | predicted gain | sim wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(cells, key=lambda k: (k[0], k[1], str(k[2]), k[3], k[4], k[5])):
+        key = (r["platform"], r["np"], r.get("case_sim"), r["case"], r["op"])
+        if r.get("align", 0) != 0:  # the first session's rows ran twice, the second aligned
+            continue
+        cells.setdefault(key, {})[r["impl"]] = r  # the last record of a point wins
+    print("| platform | P | case | m = n | dmx us | alltoallv us | relabeled: identity us | "
+          "exact us | roles moved | remote MB (identity -> exact) | simulated gain | "
+          "predicted gain | sim wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(cells, key=lambda k: (k[0], k[1], str(k[2]), k[3], k[4])):
         c = cells[key]
 
         def t(name):
             r = c.get(name)
             return r["t_med"] if r and r.get("t_med") else None
 
-        td, ta, tr = t("dmx"), t("alltoallv"), t("dmx_relabel")
+        td, ta, tr, ti = t("dmx"), t("alltoallv"), t("dmx_relabel"), t("dmx_relabel_identity")
         rel = c.get("dmx_relabel") or {}
         vol = pred = gain = "-"
         if "volume_identity" in rel:
             vol = "%.1f -> %.1f" % (rel["volume_identity"] / 1e6, rel["volume_relabeled"] / 1e6)
             if rel["cost_relabeled"] > 0:
                 pred = "%.2fx" % (rel["cost_identity"] / rel["cost_relabeled"])
-        if td and tr:
-            gain = "%.2fx" % (td / tr)
+        if ti and tr:
+            gain = "%.2fx" % (ti / tr)
         note = "" if td or "dmx" not in c else " (dmx: %s)" % c["dmx"].get("status")
-        wall = next(iter(c.values())).get("sim_wall_s")
-        print("| %s | %d | %s | %s | %s%s | %s | %s | %s | %s | %s | %s |" % (
-            key[0], key[1], "%s %s" % (key[2], key[3]), key[4], us(td) if td else "-", note, us(ta) if ta else "-",
-            us(tr) if tr else "-", vol, gain, pred, wall))
+        anyr = next(iter(c.values()))
+        name = key[3] if key[3] == "same" else str(key[2])
+        print("| %s | %d | %s | %d | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            key[0], key[1], name, anyr.get("m", 0), us(td) if td else "-", note,
+            us(ta) if ta else "-", us(ti) if ti else "-", us(tr) if tr else "-",
+            rel.get("roles_moved", "-"), vol, gain, pred, anyr.get("sim_wall_s")))
 
 
 def main():
