@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const impl_name[NIMPL] = {"dmx", "scalapack", "alltoallv", "dmx", "dmx_relabel"};
+static const char *const impl_name[NIMPL] = {"dmx", "scalapack",   "alltoallv",
+                                             "dmx", "dmx_relabel", "dmx_relabel_identity"};
 
 static void summarize(result *r)
 {

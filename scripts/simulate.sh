@@ -193,6 +193,8 @@ coll() {
 # SIM_NODE_RATIO, default 50, times within-node ones; twolevel: 20 GB/s per pair inside a node
 # against a 25 GB/s NIC shared by 64 ranks) and prints its predicted cost beside, and the same
 # call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
+# SIM_REPS runs of each (default 4; the table takes the least: successive runs of one plan
+# alternate between two simulated times, docs/scale.md).
 redist() {
     local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
     for plat in $plats; do
@@ -205,7 +207,8 @@ redist() {
                 echo "# redist $plat np $np $cs" >&2
                 SIM_TAG="\"case_sim\":\"$cs\"," sim redist "$plat" "$np" '"bench":"redist"' \
                     bench redist --json --size "$n,$n" --from "$from" --to "$to" "${g[@]}" \
-                    --reps 1 --warmup 1 --impl dmx,alltoallv --op N --align 0 --relabel \
+                    --reps "${SIM_REPS:-4}" --warmup 1 --impl dmx,alltoallv --op N --align 0 \
+                    --case redist --relabel \
                     --node-ratio "${SIM_NODE_RATIO:-50}"
             done
         done

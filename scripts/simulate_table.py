@@ -157,9 +157,9 @@ def redist(rows):
     for key in sorted(cells, key=lambda k: (k[0], k[1], str(k[2]), k[3], k[4])):
         c = cells[key]
 
-        def t(name):
+        def t(name):  # the least of the repetitions: SMPI adds a delay to some runs (docs/scale.md)
             r = c.get(name)
-            return r["t_med"] if r and r.get("t_med") else None
+            return r["t_min"] if r and r.get("t_min") else None
 
         td, ta, tr, ti = t("dmx"), t("alltoallv"), t("dmx_relabel"), t("dmx_relabel_identity")
         rel = c.get("dmx_relabel") or {}
