@@ -194,7 +194,7 @@ coll() {
 # against a 25 GB/s NIC shared by 64 ranks) and prints its predicted cost beside, and the same
 # call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
 # SIM_REPS runs of each (default 4; the table takes the least: successive runs of one plan
-# alternate between two simulated times, docs/scale.md).
+# vary between two simulated times, docs/scale.md).
 redist() {
     local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
     for plat in $plats; do
