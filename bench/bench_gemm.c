@@ -471,6 +471,10 @@ int dmx_cmd_bench_gemm(int argc, char **argv)
         return p == CLI_HELP ? 0 : 2;
     MPI_Init(&argc, &argv);
     int rc = run(&ga);
+    /* Every line out before any rank finalizes: under SimGrid's SMPI all ranks are one process,
+     * and a rank may abort in MPI_Finalize (docs/scale.md), losing a buffered stdout. */
+    fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return rc;
 }

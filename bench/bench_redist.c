@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const impl_name[NIMPL] = {"dmx", "scalapack", "alltoallv", "dmx"};
+static const char *const impl_name[NIMPL] = {"dmx", "scalapack",   "alltoallv",
+                                             "dmx", "dmx_relabel", "dmx_relabel_identity"};
 
 static void summarize(result *r)
 {
@@ -67,12 +68,21 @@ static void report_json(const group *g, double bound)
         else
             printf("\"t_med\":null,\"t_min\":null,\"t_max\":null,\"gbps\":null,"
                    "\"cpu_med\":null,");
-        if (i == IMPL_DMX || i == IMPL_DMX_BATCH) {
+        const int rel = i == IMPL_DMX_RELABEL || i == IMPL_DMX_RELABEL_ID;
+        const relabeled *rl = rel ? &g->rl[i - IMPL_DMX_RELABEL] : NULL;
+        if (i == IMPL_DMX || i == IMPL_DMX_BATCH || rel) {
             if (r->t_plan >= 0)
                 printf("\"t_plan\":%.9g,", r->t_plan);
             else
                 printf("\"t_plan\":null,");
         }
+        if (rel && strcmp(r->status, "ok") == 0)
+            printf("\"node_ratio\":%g,\"roles_moved\":%d,\"volume_identity\":%lld,\"volume_"
+                   "relabeled\":%lld,"
+                   "\"cost_identity\":%.9g,\"cost_relabeled\":%.9g,",
+                   o->node_ratio, rl->moved, (long long)rl->res.volume_identity,
+                   (long long)rl->res.volume_relabeled, rl->res.cost_identity,
+                   rl->res.cost_relabeled);
         if (i != IMPL_DMX) {
             if (timed && have_dmx)
                 printf("\"dmx_speedup\":%.4g,", r->t_med / d->t_med);
@@ -103,6 +113,10 @@ static void report_table(const group *g, double bound)
         char impl[32], extra[160] = "";
         if (i == IMPL_DMX_BATCH)
             snprintf(impl, sizeof impl, "dmx x%d", g->nmat);
+        else if (i == IMPL_DMX_RELABEL)
+            snprintf(impl, sizeof impl, "dmx relab");
+        else if (i == IMPL_DMX_RELABEL_ID)
+            snprintf(impl, sizeof impl, "dmx rel-id");
         else
             snprintf(impl, sizeof impl, "%s", impl_name[i]);
         const int timed = r->nt == o->reps && strcmp(r->status, "ok") == 0;
@@ -115,6 +129,12 @@ static void report_table(const group *g, double bound)
             if (r->t_plan >= 0)
                 snprintf(extra, sizeof extra, "plan %.2f ms%s", r->t_plan * 1e3,
                          i == IMPL_DMX_BATCH ? ", times per matrix" : "");
+        } else if (i == IMPL_DMX_RELABEL || i == IMPL_DMX_RELABEL_ID) {
+            const relabeled *rl = &g->rl[i - IMPL_DMX_RELABEL];
+            snprintf(
+                extra, sizeof extra, "%.2fx; predicted cost %.4g -> %.4g (%.2fx)",
+                have_dmx ? r->t_med / d->t_med : 0.0, rl->res.cost_identity, rl->res.cost_relabeled,
+                rl->res.cost_relabeled > 0 ? rl->res.cost_relabeled / rl->res.cost_identity : 0.0);
         } else if (have_dmx) {
             snprintf(extra, sizeof extra, "%.2fx", r->t_med / d->t_med);
         }
@@ -142,6 +162,7 @@ static int run_group(const options *o, const bench_case *c, int trans, int rank,
     g.trans = trans;
     g.rank = rank;
     g.np = np;
+    g.comm = g.rl[0].comm = g.rl[1].comm = MPI_COMM_NULL;
 #ifdef DMX_HAVE_SCALAPACK
     g.ctxt_a = g.ctxt_b = g.ctxt_all = -1;
 #endif
@@ -180,6 +201,10 @@ static int run_group(const options *o, const bench_case *c, int trans, int rank,
 
     if (o->use[0])
         redist_setup_dmx(&g);
+    if (o->use[0] && o->relabel) {
+        redist_setup_relabel(&g, IMPL_DMX_RELABEL);
+        redist_setup_relabel(&g, IMPL_DMX_RELABEL_ID);
+    }
     if (o->use[1])
         redist_setup_scalapack(&g);
     if (o->use[2])

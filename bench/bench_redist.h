@@ -23,7 +23,9 @@ typedef struct options {
     int align; /* byte alignment of every matrix (0: plain malloc; -1: both 0 and 64) */
     int op_n, op_t;
     int case_redist, case_same;
-    int use[3]; /* dmx, scalapack, alltoallv */
+    int use[3];        /* dmx, scalapack, alltoallv */
+    int relabel;       /* also time dmx with relabeling (dmx_plan_create_relabeled) */
+    double node_ratio; /* its cost: across-node / within-node bytes (DMX_COST_NODE); 0: volume */
     int json;
     int sweep, sequence;      /* the one-shot modes (bench_sweep.h) */
     int64_t max_n;            /* --sweep: largest size */
@@ -43,7 +45,27 @@ typedef struct side {
     int64_t *gi, *gj; /* global row / column of each local row / column */
 } side;
 
-enum { IMPL_DMX, IMPL_SCALAPACK, IMPL_A2A, IMPL_DMX_BATCH, NIMPL };
+enum {
+    IMPL_DMX,
+    IMPL_SCALAPACK,
+    IMPL_A2A,
+    IMPL_DMX_BATCH,
+    IMPL_DMX_RELABEL,    /* dmx_plan_create_relabeled, exact sigma */
+    IMPL_DMX_RELABEL_ID, /* the same call with sigma = identity: the path's own cost */
+    NIMPL
+};
+
+/* One relabeled target: the relabeled communicator, A's layout on it (dmx's memory, this rank's
+ * role: side), its plan, and what the relabeling predicted. */
+typedef struct relabeled {
+    MPI_Comm comm;
+    dmx_layout *layout;
+    dmx_plan *plan;
+    side side;
+    double *a;
+    dmx_relabel_result res;
+    int moved; /* roles whose rank sigma changed */
+} relabeled;
 
 typedef struct result {
     int active;      /* still being run */
@@ -75,9 +97,13 @@ typedef struct group {
     double **a;  /* batch target arrays */
     int nmat;    /* arrays allocated: batch if batched dmx runs, else 1 */
     result r[NIMPL];
-    /* dmx */
+    /* dmx, on comm: a duplicate of MPI_COMM_WORLD (SimGrid's SMPI shares one MPI_COMM_WORLD
+     * object, and with it dmx's per-communicator state, among all simulated ranks) */
+    MPI_Comm comm;
     dmx_layout **lb, **la;
     dmx_plan *plan, *plan_batch;
+    /* dmx with relabeling: [0] exact, [1] identity (IMPL_DMX_RELABEL + i) */
+    relabeled rl[2];
     /* alltoallv */
     bench_a2a_work work;
 #ifdef DMX_HAVE_SCALAPACK
@@ -102,6 +128,9 @@ int redist_all_ranks(int ok);
  * g->r[impl] on every rank alike). */
 void redist_setup_dmx(group *g);
 void redist_teardown_dmx(group *g);
+/* dmx_plan_create_relabeled for B -> A's layout (after redist_setup_dmx), for impl
+ * IMPL_DMX_RELABEL or IMPL_DMX_RELABEL_ID. */
+void redist_setup_relabel(group *g, int impl);
 void redist_setup_a2a(group *g);
 void redist_setup_scalapack(group *g);
 void redist_teardown_scalapack(group *g);

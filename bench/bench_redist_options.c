@@ -161,6 +161,13 @@ int redist_parse_options(int argc, char **argv, options *o, int loud)
                      "a comma-separated subset of dmx, "
                      "scalapack, alltoallv",
                      "LIST", "subset of dmx,scalapack,alltoallv; default all"),
+        CLI_FLAG_OPT("relabel", &o->relabel,
+                     "also time dmx with relabeling (dmx_plan_create_relabeled),\n"
+                     "with its predicted cost"),
+        CLI_OPT_REQ("node-ratio", CLI_DOUBLE, &o->node_ratio, 0, 0, "R",
+                    "relabeling cost: across-node bytes cost R times within-node\n"
+                    "ones (DMX_COST_NODE); 0: remote volume; default 0",
+                    "relabel"),
         CLI_FLAG_OPT("json", &o->json, "one JSON line per measurement instead of the table"),
     };
     cli_spec spec = {"bench redist", 1, "[options]", about, opts, CLI_NOPTS(opts), after};

@@ -99,7 +99,7 @@ static void set_status(result *r, const char *status, const char *note)
 /* All ranks agree on the worst dmx status. */
 static dmx_status agree(dmx_status st)
 {
-    int in = (int)st, out;
+    int in = (int)st, out = (int)DMX_ERR_INTERNAL;
     MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return (dmx_status)out;
 }
@@ -124,15 +124,21 @@ void redist_setup_dmx(group *g)
         set_status(&g->r[IMPL_DMX_BATCH], "failed", "out of memory");
         return;
     }
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &g->comm) != MPI_SUCCESS) {
+        g->comm = MPI_COMM_NULL;
+        set_status(&g->r[IMPL_DMX], "failed", "MPI_Comm_dup");
+        set_status(&g->r[IMPL_DMX_BATCH], "failed", "MPI_Comm_dup");
+        return;
+    }
     for (int k = 0; k < nlay; k++) {
         const bench_bc *b = &g->sb.bc, *a = &g->sa.bc;
         dmx_status st =
-            dmx_layout_create_block_cyclic(MPI_COMM_WORLD, b->m, b->n, b->mb, b->nb, b->prow,
-                                           b->pcol, 'R', 0, 0, g->b[k], g->sb.ld, &g->lb[k]);
+            dmx_layout_create_block_cyclic(g->comm, b->m, b->n, b->mb, b->nb, b->prow, b->pcol, 'R',
+                                           0, 0, g->b[k], g->sb.ld, &g->lb[k]);
         st = agree(st);
         if (st == DMX_SUCCESS) {
-            st = dmx_layout_create_block_cyclic(MPI_COMM_WORLD, a->m, a->n, a->mb, a->nb, a->prow,
-                                                a->pcol, 'R', 0, 0, g->a[k], g->sa.ld, &g->la[k]);
+            st = dmx_layout_create_block_cyclic(g->comm, a->m, a->n, a->mb, a->nb, a->prow, a->pcol,
+                                                'R', 0, 0, g->a[k], g->sa.ld, &g->la[k]);
             st = agree(st);
         }
         if (st != DMX_SUCCESS) {
@@ -171,8 +177,71 @@ void redist_setup_dmx(group *g)
     free(tr);
 }
 
+/* The relabeled target of B -> A: dmx picks sigma under the --node-ratio cost (or the identity,
+ * for IMPL_DMX_RELABEL_ID), makes the relabeled communicator and A's layout on it with its own
+ * memory, and the plan. The verifying side is A's part for this rank's role, its rank in the
+ * relabeled communicator. */
+void redist_setup_relabel(group *g, int impl)
+{
+    result *r = &g->r[impl];
+    relabeled *rl = &g->rl[impl - IMPL_DMX_RELABEL];
+    r->attempted = r->active = 1;
+    if (g->la == NULL || g->la[0] == NULL || g->plan == NULL) {
+        set_status(r, "skipped", "needs dmx's own plan");
+        return;
+    }
+    dmx_transform tr = {0};
+    tr.dtype = DMX_DOUBLE;
+    tr.op = g->trans ? DMX_OP_T : DMX_OP_N;
+    tr.alpha.re = 1.0;
+    tr.b = g->lb[0];
+    tr.a = g->la[0];
+    dmx_relabel_opts opts = {0};
+    opts.method = impl == IMPL_DMX_RELABEL ? DMX_RELABEL_EXACT : DMX_RELABEL_IDENTITY;
+    opts.cost = g->o->node_ratio > 0 ? DMX_COST_NODE : DMX_COST_VOLUME;
+    opts.node_ratio = g->o->node_ratio;
+    int *sigma = malloc((size_t)g->np * sizeof *sigma);
+    dmx_status st = sigma ? DMX_SUCCESS : DMX_ERR_ALLOC;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (st == DMX_SUCCESS)
+        st = dmx_plan_create_relabeled(1, &tr, &opts, sigma, &rl->comm, &rl->layout, &rl->plan,
+                                       &rl->res);
+    r->t_plan = bench_max_over_ranks(MPI_COMM_WORLD, MPI_Wtime() - t0);
+    rl->moved = 0;
+    for (int j = 0; st == DMX_SUCCESS && j < g->np; j++)
+        rl->moved += sigma[j] != j;
+    free(sigma);
+    st = agree(st);
+    if (st != DMX_SUCCESS) {
+        dmx_fail(g, impl, "dmx_plan_create_relabeled", st);
+        return;
+    }
+    int role = 0, ok = MPI_Comm_rank(rl->comm, &role) == MPI_SUCCESS;
+    ok = ok && redist_side_init(&rl->side, &g->sa.bc, role) == 0;
+    int64_t nloc = 0, ld = 0;
+    void *data = NULL;
+    ok = ok && dmx_layout_get_num_local_blocks(rl->layout, &nloc) == DMX_SUCCESS;
+    if (ok && nloc > 0)
+        ok = dmx_layout_get_local_block(rl->layout, 0, DMX_DOUBLE, NULL, NULL, NULL, NULL, &data,
+                                        &ld, NULL) == DMX_SUCCESS;
+    rl->a = data;
+    if (ok && nloc > 0) /* dmx's array for the role: its leading dimension, not ours */
+        rl->side.ld = ld;
+    if (!redist_all_ranks(ok))
+        set_status(r, "failed", "the relabeled target's local array");
+}
+
 void redist_teardown_dmx(group *g)
 {
+    for (int i = 0; i < 2; i++) {
+        relabeled *rl = &g->rl[i];
+        dmx_plan_destroy(&rl->plan);
+        dmx_layout_destroy(&rl->layout);
+        if (rl->comm != MPI_COMM_NULL)
+            MPI_Comm_free(&rl->comm);
+        redist_side_free(&rl->side);
+    }
     dmx_plan_destroy(&g->plan_batch);
     dmx_plan_destroy(&g->plan);
     for (int k = 0; k < g->nmat; k++) {
@@ -184,6 +253,8 @@ void redist_teardown_dmx(group *g)
     free(g->la);
     free(g->lb);
     g->la = g->lb = NULL;
+    if (g->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&g->comm);
 }
 
 int redist_all_ranks(int ok)
@@ -288,8 +359,10 @@ double redist_run_once(group *g, int impl, double *cpu)
 {
     result *r = &g->r[impl];
     const int nverify = impl == IMPL_DMX_BATCH ? g->nmat : 1;
-    for (int k = 0; k < nverify; k++)
-        redist_fill_nan(&g->sa, g->a[k]);
+    const int rel = impl == IMPL_DMX_RELABEL || impl == IMPL_DMX_RELABEL_ID;
+    relabeled *rl = rel ? &g->rl[impl - IMPL_DMX_RELABEL] : NULL;
+    for (int k = 0; k < nverify && (!rel || rl->a != NULL); k++)
+        redist_fill_nan(rel ? &rl->side : &g->sa, rel ? rl->a : g->a[k]);
 
     int err = 0;
     dmx_status st = DMX_SUCCESS;
@@ -299,6 +372,8 @@ double redist_run_once(group *g, int impl, double *cpu)
     switch (impl) {
     case IMPL_DMX: st = dmx_plan_execute(g->plan); break;
     case IMPL_DMX_BATCH: st = dmx_plan_execute(g->plan_batch); break;
+    case IMPL_DMX_RELABEL:
+    case IMPL_DMX_RELABEL_ID: st = dmx_plan_execute(rl->plan); break;
     case IMPL_A2A:
         err = bench_a2a_redist(MPI_COMM_WORLD, g->trans ? 'T' : 'N', &g->sb.bc, g->b[0], g->sb.ld,
                                &g->sa.bc, g->a[0], g->sa.ld, &g->work);
@@ -326,7 +401,7 @@ double redist_run_once(group *g, int impl, double *cpu)
     t = bench_max_over_ranks(MPI_COMM_WORLD, t);
     MPI_Allreduce(&c, cpu, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
-    if (impl == IMPL_DMX || impl == IMPL_DMX_BATCH) {
+    if (impl == IMPL_DMX || impl == IMPL_DMX_BATCH || rel) {
         st = agree(st);
         if (st != DMX_SUCCESS) {
             dmx_fail(g, impl, "dmx_plan_execute", st);
@@ -339,7 +414,8 @@ double redist_run_once(group *g, int impl, double *cpu)
 
     int64_t wrong = 0, total;
     for (int k = 0; k < nverify; k++)
-        wrong += count_wrong(&g->sa, g->a[k], k, g->trans, g->sb.bc.m, g->sb.bc.n);
+        wrong += count_wrong(rel ? &rl->side : &g->sa, rel ? rl->a : g->a[k], k, g->trans,
+                             g->sb.bc.m, g->sb.bc.n);
     MPI_Allreduce(&wrong, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (total > r->wrong)
         r->wrong = total;

@@ -188,8 +188,13 @@ coll() {
 
 # ---- redist: seed 000 (COSTA), the redistribution scaled out: B (block-cyclic FROM) to A
 # (TO), dmx against a hand-written MPI_Alltoallv, n = SIM_N (default 8192). SIM_CASES entries
-# "from_mb,from_nb:to_mb,to_nb[:from_grid:to_grid]" (grids PRxPC). Relabeling on/off is not
-# here: bench redist has no switch for dmx_plan_create_relabeled (docs/scale.md).
+# "from_mb,from_nb:to_mb,to_nb[:from_grid:to_grid]" (grids PRxPC). Each point also times dmx
+# with relabeling (dmx_plan_create_relabeled, node-aware cost: across-node bytes cost
+# SIM_NODE_RATIO, default 50, times within-node ones; twolevel: 20 GB/s per pair inside a node
+# against a 25 GB/s NIC shared by 64 ranks) and prints its predicted cost beside, and the same
+# call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
+# SIM_REPS runs of each (default 4; the table takes the least: successive runs of one plan
+# vary between two simulated times, docs/scale.md).
 redist() {
     local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
     for plat in $plats; do
@@ -202,7 +207,9 @@ redist() {
                 echo "# redist $plat np $np $cs" >&2
                 SIM_TAG="\"case_sim\":\"$cs\"," sim redist "$plat" "$np" '"bench":"redist"' \
                     bench redist --json --size "$n,$n" --from "$from" --to "$to" "${g[@]}" \
-                    --reps 1 --warmup 1 --impl dmx,alltoallv --op N
+                    --reps "${SIM_REPS:-4}" --warmup 1 --impl dmx,alltoallv --op N --align 0 \
+                    --case redist --relabel \
+                    --node-ratio "${SIM_NODE_RATIO:-50}"
             done
         done
     done

@@ -6,7 +6,9 @@ gemm: simulated time per point and the model's, AUTO against the best point, and
 communication ratio SUMMA / best HSUMMA (time minus the flops at one core's rate).
 exchange: time per protocol, the best, AUTO / best, and the NBX/PEX crossover P.
 coll: AUTO / best simulated algorithm per cell, the share of cells within 1.1x, the worst.
-redist: dmx's and MPI_Alltoallv's simulated times.
+redist: dmx's, MPI_Alltoallv's and relabeled dmx's simulated times (dmx_plan_create_relabeled with
+the identity and with the exact sigma), and the relabeling's simulated gain (t_identity / t_exact)
+against its predicted one (cost_identity / cost_relabeled).
 The last record of a point wins (a file may hold reruns)."""
 import json
 import sys
@@ -40,7 +42,9 @@ def exchange(rows):
         if "failed" in r:
             continue
         key = (r["platform"], r["k"], r["pattern"], r["bytes"], r["np"])
-        cells.setdefault(key, {})[r["protocol"]] = r["t_med"]
+        # one AUTO per point whatever it ran: the last record wins (a rerun after a change)
+        name = "auto" if r["protocol"].startswith("auto") else r["protocol"]
+        cells.setdefault(key, {})[name] = (r["protocol"], r["t_med"])
         walls.setdefault(key, {})[r["protocol"].split(":")[0]] = r.get("sim_wall_s")
     groups = sorted({k[:4] for k in cells})
     protos = ["nbx", "pex", "pcx", "rsx"]
@@ -52,14 +56,14 @@ def exchange(rows):
         cross = None
         for key in sorted(k for k in cells if k[:4] == g):
             c = cells[key]
-            have = {p: c[p] for p in protos if p in c}
+            have = {p: c[p][1] for p in protos if p in c}
             if not have:
                 continue
             best = min(have, key=have.get)
-            auto = [(p, t) for p, t in c.items() if p.startswith("auto")]
+            auto = [c["auto"]] if "auto" in c else []
             a = "%s (%s)" % (us(auto[0][1]), auto[0][0][5:]) if auto else "-"
             ratio = "%.2f" % (auto[0][1] / have[best]) if auto else "-"
-            if cross is None and "nbx" in c and "pex" in c and c["nbx"] < c["pex"]:
+            if cross is None and "nbx" in have and "pex" in have and have["nbx"] < have["pex"]:
                 cross = key[4]
             print("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 key[4], *[us(have[p]) if p in have else "-" for p in protos], best.upper(), a,
@@ -138,13 +142,43 @@ def gemm(rows):
 
 
 def redist(rows):
-    print("| platform | P | case | impl | simulated us | sim wall s |")
-    print("|---|---|---|---|---|---|")
+    cells = {}
     for r in rows:
-        if "failed" in r or "t_med" not in r:
+        if "failed" in r or "impl" not in r:
             continue
-        print("| %s | %d | %s | %s | %s | %s |" % (r["platform"], r["np"], r.get("case_sim"),
-                                                r.get("impl"), us(r["t_med"]), r.get("sim_wall_s")))
+        key = (r["platform"], r["np"], r.get("case_sim"), r["case"], r["op"])
+        if r.get("align", 0) != 0:  # the first session's rows ran twice, the second aligned
+            continue
+        if r["case"] == "same":  # a local copy: free in the simulation (no computation charged)
+            continue
+        cells.setdefault(key, {})[r["impl"]] = r  # the last record of a point wins
+    print("| platform | P | case | m = n | dmx us | alltoallv us | relabeled: identity us | "
+          "exact us | roles moved | remote MB (identity -> exact) | simulated gain | "
+          "predicted gain | sim wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(cells, key=lambda k: (k[0], k[1], str(k[2]), k[3], k[4])):
+        c = cells[key]
+
+        def t(name):  # the least of the repetitions: SMPI adds a delay to some runs (docs/scale.md)
+            r = c.get(name)
+            return r["t_min"] if r and r.get("t_min") else None
+
+        td, ta, tr, ti = t("dmx"), t("alltoallv"), t("dmx_relabel"), t("dmx_relabel_identity")
+        rel = c.get("dmx_relabel") or {}
+        vol = pred = gain = "-"
+        if "volume_identity" in rel:
+            vol = "%.1f -> %.1f" % (rel["volume_identity"] / 1e6, rel["volume_relabeled"] / 1e6)
+            if rel["cost_relabeled"] > 0:
+                pred = "%.2fx" % (rel["cost_identity"] / rel["cost_relabeled"])
+        if ti and tr:
+            gain = "%.2fx" % (ti / tr)
+        note = "" if td or "dmx" not in c else " (dmx: %s)" % c["dmx"].get("status")
+        anyr = next(iter(c.values()))
+        name = key[3] if key[3] == "same" else str(key[2])
+        print("| %s | %d | %s | %d | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            key[0], key[1], name, anyr.get("m", 0), us(td) if td else "-", note,
+            us(ta) if ta else "-", us(ti) if ti else "-", us(tr) if tr else "-",
+            rel.get("roles_moved", "-"), vol, gain, pred, anyr.get("sim_wall_s")))
 
 
 def main():

@@ -16,11 +16,11 @@
  * Two tags suffice because no rank can get two rounds ahead of another. A rank completes round
  * r+1 only after a step that needs every rank to have started round r+1: the all-to-all (PEX),
  * the reduce-scatter (PCX), the closing fence (RSX: it must hear from every rank that could
- * have targeted it), the consensus (NBX), or AUTO's allreduce; and a rank enters that step only
- * in round r+1's begin, after its end of round r. So while any rank is still in round r, no
- * message of round r+2 exists, and those of round r+1 carry the other tag. Every message of
- * round r is received before round r ends on its receiver (PEX posts exact receives, PCX and
- * RSX count, NBX's consensus completes only once every synchronous send has been matched), so
+ * have targeted it), the consensus (NBX), or AUTO's allreduce (with DMX_EXCHANGE set); and a rank
+ * enters that step only in round r+1's begin, after its end of round r. So while any rank is still
+ * in round r, no message of round r+2 exists, and those of round r+1 carry the other tag. Every
+ * message of round r is received before round r ends on its receiver (PEX posts exact receives, PCX
+ * and RSX count, NBX's consensus completes only once every synchronous send has been matched), so
  * none is left behind to be confused with round r+2, which reuses the tag.
  *
  * Errors
@@ -277,26 +277,25 @@ cleanup:
     return st;
 }
 
-/* AUTO. If the rule needs no neighbor count for this size and DMX_EXCHANGE is unset, the
- * choice is local and free (a rank's invalid entries then travel with the chosen protocol's
- * metadata). Otherwise one allreduce agrees on (worst local status, largest neighbor count,
- * DMX_EXCHANGE, checked to be the same everywhere) and picks the protocol; on an agreed
- * failure the request is complete already. */
+/* AUTO. With DMX_EXCHANGE unset the choice depends on the communicator's size alone, local and
+ * free (a rank's invalid entries then travel with the chosen protocol's metadata). With it set,
+ * one allreduce agrees on (worst local status, DMX_EXCHANGE, checked to be the same everywhere);
+ * on an agreed failure the request is complete already. */
 static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *protocol)
 {
     dmx_status st = DMX_SUCCESS;
     int env = dmxi_exchange_env_code();
-    if (env == 0 && !dmxi_exchange_select_needs_kmax(r->size)) {
-        *protocol = dmxi_exchange_select(r->size, -1);
+    if (env == 0) {
+        *protocol = dmxi_exchange_select(r->size);
         goto cleanup;
     }
-    int in[4] = {(int)r->local, r->ndest, env, -env}, out[4];
+    int in[3] = {(int)r->local, env, -env}, out[3];
     MPI_Request ar = MPI_REQUEST_NULL;
 #ifdef DMX_SIM_WAIT /* simulation builds (src/core/wait.c): SMPI's MPI_Iallreduce is p^2 sends */
     (void)ar;
-    DMXI_MPI(MPI_Allreduce(in, out, 4, MPI_INT, MPI_MAX, r->comm));
+    DMXI_MPI(MPI_Allreduce(in, out, 3, MPI_INT, MPI_MAX, r->comm));
 #else
-    DMXI_MPI(MPI_Iallreduce(in, out, 4, MPI_INT, MPI_MAX, r->comm, &ar));
+    DMXI_MPI(MPI_Iallreduce(in, out, 3, MPI_INT, MPI_MAX, r->comm, &ar));
     for (int flag = 0; !flag;) { /* test and yield: MPICH's blocking calls spin */
         DMXI_MPI(MPI_Test(&ar, &flag, MPI_STATUS_IGNORE));
         if (!flag)
@@ -307,7 +306,7 @@ static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *pr
     if (out[0] != DMX_SUCCESS) {
         r->agreed = (dmx_status)out[0];
         r->done = 1;
-    } else if (out[2] != -out[3] || out[2] > DMX_EXCHANGE_RSX) {
+    } else if (out[1] != -out[2] || out[1] > DMX_EXCHANGE_RSX) {
         r->agreed = r->local = DMX_ERR_ARG;
         r->done = 1;
         dmxi_error(DMX_ERR_ARG, __FILE__, __LINE__,
@@ -315,8 +314,7 @@ static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *pr
                    "rank (this rank has \"%s\")",
                    dmxi_setting_str(DMXI_SET_EXCHANGE) ? dmxi_setting_str(DMXI_SET_EXCHANGE) : "");
     } else {
-        *protocol =
-            out[2] != 0 ? (dmx_exchange_protocol)out[2] : dmxi_exchange_select(r->size, out[1]);
+        *protocol = (dmx_exchange_protocol)out[1];
     }
 cleanup:
     return st;

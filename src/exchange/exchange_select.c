@@ -2,43 +2,42 @@
 /* AUTO's protocol choice, the DMX_EXCHANGE override and the protocol names. The thresholds
  * live here and only here; docs/exchange.md shows the measurements behind them.
  *
- * Inputs: P, the communicator size, and kmax, the largest number of distinct destinations
- * (self excluded) any rank sends to. AUTO agrees on kmax with one MPI_Allreduce, but only when
- * the rule needs it (P >= NBX_MIN_P); below that the choice is local and free.
+ * The only input is P, the communicator size, which every rank has: AUTO needs no agreement and
+ * costs nothing beyond the chosen protocol (every rank computes the same choice from the same P).
  *
  *   P <= PEX_MAX_P                     -> PEX  fastest for payloads up to 512 B and within
  *                                              6% of PCX at 4-64 KiB, at P = 2..16
- *   P < NBX_MIN_P or                   -> PCX  fastest at P = 32 up to 4 KiB and within 2%
- *   kmax >= P / DENSE_DIVISOR                  at 64 KiB (half of PEX's metadata volume);
- *                                              dense patterns move Theta(P) messages per
- *                                              rank whatever the protocol
- *   otherwise                          -> NBX  sparse and large: O(kmax) messages plus an
- *                                              O(log P) consensus instead of Theta(P)
- *                                              metadata per rank
+ *   P < NBX_MIN_P                      -> PCX  fastest at P = 32 up to 4 KiB and within 2%
+ *                                              at 64 KiB (half of PEX's metadata volume)
+ *   otherwise                          -> NBX  O(k) messages plus an O(log P) consensus
+ *                                              instead of Theta(P) metadata per rank
+ *
+ * An earlier rule also chose PCX at P >= NBX_MIN_P for dense patterns (largest neighbour count
+ * kmax >= P/4), which needed an allreduce of kmax before the exchange: log P rounds, as many as
+ * NBX's own consensus, so AUTO cost 1.36-1.65x NBX in the SimGrid runs of docs/scale.md (BG/P
+ * torus, 64-256 ranks, 6 neighbours). A dense pattern does not need PCX either: its k >= P/4
+ * payload messages per rank are Theta(P) whatever the protocol, and NBX adds only the log P
+ * consensus to them where PCX adds a reduce-scatter of P counts (simulated at P = 64, k = 26:
+ * NBX 152 us, PEX 366 us, PCX slower still; docs/scale.md).
  *
  * The measurements (one node, 2 cores, up to 32 oversubscribed ranks) never showed NBX ahead:
  * its synchronous sends need the receiver scheduled to complete. NBX_MIN_P is therefore not a
- * measured crossover. It follows the seed, whose microbenchmark (6 random neighbors per rank,
- * BlueGene/P and Cray XT-4) shows NBX ahead at large scale where the census's Theta(P) term
- * dominates, and our TCP runs, where NBX's gap to the best shrank from 1.7x at P = 4 to 1.2x at
- * P = 32; it is set at twice the largest size measured. RSX never won (its two fences cost
- * about what PCX's census does, and it needs a window) and is not chosen. Re-tune on a new
- * machine with `dmx bench exchange`. */
+ * measured crossover on this machine. It follows the seed, whose microbenchmark (6 random
+ * neighbors per rank, BlueGene/P and Cray XT-4) shows NBX ahead at large scale where the
+ * census's Theta(P) term dominates, our TCP runs, where NBX's gap to the best shrank from 1.7x
+ * at P = 4 to 1.2x at P = 32, and the simulated BG/P torus, where NBX is the fastest protocol at
+ * every P simulated (16-512). RSX never won (its two fences cost about what PCX's census does,
+ * and it needs a window) and is not chosen. Re-tune on a new machine with `dmx bench exchange`. */
 #include "exchange.h"
 
 /* The thresholds. */
-enum { PEX_MAX_P = 16, NBX_MIN_P = 64, DENSE_DIVISOR = 4 };
+enum { PEX_MAX_P = 16, NBX_MIN_P = 64 };
 
-int dmxi_exchange_select_needs_kmax(int nproc)
-{
-    return nproc >= NBX_MIN_P;
-}
-
-dmx_exchange_protocol dmxi_exchange_select(int nproc, int64_t kmax)
+dmx_exchange_protocol dmxi_exchange_select(int nproc)
 {
     if (nproc <= PEX_MAX_P)
         return DMX_EXCHANGE_PEX;
-    if (nproc < NBX_MIN_P || kmax * DENSE_DIVISOR >= nproc)
+    if (nproc < NBX_MIN_P)
         return DMX_EXCHANGE_PCX;
     return DMX_EXCHANGE_NBX;
 }

@@ -78,8 +78,8 @@ dmx_status dmxi_gemm_summa(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated
 dmx_status dmxi_gemm_hsumma(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
 dmx_status dmxi_gemm_cannon(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
 
-/* The model (gemm_model.c). */
-dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p,
+/* The model (gemm_model.c): the plan's configuration for p ranks on @p nodes nodes. */
+dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int nodes,
                             const dmx_gemm_options *opt, dmx_gemm_info *out);
 /* The model's local multiply rate (flop/s) for updates of width w (gemm_model.c). Local. */
 double dmxi_gemm_rate(double w);

@@ -501,14 +501,15 @@ cleanup:
     return st;
 }
 
-dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p,
+dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int nodes,
                             const dmx_gemm_options *opt, dmx_gemm_info *out)
 {
     dmx_status st = DMX_SUCCESS;
     dmx_gemm_alg alg = opt->alg;
     mctx *c = calloc(1, sizeof *c);
     DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory for the model");
-    c->t = t, c->m = m, c->n = n, c->k = k, c->nodes = 1, c->overlap = opt->overlap;
+    c->t = t, c->m = m, c->n = n, c->k = k, c->nodes = nodes > 1 ? nodes : 1;
+    c->overlap = opt->overlap;
     if (alg == DMX_GEMM_AUTO)
         DMXI_TRY(env_alg(&alg));
     memset(out, 0, sizeof *out);

@@ -350,6 +350,24 @@ static void note_blocks(dmx_gemm_plan *g)
     g->seen_set = 1;
 }
 
+/* The nodes the plan's communicator spans (the leaders of its shared-memory split), for the
+ * model: its broadcasts cost the network's figures, not shared memory's, once the ranks span
+ * more than one node. Collective. */
+static dmx_status count_nodes(MPI_Comm comm, int *nodes)
+{
+    dmx_status st = DMX_SUCCESS;
+    MPI_Comm node = MPI_COMM_NULL;
+    int nrank = 0, leader = 0;
+    DMXI_TRY(dmxi_node_split(comm, &node));
+    DMXI_MPI(MPI_Comm_rank(node, &nrank));
+    leader = nrank == 0;
+    DMXI_MPI(MPI_Allreduce(&leader, nodes, 1, MPI_INT, MPI_SUM, comm));
+cleanup:
+    if (node != MPI_COMM_NULL)
+        DMXI_MPI_ALL(MPI_Comm_free(&node));
+    return st;
+}
+
 dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb,
                                 dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b,
                                 dmx_scalar beta, dmx_layout *c, const dmx_gemm_options *options,
@@ -401,7 +419,9 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     g->m = dims[0], g->n = dims[1], g->k = dims[2];
     g->ua = a, g->ub = b, g->uc = c;
     g->overlap = opt.overlap;
-    local = dmxi_gemm_choose(dtype, g->m, g->n, g->k, g->p, &opt, &g->info);
+    int nodes = 1;
+    DMXI_TRY(count_nodes(g->comm, &nodes));
+    local = dmxi_gemm_choose(dtype, g->m, g->n, g->k, g->p, nodes, &opt, &g->info);
     DMXI_TRY(dmxi_agree(g->comm, local));
     g->pr = g->info.prow, g->pc = g->info.pcol;
     g->gr = g->info.group_rows, g->gc = g->info.group_cols;

@@ -707,17 +707,15 @@ static void test_api(dmxt_rng *r)
     bad += dmx_exchange_protocol_from_name("PCX", &q) != DMX_SUCCESS || q != DMX_EXCHANGE_PCX;
     bad += dmx_exchange_protocol_from_name("nope", &q) != DMX_ERR_ARG;
     bad += dmx_exchange_protocol_name((dmx_exchange_protocol)9) != NULL;
-    /* AUTO's rule: PEX up to 16 ranks, PCX up to 63, then PCX if dense (kmax >= P/4), else NBX */
-    bad += dmxi_exchange_select(8, 0) != DMX_EXCHANGE_PEX;
-    bad += dmxi_exchange_select(16, 15) != DMX_EXCHANGE_PEX;
-    bad += dmxi_exchange_select(32, 1) != DMX_EXCHANGE_PCX;
-    bad += dmxi_exchange_select_needs_kmax(63) || !dmxi_exchange_select_needs_kmax(64);
-    bad += dmxi_exchange_select(64, 6) != DMX_EXCHANGE_NBX;
-    bad += dmxi_exchange_select(64, 16) != DMX_EXCHANGE_PCX;
-    /* ... deterministic, and never AUTO */
+    /* AUTO's rule, from P alone: PEX up to 16 ranks, PCX up to 63, then NBX */
+    bad += dmxi_exchange_select(8) != DMX_EXCHANGE_PEX;
+    bad += dmxi_exchange_select(16) != DMX_EXCHANGE_PEX;
+    bad += dmxi_exchange_select(32) != DMX_EXCHANGE_PCX;
+    bad += dmxi_exchange_select(63) != DMX_EXCHANGE_PCX;
+    bad += dmxi_exchange_select(64) != DMX_EXCHANGE_NBX;
+    /* ... never AUTO */
     for (int P = 1; P <= 4096; P *= 2)
-        for (int64_t k = 0; k <= P; k = k ? 2 * k : 1)
-            bad += dmxi_exchange_select(P, k) == DMX_EXCHANGE_AUTO;
+        bad += dmxi_exchange_select(P) == DMX_EXCHANGE_AUTO;
     if (bad && !msg[0])
         appendf(msg, sizeof msg, "API check failed: %s", dmx_last_error());
     case_end(bad, msg, "api: busy communicator, accessors, local argument errors, names");
