@@ -8,5 +8,5 @@ cd "$(dirname "$0")"
 bash scripts/deps.sh
 . scripts/env.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+cmake --build build -j"$(dmx_nproc)" >/dev/null
 mpirun -n 4 --oversubscribe build/tools/dmx bench redist "$@"

@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 bash scripts/deps.sh
 bash scripts/lint.sh
 . scripts/env.sh
-jobs=$(nproc)
+jobs=$(dmx_nproc)
 
 cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON >/dev/null
 cmake --build build-ci -j"$jobs"

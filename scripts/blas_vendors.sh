@@ -20,7 +20,7 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/scripts/env.sh"
-jobs=$(nproc)
+jobs=$(dmx_nproc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0

@@ -60,7 +60,7 @@ echo "circles: compiling ${#units[@]} files (src/, bench/, tools/) for their sym
 mapfile -t headers < <(files '*.h')
 touch -r "$(ls -t "${headers[@]}" | head -1)" "$tmp/newest.h"
 export tmp keep
-printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -I{} bash -c '
+printf '%s\n' "${units[@]}" | xargs -P "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -I{} bash -c '
     f="$1"; shift
     o="$tmp/obj/${f//\//__}.o"
     if [ -n "$keep" ] && [ "$o" -nt "$f" ] && [ "$o" -nt "$tmp/newest.h" ]; then

@@ -32,7 +32,7 @@ echo "lint: cppcheck ($(cppcheck --version)) on ${#units[@]} files"
 # different files (kernels.c's kfn callees with unrelated callers elsewhere) and reports
 # dereferences of pointers no caller passes as NULL.
 if ! cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-    --inline-suppr --std=c11 -j "$(nproc)" --suppress=ctunullpointer \
+    --inline-suppr --std=c11 -j "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" --suppress=ctunullpointer \
     -I include -I src -I src/core -I tests/common -I bench -I tools \
     --template='{file}:{line}: {severity}: {id}: {message}' "${units[@]}"; then
     echo "lint: cppcheck found problems"
