@@ -59,11 +59,10 @@ struct dmxi_cache {
 
 static int64_t all_bytes; /* over every cache of this process, for tests and reports */
 
-/* Remove *link's entry from c and free it (the caller's function frees the object). */
-static int unlink_free(dmxi_cache *c, entry **link)
+/* Take e out of c's counts and free it (the caller's function frees the object); the caller
+ * has taken it off the list. */
+static int release(dmxi_cache *c, entry *e)
 {
-    entry *e = *link;
-    *link = e->next;
     c->count[e->kind]--;
     if (e->agreed)
         c->agreed_bytes -= e->bytes;
@@ -73,6 +72,14 @@ static int unlink_free(dmxi_cache *c, entry **link)
     int rc = e->free_fn ? e->free_fn(e->obj) : 0;
     free(e);
     return rc;
+}
+
+/* Remove *link's entry from c and free it. */
+static int unlink_free(dmxi_cache *c, entry **link)
+{
+    entry *e = *link;
+    *link = e->next;
+    return release(c, e);
 }
 
 static int cmp_serial(const void *x, const void *y)
@@ -99,12 +106,9 @@ static int cache_detach(void *state)
     for (entry *e = c->head; e; e = e->next)
         all[k++] = e;
     qsort(all, (size_t)n, sizeof *all, cmp_serial);
-    for (int i = 0; i < n; i++) {
-        entry **link = &c->head;
-        while (*link != all[i])
-            link = &(*link)->next;
-        rc |= unlink_free(c, link);
-    }
+    c->head = NULL; /* every entry goes: no list to keep */
+    for (int i = 0; i < n; i++)
+        rc |= release(c, all[i]);
     free(all);
     return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
