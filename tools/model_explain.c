@@ -50,10 +50,14 @@ int dmx_cmd_model_exchange(int argc, char **argv)
                 "bytes per message (shown; AUTO's rule does not use it)"),
         CLI_FLAG_OPT("json", &json, "one JSON line instead of the table"),
     };
-    cli_spec spec = {"model exchange", 0, "--p P [options]",
+    cli_spec spec = {"model exchange",
+                     0,
+                     "--p P [options]",
                      "The sparse exchange's protocol choice explained: the protocols, the rule "
                      "that\npicks one from P (or DMX_EXCHANGE), and why. Runs nothing.",
-                     opts, CLI_NOPTS(opts), NULL};
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
     int pr = cli_parse(&spec, argc, argv, 1);
     if (pr != CLI_RUN)
         return pr == CLI_HELP ? 0 : 2;
@@ -101,10 +105,14 @@ int dmx_cmd_model_rma(int argc, char **argv)
         CLI_FLAG_OPT("nbi", &a.nbi, "the nonblocking form"),
         CLI_FLAG_OPT("json", &json, "one JSON line instead of the table"),
     };
-    cli_spec spec = {"model rma", 0, "--op put|get|acc --count N --blocklen L [options]",
+    cli_spec spec = {"model rma",
+                     0,
+                     "--op put|get|acc --count N --blocklen L [options]",
                      "A strided one-sided transfer's path explained, on a heap that was not "
                      "probed\n(the built-in rules, DMX_RMA, DMX_SHM). Runs nothing.",
-                     opts, CLI_NOPTS(opts), NULL};
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
     int pr = cli_parse(&spec, argc, argv, 1);
     if (pr != CLI_RUN)
         return pr == CLI_HELP ? 0 : 2;
@@ -168,7 +176,7 @@ static int volumes(const dmx_relabel_desc *from, const dmx_relabel_desc *to, int
         for (int64_t x = g.rowptr[j]; x < g.rowptr[j + 1]; x++) {
             int i = g.col[x];
             if (i == j)
-                continue; /* kept on its rank: no message */
+                continue;        /* kept on its rank: no message */
             sum[i] += g.gain[x]; /* i sends */
             sum[j] += g.gain[x]; /* j receives */
             *peer_bytes = g.gain[x] * esize > *peer_bytes ? g.gain[x] * esize : *peer_bytes;
@@ -193,19 +201,23 @@ int dmx_cmd_model_redist(int argc, char **argv)
         CLI_FUNC_OPT("size", size, parse_size_arg, "M,N", "M,N", "A's size (required)"),
         CLI_FUNC_OPT("from", &from, parse_bc_arg, "MB,NB,PR,PC,ORD with ORD R or C",
                      "MB,NB,PR,PC,ORD", "B's block-cyclic layout (required)"),
-        CLI_FUNC_OPT("to", &to, parse_bc_arg, "MB,NB,PR,PC,ORD with ORD R or C",
-                     "MB,NB,PR,PC,ORD", "A's block-cyclic layout (required)"),
+        CLI_FUNC_OPT("to", &to, parse_bc_arg, "MB,NB,PR,PC,ORD with ORD R or C", "MB,NB,PR,PC,ORD",
+                     "A's block-cyclic layout (required)"),
         CLI_FUNC_OPT("dtype", &t, parse_dtype_arg, "d, s, c or z", "d|s|c|z",
                      "element type; default d"),
         CLI_FLAG_OPT("transpose", &transpose, "op(B) = B^T (B is N x M)"),
         CLI_FLAG_OPT("once", &once, "a dmx_transform_once call (default: dmx_plan_create)"),
         CLI_FLAG_OPT("json", &json, "one JSON line instead of the table"),
     };
-    cli_spec spec = {"model redist", 0, "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD",
+    cli_spec spec = {"model redist",
+                     0,
+                     "--size M,N --from MB,NB,PR,PC,ORD --to MB,NB,PR,PC,ORD",
                      "A redistribution's engine explained: one-shot with no agreement, the small "
                      "engine\nor the general one, from the package volumes (no relabeling) and "
                      "the DMX_*\nsettings. Runs nothing.",
-                     opts, CLI_NOPTS(opts), NULL};
+                     opts,
+                     CLI_NOPTS(opts),
+                     NULL};
     int pr = cli_parse(&spec, argc, argv, 1);
     if (pr != CLI_RUN)
         return pr == CLI_HELP ? 0 : 2;
@@ -220,7 +232,6 @@ int dmx_cmd_model_redist(int argc, char **argv)
     if (volumes(&from, &to, transpose, dmx_dtype_size(t), &rank_bytes, &peer_bytes) != 0)
         return 2;
     dmx_choice c;
-    dmx_status st =
-        dmx_transform_explain(t, size[0], size[1], once, rank_bytes, peer_bytes, &c);
+    dmx_status st = dmx_transform_explain(t, size[0], size[1], once, rank_bytes, peer_bytes, &c);
     return dmx_model_print_choice("model redist", st, &c, json);
 }

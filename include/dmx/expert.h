@@ -236,20 +236,20 @@ enum { DMX_CHOICE_MAX = 24 };
 
 /** One candidate. */
 typedef struct dmx_choice_candidate {
-    char name[24];   /**< as the module's names print it ("pcx", "binomial", "summa") */
-    double seconds;  /**< predicted time; NaN when the module does not price it */
-    int feasible;    /**< 0: it cannot run with these inputs (the note says why) */
-    char note[128];  /**< why not feasible, the rule, or the configuration priced */
+    char name[24];  /**< as the module's names print it ("pcx", "binomial", "summa") */
+    double seconds; /**< predicted time; NaN when the module does not price it */
+    int feasible;   /**< 0: it cannot run with these inputs (the note says why) */
+    char note[128]; /**< why not feasible, the rule, or the configuration priced */
 } dmx_choice_candidate;
 
 /** A module's choice, explained. */
 typedef struct dmx_choice {
-    char module[16];   /**< "exchange", "rma", "coll", "gemm", "redist" */
-    char inputs[256];  /**< the facts the choice took, as "name=value" words */
-    int n;             /**< candidates in cand */
+    char module[16];  /**< "exchange", "rma", "coll", "gemm", "redist" */
+    char inputs[256]; /**< the facts the choice took, as "name=value" words */
+    int n;            /**< candidates in cand */
     dmx_choice_candidate cand[DMX_CHOICE_MAX];
-    int chosen;        /**< index into cand, -1 when none */
-    char reason[192];  /**< one line: "least predicted cost", "rule: P >= 64 -> nbx", ... */
+    int chosen;       /**< index into cand, -1 when none */
+    char reason[192]; /**< one line: "least predicted cost", "rule: P >= 64 -> nbx", ... */
 } dmx_choice;
 
 /** Print @p c to @p f: a table (one row per candidate, the chosen one marked '*', then the
@@ -258,8 +258,7 @@ DMX_API dmx_status dmx_choice_print(const dmx_choice *c, FILE *f, int json);
 
 /** The exchange's protocol for @p protocol (as passed to dmx_exchange; AUTO: the rule from the
  * communicator size @p p, or DMX_EXCHANGE when set). */
-DMX_API dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol,
-                                        dmx_choice *out);
+DMX_API dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_choice *out);
 
 /** DMX_COLL_AUTO's choice for @p kind as dmx_coll_predict and dmx_coll_choose take it: each
  * algorithm's predicted time, MPI's call, the forced one (DMX_COLL_<NAME>). With DMX_COLL_TUNE

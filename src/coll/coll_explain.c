@@ -27,8 +27,8 @@ dmx_status dmx_coll_explain(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_
     dmx_coll_alg alg = DMX_COLL_MPI;
     DMXI_CHECK(out != NULL, DMX_ERR_NULL, "out is NULL");
     DMXI_TRY(dmx_coll_choose(kind, p, bytes, nodes, &alg)); /* checks the arguments */
-    dmxi_choice_init(out, "coll", "kind=%s p=%lld bytes=%lld nodes=%lld",
-                     dmx_coll_kind_name(kind), (long long)p, (long long)bytes, (long long)nodes);
+    dmxi_choice_init(out, "coll", "kind=%s p=%lld bytes=%lld nodes=%lld", dmx_coll_kind_name(kind),
+                     (long long)p, (long long)bytes, (long long)nodes);
     int best = -1;
     for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++) {
         if (!dmx_coll_alg_valid(kind, (dmx_coll_alg)a))

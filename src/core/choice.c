@@ -28,8 +28,8 @@ void dmxi_choice_init(dmx_choice *c, const char *module, const char *fmt, ...)
     va_end(ap);
 }
 
-int dmxi_choice_add(dmx_choice *c, const char *name, double seconds, int feasible,
-                    const char *fmt, ...)
+int dmxi_choice_add(dmx_choice *c, const char *name, double seconds, int feasible, const char *fmt,
+                    ...)
 {
     va_list ap;
     if (c->n >= DMX_CHOICE_MAX)

@@ -17,8 +17,8 @@ void dmxi_choice_init(dmx_choice *c, const char *module, const char *fmt, ...)
 /* Append a candidate (silently dropped beyond DMX_CHOICE_MAX): @p seconds its predicted time
  * (NAN: not priced), @p feasible 0 when it cannot run here, the note formatted like printf (why
  * not feasible, or the rule that prices it). Returns its index, -1 when dropped. */
-int dmxi_choice_add(dmx_choice *c, const char *name, double seconds, int feasible,
-                    const char *fmt, ...)
+int dmxi_choice_add(dmx_choice *c, const char *name, double seconds, int feasible, const char *fmt,
+                    ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif

@@ -25,8 +25,8 @@ dmx_status dmx_gemm_explain(dmx_dtype dtype, int64_t m, int64_t n, int64_t k, in
     dmx_gemm_info info;
     char buf[128];
     DMXI_CHECK(out != NULL, DMX_ERR_NULL, "out is NULL");
-    DMXI_CHECK(dmx_dtype_size(dtype) != 0 && m >= 0 && n >= 0 && k >= 0 && p >= 1 &&
-                   p <= INT_MAX && nodes >= 1 && nodes <= p,
+    DMXI_CHECK(dmx_dtype_size(dtype) != 0 && m >= 0 && n >= 0 && k >= 0 && p >= 1 && p <= INT_MAX &&
+                   nodes >= 1 && nodes <= p,
                DMX_ERR_ARG, "invalid dtype, size, rank or node count");
     dmx_gemm_options_init(&o);
     if (options)

@@ -611,11 +611,11 @@ static int explain_once(dmx_choice *c, int once, int64_t abytes, int64_t once_li
 {
     int ok = once && check_local && dmxi_error_handler_is_default() &&
              once_fits(abytes, once_limit, max_msg);
-    const char *why = !once                                 ? "only dmx_transform_once calls"
-                      : !check_local                        ? "DMX_PLAN_CHECK is not local"
-                      : !dmxi_error_handler_is_default()    ? "a user error handler is set"
+    const char *why = !once                                    ? "only dmx_transform_once calls"
+                      : !check_local                           ? "DMX_PLAN_CHECK is not local"
+                      : !dmxi_error_handler_is_default()       ? "a user error handler is set"
                       : once_fits(abytes, once_limit, max_msg) ? "within the bounds"
-                                                            : "A too large for the bound";
+                                                               : "A too large for the bound";
     dmxi_choice_add(c, "once-alone", NAN, ok,
                     "%s: rule 2 x A's bytes (%lld) <= %lld and A's bytes <= %lld; no agreement",
                     why, (long long)(2 * abytes), (long long)once_limit, (long long)max_msg);
@@ -658,10 +658,10 @@ dmx_status dmx_transform_explain(dmx_dtype dtype, int64_t m, int64_t n, int once
         dmxi_choice_pick(out, 1, "rule: %lld bytes per rank <= %lld%s", (long long)rank_bytes,
                          (long long)limit, bound ? " (from the bound 2 x A's bytes)" : "");
     else
-        dmxi_choice_pick(out, 2, "rule: %s", limit <= 0 ? "DMX_SMALL_BYTES=0"
-                                             : rank_bytes > limit
-                                                 ? "some rank exchanges more than DMX_SMALL_BYTES"
-                                                 : "a package is above the message limit");
+        dmxi_choice_pick(out, 2, "rule: %s",
+                         limit <= 0           ? "DMX_SMALL_BYTES=0"
+                         : rank_bytes > limit ? "some rank exchanges more than DMX_SMALL_BYTES"
+                                              : "a package is above the message limit");
 cleanup:
     return st;
 }

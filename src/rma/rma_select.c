@@ -98,7 +98,8 @@ static dmxi_rma_path select_in(int single, int mapped, const dmxi_rma_settings *
                     (double)((x->blockcount - 1) * x->rstride + x->blockelems) * (double)x->esize;
                 double data = (double)bb * (double)x->blockcount;
                 double t_span = span * tune->span_byte;
-                double t_str = (double)x->blockcount * tune->small_block[1] + data * tune->span_byte;
+                double t_str =
+                    (double)x->blockcount * tune->small_block[1] + data * tune->span_byte;
                 if (span <= DMXI_RMA_SPAN_DENSITY * data && DMXI_RMA_SPAN_MARGIN * t_span < t_str)
                     p = DMXI_RMA_SPAN;
             }
@@ -145,8 +146,8 @@ static void reason_of(dmx_choice *c, dmxi_rma_path p, int single, int mapped,
                          bb <= DMXI_RMA_SMALL_BLOCK_BYTES ? "small" : "large",
                          p == DMXI_RMA_SPAN ? " (span's estimate x margin below strided)" : "");
     else
-        dmxi_choice_pick(c, i, "rule (no probe): blocks of %lld B %s %lld B -> %s%s",
-                         (long long)bb, bb >= DMXI_RMA_BLOCKS_MIN_BYTES ? ">=" : "<",
+        dmxi_choice_pick(c, i, "rule (no probe): blocks of %lld B %s %lld B -> %s%s", (long long)bb,
+                         bb >= DMXI_RMA_BLOCKS_MIN_BYTES ? ">=" : "<",
                          (long long)DMXI_RMA_BLOCKS_MIN_BYTES, path_names[p],
                          mapped && x->kind == DMXI_RMA_ACC ? " (accumulates never take shm)" : "");
 }
@@ -164,8 +165,7 @@ dmx_status dmx_rma_explain(const dmx_rma_heap *heap, int pe, const dmx_rma_expla
     DMXI_CHECK(a->count >= 1 && a->blocklen >= 1 && a->stride >= 0 && a->esize >= 1, DMX_ERR_ARG,
                "count, blocklen, esize >= 1 and stride >= 0 needed");
     DMXI_CHECK(heap != NULL || a->ranks >= 1, DMX_ERR_ARG, "ranks < 1");
-    DMXI_CHECK(heap == NULL || (pe >= 0 && pe < heap->size), DMX_ERR_ARG, "pe %d out of range",
-               pe);
+    DMXI_CHECK(heap == NULL || (pe >= 0 && pe < heap->size), DMX_ERR_ARG, "pe %d out of range", pe);
     memset(&x, 0, sizeof x);
     /* complex elements travel as pairs of reals (rma_ops.c): the same bytes per block and the
      * same stride to block ratio, so the choice is the same with esize the element's */
@@ -196,8 +196,8 @@ dmx_status dmx_rma_explain(const dmx_rma_heap *heap, int pe, const dmx_rma_expla
                      (long long)a->esize, x.nbi, heap ? heap->size : a->ranks, mapped, tune.probed);
     int overlap = x.kind == DMXI_RMA_GET && x.blockcount > 1 && x.rstride < x.blockelems;
     dmxi_choice_add(out, "shm", NAN, single || (mapped && x.kind != DMXI_RMA_ACC), "%s",
-                    single ? "local copy"
-                    : !mapped ? "target's segment not mapped here"
+                    single                   ? "local copy"
+                    : !mapped                ? "target's segment not mapped here"
                     : x.kind == DMXI_RMA_ACC ? "accumulates need MPI's atomicity"
                                              : "direct strided copy");
     dmxi_choice_add(out, "vector", NAN, !single && !overlap, "%s",

@@ -108,20 +108,20 @@ static void check_gemm(dmxt_count *n)
     for (int i = 0; i < 3; i++) {
         int64_t m = dims[i][0], nn = dims[i][1], k = dims[i][2];
         double *ma, *mb, *mc;
-        dmx_layout *a = bc(m, k, 16, 16, pr, size / pr, &ma), *b = bc(k, nn, 16, 16, pr,
-                                                                        size / pr, &mb),
+        dmx_layout *a = bc(m, k, 16, 16, pr, size / pr, &ma),
+                   *b = bc(k, nn, 16, 16, pr, size / pr, &mb),
                    *c = bc(m, nn, 16, 16, pr, size / pr, &mc);
         dmx_gemm_plan *g = NULL;
         dmx_gemm_info info;
         dmx_choice ch;
-        dmx_status st = dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N,
-                                             (dmx_scalar){1.0, 0.0}, a, b, (dmx_scalar){0.0, 0.0}, c, NULL,
-                                             &g);
+        dmx_status st =
+            dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N,
+                                 (dmx_scalar){1.0, 0.0}, a, b, (dmx_scalar){0.0, 0.0}, c, NULL, &g);
         if (st == DMX_SUCCESS)
             st = dmx_gemm_plan_get_info(g, &info);
         DMXT_EXPECT(n, st == DMX_SUCCESS, "gemm plan: %s", dmx_last_error());
-        DMXT_EXPECT(n, dmx_gemm_explain(DMX_DOUBLE, m, nn, k, size, nodes, NULL, &ch) ==
-                           DMX_SUCCESS,
+        DMXT_EXPECT(n,
+                    dmx_gemm_explain(DMX_DOUBLE, m, nn, k, size, nodes, NULL, &ch) == DMX_SUCCESS,
                     "gemm explain: %s", dmx_last_error());
         if (st == DMX_SUCCESS) {
             char grid[32];
@@ -130,8 +130,8 @@ static void check_gemm(dmxt_count *n)
                         strcmp(chosen(&ch, n), dmx_gemm_alg_name(info.alg)) == 0 &&
                             strstr(ch.reason, grid) != NULL,
                         "gemm %lldx%lldx%lld at P = %d: explained %s (%s), plan %s %s",
-                        (long long)m, (long long)nn, (long long)k, size, chosen(&ch, n),
-                        ch.reason, dmx_gemm_alg_name(info.alg), grid);
+                        (long long)m, (long long)nn, (long long)k, size, chosen(&ch, n), ch.reason,
+                        dmx_gemm_alg_name(info.alg), grid);
         }
         dmx_gemm_plan_destroy(&g);
         dmx_layout_destroy(&a);
@@ -150,8 +150,9 @@ static void check_rma(dmxt_count *n, int attach)
     enum { ELEMS = 1 << 16 };
     dmx_rma_heap *h = NULL;
     double *user = calloc(ELEMS, sizeof(double));
-    dmx_status st = attach ? dmx_rma_attach(MPI_COMM_WORLD, user, ELEMS * (int64_t)sizeof(double), &h)
-                           : dmx_rma_alloc(MPI_COMM_WORLD, ELEMS * (int64_t)sizeof(double), &h);
+    dmx_status st = attach
+                        ? dmx_rma_attach(MPI_COMM_WORLD, user, ELEMS * (int64_t)sizeof(double), &h)
+                        : dmx_rma_alloc(MPI_COMM_WORLD, ELEMS * (int64_t)sizeof(double), &h);
     int ok = st == DMX_SUCCESS, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (attach && !all && st == DMX_ERR_UNSUPPORTED) {
@@ -172,9 +173,9 @@ static void check_rma(dmxt_count *n, int attach)
     const struct {
         char op;
         int64_t count, len, stride;
-    } cases[] = {{'g', 1000, 1, 4},  {'g', 1000, 1, 1},   {'g', 8, 4096, 4096}, {'p', 1000, 1, 4},
-                 {'p', 8, 2048, 4096}, {'a', 1000, 1, 4}, {'a', 4, 4096, 4096}, {'g', 1, 100, 100},
-                 {'g', 100, 8, 4}};
+    } cases[] = {{'g', 1000, 1, 4},    {'g', 1000, 1, 1},    {'g', 8, 4096, 4096},
+                 {'p', 1000, 1, 4},    {'p', 8, 2048, 4096}, {'a', 1000, 1, 4},
+                 {'a', 4, 4096, 4096}, {'g', 1, 100, 100},   {'g', 100, 8, 4}};
     int pe = (rank + 1) % size;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t cnt = cases[i].count, len = cases[i].len, str = cases[i].stride;
@@ -192,11 +193,12 @@ static void check_rma(dmxt_count *n, int attach)
         DMXT_EXPECT(n, dmx_rma_explain(h, pe, &a, &c) == DMX_SUCCESS, "rma explain: %s",
                     dmx_last_error());
         static const char *const names[] = {"auto", "shm", "vector", "blocks", "pack", "span"};
-        DMXT_EXPECT(n, strcmp(chosen(&c, n), names[h->last_path]) == 0,
-                    "rma %c count %lld len %lld stride %lld at P = %d (attach %d): explained %s, ran "
-                    "%s",
-                    cases[i].op, (long long)cnt, (long long)len, (long long)str, size,
-                    attach, chosen(&c, n), names[h->last_path]);
+        DMXT_EXPECT(
+            n, strcmp(chosen(&c, n), names[h->last_path]) == 0,
+            "rma %c count %lld len %lld stride %lld at P = %d (attach %d): explained %s, ran "
+            "%s",
+            cases[i].op, (long long)cnt, (long long)len, (long long)str, size, attach,
+            chosen(&c, n), names[h->last_path]);
     }
     free(local);
     dmx_rma_free(&h);
@@ -269,15 +271,17 @@ static void check_redist(dmxt_count *n)
             DMXT_EXPECT(n, most == rank_bytes, "case %d: volumes give %lld bytes, plan %lld", i,
                         (long long)rank_bytes, (long long)most);
             dmx_choice c;
-            DMXT_EXPECT(n, dmx_transform_explain(DMX_DOUBLE, m, nn, 0, rank_bytes, peer_bytes, &c) ==
-                               DMX_SUCCESS,
+            DMXT_EXPECT(n,
+                        dmx_transform_explain(DMX_DOUBLE, m, nn, 0, rank_bytes, peer_bytes, &c) ==
+                            DMX_SUCCESS,
                         "redist explain: %s", dmx_last_error());
             const char *ran = p->ex.ops == &dmxi_exec_small ? "small" : "general";
             DMXT_EXPECT(n, strcmp(chosen(&c, n), ran) == 0,
                         "redist case %d at P = %d: explained %s, plan runs %s (%s)", i, size,
                         chosen(&c, n), ran, c.reason);
-            DMXT_EXPECT(n, dmx_transform_explain(DMX_DOUBLE, m, nn, 1, rank_bytes, peer_bytes, &c) ==
-                               DMX_SUCCESS,
+            DMXT_EXPECT(n,
+                        dmx_transform_explain(DMX_DOUBLE, m, nn, 1, rank_bytes, peer_bytes, &c) ==
+                            DMX_SUCCESS,
                         "redist explain: %s", dmx_last_error());
             DMXT_EXPECT(n,
                         (strcmp(chosen(&c, n), "once-alone") == 0) ==
