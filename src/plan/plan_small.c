@@ -658,10 +658,12 @@ dmx_status dmx_transform_explain(dmx_dtype dtype, int64_t m, int64_t n, int once
         dmxi_choice_pick(out, 1, "rule: %lld bytes per rank <= %lld%s", (long long)rank_bytes,
                          (long long)limit, bound ? " (from the bound 2 x A's bytes)" : "");
     else
-        dmxi_choice_pick(out, 2, "rule: %s",
+        dmxi_choice_pick(out, 2, "rule: %s%s",
                          limit <= 0           ? "DMX_SMALL_BYTES=0"
                          : rank_bytes > limit ? "some rank exchanges more than DMX_SMALL_BYTES"
-                                              : "a package is above the message limit");
+                                              : "a package is above the message limit",
+                         bound && limit > 0 ? " by the bound 2 x A's bytes; the volumes may fit"
+                                            : "");
 cleanup:
     return st;
 }
