@@ -222,7 +222,7 @@ static void volumes(int64_t m, int64_t nn, const int64_t bl[2][2], const int gri
     int64_t sum[64] = {0};
     *rank_bytes = *peer_bytes = 0;
     if (dmx_relabel_volume_create(&d[0], &d[1], 0, size, &v) != DMX_SUCCESS ||
-        dmx_relabel_volume_get_gains(v, &g) != DMX_SUCCESS) {
+        dmx_relabel_volume_get_gains(v, &g) != DMX_SUCCESS || g.n > 64) {
         *rank_bytes = *peer_bytes = -1;
         dmx_relabel_volume_destroy(&v);
         return;
