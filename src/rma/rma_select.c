@@ -34,7 +34,6 @@
 
 #include <math.h>
 #include <stdio.h>
-
 #include <stdlib.h>
 #include <string.h>
 
