@@ -16,6 +16,15 @@ int dmx_cmd_model_coll(int argc, char **argv);
 /* dmx model gemm [options]     (one process)  tools/model_gemm.c */
 int dmx_cmd_model_gemm(int argc, char **argv);
 
+/* dmx model exchange | rma | redist [options]  (one process)  tools/model_explain.c */
+int dmx_cmd_model_exchange(int argc, char **argv);
+int dmx_cmd_model_rma(int argc, char **argv);
+int dmx_cmd_model_redist(int argc, char **argv);
+/* Print a module's explained choice (--json: one line), or the explain call's error; the exit
+ * code. */
+struct dmx_choice;
+int dmx_model_print_choice(const char *cmd, int st, const struct dmx_choice *c, int json);
+
 /* dmx settings [--all] [--markdown]  (one process)  tools/settings.c */
 int dmx_cmd_settings(int argc, char **argv);
 

@@ -170,6 +170,7 @@ int dmx_cmd_model_coll(int argc, char **argv)
     int64_t nodes = 1;
     int kinds[DMX_COLL_NKINDS];
     const char *svgf = NULL, *model = NULL;
+    int explain = 0, json = 0;
     for (int i = 0; i < DMX_COLL_NKINDS; i++)
         kinds[i] = 1;
     cli_opt opts[] = {
@@ -188,6 +189,10 @@ int dmx_cmd_model_coll(int argc, char **argv)
         CLI_STR_OPT("svg", &svgf, "FILE",
                     "draw time against size (8 B to 1 GiB), one panel per\ncollective, at the "
                     "first P; default none"),
+        CLI_FLAG_OPT("explain", &explain,
+                     "instead of the tables: AUTO's choice explained for each\ncollective, P and "
+                     "size (dmx_coll_explain)"),
+        CLI_FLAG_REQ("json", &json, "with --explain: one JSON line per choice", "explain"),
     };
     cli_spec spec = {"model coll",
                      0,
@@ -210,7 +215,16 @@ int dmx_cmd_model_coll(int argc, char **argv)
         fprintf(stderr, "dmx: model coll: %s\n", dmx_last_error());
         return 1;
     }
-    for (int pi = 0; pi < ps.n; pi++)
+    for (int pi = 0; pi < ps.n && explain; pi++)
+        for (int k = 0; k < DMX_COLL_NKINDS; k++)
+            for (int bi = 0; bi < bs.n && kinds[k]; bi++) {
+                dmx_choice c;
+                dmx_status st = dmx_coll_explain((dmx_coll_kind)k, ps.v[pi], bs.v[bi], nodes, &c);
+                int rc = dmx_model_print_choice("model coll", st, &c, json);
+                if (rc != 0)
+                    return rc;
+            }
+    for (int pi = 0; pi < ps.n && !explain; pi++)
         for (int k = 0; k < DMX_COLL_NKINDS; k++)
             if (kinds[k])
                 table((dmx_coll_kind)k, ps.v[pi], bs.v, bs.n, nodes);

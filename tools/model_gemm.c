@@ -189,6 +189,7 @@ int dmx_cmd_model_gemm(int argc, char **argv)
     plist ps = {{0}, 0};
     const char *svgf = NULL, *model = NULL;
     dmx_dtype t = DMX_DOUBLE;
+    int explain = 0, json = 0;
     cli_opt opts[] = {
         CLI_FUNC_OPT("p", &ps, parse_plist, "a comma-separated list of up to 64 counts >= 1",
                      "P[,P...]", "rank counts to model (required); k/M/G suffixes allowed"),
@@ -204,6 +205,10 @@ int dmx_cmd_model_gemm(int argc, char **argv)
         CLI_STR_OPT("svg", &svgf, "FILE",
                     "draw time and communication time against P (two P or\nmore), AUTO's "
                     "choice ringed; default none"),
+        CLI_FLAG_OPT("explain", &explain,
+                     "instead of the table: the plan's choice explained for\neach P "
+                     "(dmx_gemm_explain)"),
+        CLI_FLAG_REQ("json", &json, "with --explain: one JSON line per choice", "explain"),
     };
     cli_spec spec = {"model gemm",
                      0,
@@ -233,6 +238,16 @@ int dmx_cmd_model_gemm(int argc, char **argv)
         m = n;
     if (k <= 0)
         k = n;
+    for (int pi = 0; pi < ps.n && explain; pi++) {
+        dmx_choice c;
+        dmx_status st =
+            dmx_gemm_explain(t, m, n, k, ps.v[pi], nodes > 0 ? nodes : ps.v[pi], NULL, &c);
+        int rc = dmx_model_print_choice("model gemm", st, &c, json);
+        if (rc != 0)
+            return rc;
+    }
+    if (explain)
+        return 0;
     row rows[MAXP];
     for (int pi = 0; pi < ps.n; pi++)
         if (model_row(t, m, n, k, ps.v[pi], nodes > 0 ? nodes : ps.v[pi], &rows[pi]) != 0)

@@ -30,7 +30,7 @@
 /* ---- argument parsing --------------------------------------------------------------------- */
 
 /* MB,NB,PR,PC,ORD */
-static int parse_bc(const char *arg, dmx_relabel_desc *d)
+int plan_parse_bc(const char *arg, dmx_relabel_desc *d)
 {
     char buf[160];
     char *f[6];
@@ -412,7 +412,7 @@ static int parse_size_opt(const char *v, void *dest)
 
 static int parse_bc_opt(const char *v, void *dest)
 {
-    return parse_bc(v, dest);
+    return plan_parse_bc(v, dest);
 }
 
 /* The two sides of one dmx plan run, as the options give them, and their descriptions. */

@@ -20,6 +20,11 @@ int plan_parse_i64(const char *s, int64_t *out);
 /* Split a comma list into at most max fields (modifies buf). Returns the field count. */
 int plan_split_commas(char *buf, char **fields, int max);
 
+/* "MB,NB,PR,PC,ORD" (ORD R or C) into a block-cyclic description (m, n left 0). Returns 0 or
+ * -1. (plan.c; dmx model redist takes the same form.) */
+struct dmx_relabel_desc;
+int plan_parse_bc(const char *arg, struct dmx_relabel_desc *d);
+
 /* "M,N" with M, N >= 0. Returns 0 or -1. */
 int plan_parse_size(const char *arg, int64_t *m, int64_t *n);
 

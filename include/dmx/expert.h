@@ -16,12 +16,15 @@
 
 #include "dmx/base.h"
 #include "dmx/coll.h"
+#include "dmx/exchange.h"
 #include "dmx/gemm.h"
 #include "dmx/layout.h"
+#include "dmx/rma.h"
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -213,6 +216,88 @@ DMX_API dmx_status dmx_cache_keep(MPI_Comm comm, dmx_cache_kind kind, int agreed
  * process (any of the three may be NULL). Local. */
 DMX_API dmx_status dmx_cache_get_info(MPI_Comm comm, int64_t *entries, int64_t *bytes,
                                       int64_t *live_bytes);
+
+/* ------------------------------------------------------------------------------------------ */
+/* How dmx chooses: candidates, cost, choice, reason (dmx model <module>)                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * Every module that chooses an algorithm or a path (the exchange's protocol, a one-sided
+ * transfer's path, a collective's algorithm, the multiply's algorithm and grid, a
+ * redistribution's engine) explains its choice in one shape: the candidates it weighs, each with
+ * its predicted time (or "not priced" when the module chooses by a rule, stated in the note),
+ * whether it can run and why not, and the one it takes with a one-line reason. Each
+ * dmx_*_explain call fills it through the code the library runs, from the runtime facts passed
+ * as arguments and the current DMX_* settings, so it runs offline, on one process (docs/
+ * architecture.md, "How dmx chooses"). All of them are local.
+ */
+
+enum { DMX_CHOICE_MAX = 24 };
+
+/** One candidate. */
+typedef struct dmx_choice_candidate {
+    char name[24];  /**< as the module's names print it ("pcx", "binomial", "summa") */
+    double seconds; /**< predicted time; NaN when the module does not price it */
+    int feasible;   /**< 0: it cannot run with these inputs (the note says why) */
+    char note[128]; /**< why not feasible, the rule, or the configuration priced */
+} dmx_choice_candidate;
+
+/** A module's choice, explained. */
+typedef struct dmx_choice {
+    char module[16];  /**< "exchange", "rma", "coll", "gemm", "redist" */
+    char inputs[256]; /**< the facts the choice took, as "name=value" words */
+    int n;            /**< candidates in cand */
+    dmx_choice_candidate cand[DMX_CHOICE_MAX];
+    int chosen;       /**< index into cand, -1 when none */
+    char reason[192]; /**< one line: "least predicted cost", "rule: P >= 64 -> nbx", ... */
+} dmx_choice;
+
+/** Print @p c to @p f: a table (one row per candidate, the chosen one marked '*', then the
+ * choice and its reason) or, with @p json, one JSON line with the same fields. */
+DMX_API dmx_status dmx_choice_print(const dmx_choice *c, FILE *f, int json);
+
+/** The exchange's protocol for @p protocol (as passed to dmx_exchange; AUTO: the rule from the
+ * communicator size @p p, or DMX_EXCHANGE when set). */
+DMX_API dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_choice *out);
+
+/** DMX_COLL_AUTO's choice for @p kind as dmx_coll_predict and dmx_coll_choose take it: each
+ * algorithm's predicted time, MPI's call, the forced one (DMX_COLL_<NAME>). With DMX_COLL_TUNE
+ * above 0 and p > 1 this is where AUTO's timed trials start (the reason says so). */
+DMX_API dmx_status dmx_coll_explain(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
+                                    dmx_choice *out);
+
+/** The multiply's choice, as dmx_gemm_plan_create makes it on @p p ranks over @p nodes nodes
+ * with @p options (NULL: defaults; DMX_GEMM applies as in the plan): each algorithm's best
+ * configuration and predicted time. */
+DMX_API dmx_status dmx_gemm_explain(dmx_dtype dtype, int64_t m, int64_t n, int64_t k, int64_t p,
+                                    int64_t nodes, const dmx_gemm_options *options,
+                                    dmx_choice *out);
+
+/** A redistribution's engine for an m x n A of @p dtype between layouts known globally: the
+ * one-shot path with no agreement (@p once: a dmx_transform_once call), the small engine (one
+ * agreement, plain messages) or the general engine. @p rank_bytes: the largest bytes any rank
+ * sends plus receives to and from other ranks; @p peer_bytes: the largest bytes between two
+ * ranks (both from the package volumes, e.g. dmx_relabel_volume_*; -1: unknown). */
+DMX_API dmx_status dmx_transform_explain(dmx_dtype dtype, int64_t m, int64_t n, int once,
+                                         int64_t rank_bytes, int64_t peer_bytes, dmx_choice *out);
+
+/** A strided one-sided transfer as dmx_rma_put/get/accumulate describe it. */
+typedef struct dmx_rma_explain_args {
+    char op;          /**< 'p' put, 'g' get, 'a' accumulate */
+    int64_t count;    /**< blocks */
+    int64_t blocklen; /**< elements per block */
+    int64_t stride;   /**< remote stride in elements */
+    int64_t esize;    /**< bytes per element */
+    int nbi;          /**< 1: the nonblocking form */
+    int ranks;        /**< without a heap: ranks of the heap (1: local copies) */
+    int same_node;    /**< without a heap: the target's segment is mapped here */
+} dmx_rma_explain_args;
+
+/** The path of one strided transfer to @p pe on @p heap (its probe and settings), or, with a
+ * NULL @p heap, on a heap described by @p a's ranks and same_node, not probed, under the
+ * current settings. */
+DMX_API dmx_status dmx_rma_explain(const dmx_rma_heap *heap, int pe, const dmx_rma_explain_args *a,
+                                   dmx_choice *out);
 
 #ifdef __cplusplus
 }

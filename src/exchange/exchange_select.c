@@ -30,6 +30,11 @@
  * and it needs a window) and is not chosen. Re-tune on a new machine with `dmx bench exchange`. */
 #include "exchange.h"
 
+#include "choice.h"
+
+#include <math.h>
+#include <stdio.h>
+
 /* The thresholds. */
 enum { PEX_MAX_P = 16, NBX_MIN_P = 64 };
 
@@ -91,4 +96,55 @@ int dmxi_exchange_env_code(void)
         if (is_name(s, dmx_exchange_protocol_name((dmx_exchange_protocol)p)))
             return p;
     return DMX_EXCHANGE_RSX + 1;
+}
+
+/* ---- the choice explained (dmx model exchange) ------------------------------------------- */
+
+/* The rule's text for one protocol: which P it covers. */
+static void rule_of(dmx_exchange_protocol p, char *buf, size_t n)
+{
+    switch (p) {
+    case DMX_EXCHANGE_PEX: snprintf(buf, n, "rule: P <= %d", PEX_MAX_P); break;
+    case DMX_EXCHANGE_PCX: snprintf(buf, n, "rule: %d < P < %d", PEX_MAX_P, NBX_MIN_P); break;
+    case DMX_EXCHANGE_NBX: snprintf(buf, n, "rule: P >= %d", NBX_MIN_P); break;
+    default: snprintf(buf, n, "never chosen by the rule (needs a window; forced only)"); break;
+    }
+}
+
+dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_choice *out)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(out != NULL, DMX_ERR_NULL, "out is NULL");
+    DMXI_CHECK(p >= 1 && p <= INT_MAX, DMX_ERR_ARG, "p = %lld out of range", (long long)p);
+    DMXI_CHECK(protocol >= DMX_EXCHANGE_AUTO && protocol <= DMX_EXCHANGE_RSX, DMX_ERR_ARG,
+               "invalid exchange protocol %d", (int)protocol);
+    int env = dmxi_exchange_env_code();
+    const char *set = dmxi_setting_str(DMXI_SET_EXCHANGE);
+    dmxi_choice_init(out, "exchange", "p=%lld protocol=%s DMX_EXCHANGE=%s", (long long)p,
+                     dmx_exchange_protocol_name(protocol), set ? set : "unset");
+    for (int q = DMX_EXCHANGE_NBX; q <= DMX_EXCHANGE_RSX; q++) {
+        char rule[96];
+        rule_of((dmx_exchange_protocol)q, rule, sizeof rule);
+        dmxi_choice_add(out, dmx_exchange_protocol_name((dmx_exchange_protocol)q), NAN, 1, "%s",
+                        rule);
+    }
+    /* the order of exchange_common.c's begin_on and choose_auto */
+    if (protocol != DMX_EXCHANGE_AUTO) {
+        dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(protocol)),
+                         "passed by the caller");
+    } else if (env == 0) {
+        dmx_exchange_protocol q = dmxi_exchange_select((int)p);
+        char rule[96];
+        rule_of(q, rule, sizeof rule);
+        dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(q)),
+                         "%s -> %s (P = %lld; neither sizes nor neighbours enter the rule)", rule,
+                         dmx_exchange_protocol_name(q), (long long)p);
+    } else if (env > DMX_EXCHANGE_RSX) {
+        dmxi_choice_pick(out, -1, "DMX_EXCHANGE=%s is no protocol: the exchange fails", set);
+    } else {
+        const char *name = dmx_exchange_protocol_name((dmx_exchange_protocol)env);
+        dmxi_choice_pick(out, dmxi_choice_find(out, name), "forced by DMX_EXCHANGE=%s", set);
+    }
+cleanup:
+    return st;
 }

@@ -58,6 +58,10 @@
  */
 #include "plan.h"
 
+#include "choice.h"
+
+#include <math.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -82,6 +86,20 @@ static void read_settings(int64_t *limit, int64_t *max_msg, int64_t *chunk, int 
         *chunk = dmxi_setting_info(DMXI_SET_SHM_CHUNK_BYTES)->dflt;
     const char *check = s->raw[DMXI_SET_PLAN_CHECK];
     *check_local = !check || strcmp(check, "local") == 0;
+}
+
+/* The small engine's bound on one rank: @p bytes sent plus received to and from other ranks,
+ * @p biggest the most to or from one peer (one message each). */
+static int small_fits(int64_t bytes, int64_t biggest, int64_t limit, int64_t max_msg)
+{
+    return bytes <= limit && biggest <= max_msg;
+}
+
+/* The one-shot path's bound (alone()): the total bytes of A, which bounds what any rank sends
+ * plus receives to half of it. */
+static int once_fits(int64_t total, int64_t once_limit, int64_t max_msg)
+{
+    return once_limit > 0 && total <= once_limit / 2 && total <= max_msg;
 }
 
 /* This rank's tentative plan on comm0 (borrowed as p->comm until the duplicate replaces it).
@@ -137,7 +155,7 @@ static dmx_status build(int nt, const dmx_transform *tv, MPI_Comm comm0, int64_t
             biggest = pv[i].bytes > biggest ? pv[i].bytes : biggest;
         }
     }
-    if (bytes > limit || biggest > max_msg)
+    if (!small_fits(bytes, biggest, limit, max_msg))
         goto cleanup; /* planned, not small: kept for the general engine */
     e->ops = &dmxi_exec_small;
     DMXI_TRY(e->ops->setup(e));
@@ -203,7 +221,7 @@ static int alone(int nt, const dmx_transform *tv, int64_t limit, int64_t max_msg
             dmxi_add64(total, bytes, &total) != DMX_SUCCESS)
             return 0;
     }
-    return limit > 0 && total <= limit / 2 && total <= max_msg;
+    return once_fits(total, limit, max_msg);
 }
 
 /* The key of a one-shot call: what its plan depends on besides the scalars (the layouts by
@@ -582,6 +600,70 @@ int dmx_transform_once_is_local(dmx_dtype dtype, int64_t m, int64_t n)
         dmxi_mul64(m, n, &bytes) != DMX_SUCCESS ||
         dmxi_mul64(bytes, (int64_t)dmx_dtype_size(dtype), &bytes) != DMX_SUCCESS)
         return 0;
-    /* the bound of alone() */
-    return once_limit > 0 && bytes <= once_limit / 2 && bytes <= max_msg;
+    return once_fits(bytes, once_limit, max_msg); /* the bound of alone() */
+}
+
+/* ---- the choice explained (dmx model redist) --------------------------------------------- */
+
+/* The one-shot candidate: whether it is taken, and why (not). */
+static int explain_once(dmx_choice *c, int once, int64_t abytes, int64_t once_limit,
+                        int64_t max_msg, int check_local)
+{
+    int ok = once && check_local && dmxi_error_handler_is_default() &&
+             once_fits(abytes, once_limit, max_msg);
+    const char *why = !once                                    ? "only dmx_transform_once calls"
+                      : !check_local                           ? "DMX_PLAN_CHECK is not local"
+                      : !dmxi_error_handler_is_default()       ? "a user error handler is set"
+                      : once_fits(abytes, once_limit, max_msg) ? "within the bounds"
+                                                               : "A too large for the bound";
+    dmxi_choice_add(c, "once-alone", NAN, ok,
+                    "%s: rule 2 x A's bytes (%lld) <= %lld and A's bytes <= %lld; no agreement",
+                    why, (long long)(2 * abytes), (long long)once_limit, (long long)max_msg);
+    return ok;
+}
+
+dmx_status dmx_transform_explain(dmx_dtype dtype, int64_t m, int64_t n, int once,
+                                 int64_t rank_bytes, int64_t peer_bytes, dmx_choice *out)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t limit = 0, max_msg = 0, chunk = 0, once_limit = 0, abytes = 0;
+    int check_local = 0;
+    DMXI_CHECK(out != NULL, DMX_ERR_NULL, "out is NULL");
+    DMXI_CHECK(dmx_dtype_size(dtype) != 0 && m >= 0 && n >= 0, DMX_ERR_ARG,
+               "invalid dtype or size");
+    DMXI_TRY(dmxi_mul64(m, n, &abytes));
+    DMXI_TRY(dmxi_mul64(abytes, (int64_t)dmx_dtype_size(dtype), &abytes));
+    read_settings(&limit, &max_msg, &chunk, &check_local, &once_limit);
+    /* unknown volumes: a rank sends at most op(B)'s bytes and receives at most A's */
+    int bound = rank_bytes < 0 || peer_bytes < 0;
+    if (rank_bytes < 0)
+        rank_bytes = 2 * abytes;
+    if (peer_bytes < 0)
+        peer_bytes = abytes;
+    dmxi_choice_init(out, "redist",
+                     "m=%lld n=%lld dtype-bytes=%d once=%d rank-bytes=%lld%s peer-bytes=%lld",
+                     (long long)m, (long long)n, (int)dmx_dtype_size(dtype), once != 0,
+                     (long long)rank_bytes, bound ? " (bound)" : "", (long long)peer_bytes);
+    int alone_ok = explain_once(out, once, abytes, once_limit, max_msg, check_local);
+    int small_ok = limit > 0 && small_fits(rank_bytes, peer_bytes, limit, max_msg);
+    dmxi_choice_add(out, "small", NAN, small_ok,
+                    "rule: every rank's bytes <= DMX_SMALL_BYTES (%lld), each peer's <= %lld; "
+                    "one agreement, plain messages",
+                    (long long)limit, (long long)max_msg);
+    dmxi_choice_add(out, "general", NAN, 1,
+                    "otherwise: agreement step by step, shared window on a node");
+    if (alone_ok)
+        dmxi_choice_pick(out, 0, "rule: every rank can tell alone that the plan is small");
+    else if (small_ok)
+        dmxi_choice_pick(out, 1, "rule: %lld bytes per rank <= %lld%s", (long long)rank_bytes,
+                         (long long)limit, bound ? " (from the bound 2 x A's bytes)" : "");
+    else
+        dmxi_choice_pick(out, 2, "rule: %s%s",
+                         limit <= 0           ? "DMX_SMALL_BYTES=0"
+                         : rank_bytes > limit ? "some rank exchanges more than DMX_SMALL_BYTES"
+                                              : "a package is above the message limit",
+                         bound && limit > 0 ? " by the bound 2 x A's bytes; the volumes may fit"
+                                            : "");
+cleanup:
+    return st;
 }

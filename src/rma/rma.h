@@ -129,6 +129,7 @@ struct dmx_rma_heap {
     dmxi_rma_touched pending; /* targets of MPI operations since the last quiet */
     dmxi_rma_type_entry cache[DMXI_RMA_TYPE_CACHE];
     uint64_t clock;
+    dmxi_rma_path last_path; /* the path of the last strided transfer (for tests) */
 };
 
 /* One strided transfer after validation: remote displacement (bytes from the target's base),

@@ -107,7 +107,8 @@ static dmx_status rma_op(dmx_rma_heap *h, dmxi_rma_kind kind, int nbi, dmx_dtype
                "bytes)",
                (long long)bytes, (long long)off, pe, (long long)h->sizes[pe]);
     x.rdisp = (MPI_Aint)off;
-    switch (dmxi_rma_select(h, &x)) {
+    h->last_path = dmxi_rma_select(h, &x);
+    switch (h->last_path) {
     case DMXI_RMA_SHM: DMXI_TRY(dmxi_rma_shm(h, &x)); break;
     case DMXI_RMA_BLOCKS: DMXI_TRY(dmxi_rma_blocks(h, &x)); break;
     case DMXI_RMA_PACK: DMXI_TRY(dmxi_rma_pack(h, &x)); break;

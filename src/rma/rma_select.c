@@ -30,6 +30,10 @@
  */
 #include "rma.h"
 
+#include "choice.h"
+
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,13 +66,17 @@ cleanup:
     return st;
 }
 
-dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
+/* The choice from the facts it takes: @p single a heap of one rank, @p mapped the target's
+ * segment mapped here, the settings and the probe. dmxi_rma_select for a heap; dmx_rma_explain
+ * for a heap or a description of one. */
+static dmxi_rma_path select_in(int single, int mapped, const dmxi_rma_settings *set,
+                               const dmxi_rma_tune *tune, const dmxi_rma_xfer *x)
 {
-    if (h->win == MPI_WIN_NULL)
+    if (single)
         return DMXI_RMA_SHM; /* a single rank: local copies only */
-    int direct = h->peer[x->pe] != NULL && x->kind != DMXI_RMA_ACC;
+    int direct = mapped && x->kind != DMXI_RMA_ACC;
     int remote_overlap = x->kind == DMXI_RMA_GET && x->blockcount > 1 && x->rstride < x->blockelems;
-    dmxi_rma_path p = h->set.force;
+    dmxi_rma_path p = set->force;
     if (p == DMXI_RMA_SHM && !direct)
         p = DMXI_RMA_AUTO;
     if (p == DMXI_RMA_SPAN && x->kind != DMXI_RMA_GET)
@@ -79,18 +87,18 @@ dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
             return DMXI_RMA_SHM;
         if (x->blockcount <= 1)
             return DMXI_RMA_BLOCKS;
-        if (h->tune.probed && x->kind != DMXI_RMA_ACC) {
+        if (tune->probed && x->kind != DMXI_RMA_ACC) {
             int k = x->kind == DMXI_RMA_GET;
             int small = bb <= DMXI_RMA_SMALL_BLOCK_BYTES;
-            p = small ? h->tune.small[k] : h->tune.large[k];
+            p = small ? tune->small[k] : tune->large[k];
             if (k && small && !x->nbi) {
                 /* span bytes against data bytes; the block term is the strided winner's */
                 double span =
                     (double)((x->blockcount - 1) * x->rstride + x->blockelems) * (double)x->esize;
                 double data = (double)bb * (double)x->blockcount;
-                double t_span = span * h->tune.span_byte;
+                double t_span = span * tune->span_byte;
                 double t_str =
-                    (double)x->blockcount * h->tune.small_block[1] + data * h->tune.span_byte;
+                    (double)x->blockcount * tune->small_block[1] + data * tune->span_byte;
                 if (span <= DMXI_RMA_SPAN_DENSITY * data && DMXI_RMA_SPAN_MARGIN * t_span < t_str)
                     p = DMXI_RMA_SPAN;
             }
@@ -103,4 +111,102 @@ dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
     if (remote_overlap && (p == DMXI_RMA_VECTOR || p == DMXI_RMA_PACK))
         p = DMXI_RMA_BLOCKS;
     return p;
+}
+
+dmxi_rma_path dmxi_rma_select(const dmx_rma_heap *h, const dmxi_rma_xfer *x)
+{
+    int single = h->win == MPI_WIN_NULL;
+    return select_in(single, !single && h->peer[x->pe] != NULL, &h->set, &h->tune, x);
+}
+
+/* ---- the choice explained (dmx model rma) ------------------------------------------------ */
+
+static const char *const path_names[] = {"auto", "shm", "vector", "blocks", "pack", "span"};
+
+/* Why the rules took path @p p (the order of select_in). */
+static void reason_of(dmx_choice *c, dmxi_rma_path p, int single, int mapped,
+                      const dmxi_rma_settings *set, const dmxi_rma_tune *tune,
+                      const dmxi_rma_xfer *x)
+{
+    int64_t bb = (int64_t)x->esize * x->blockelems;
+    int i = dmxi_choice_find(c, path_names[p]);
+    if (single)
+        dmxi_choice_pick(c, i, "rule: a heap of one rank has no window: local copies");
+    else if (set->force != DMXI_RMA_AUTO && p == set->force)
+        dmxi_choice_pick(c, i, "forced by DMX_RMA=%s", path_names[p]);
+    else if (p == DMXI_RMA_SHM)
+        dmxi_choice_pick(c, i, "rule: the target's segment is mapped here (put, get)");
+    else if (x->blockcount <= 1)
+        dmxi_choice_pick(c, i, "rule: one block -> one contiguous operation");
+    else if (p == DMXI_RMA_BLOCKS && x->kind == DMXI_RMA_GET && x->rstride < x->blockelems)
+        dmxi_choice_pick(c, i, "rule: overlapping remote blocks rule out vector and pack");
+    else if (tune->probed && x->kind != DMXI_RMA_ACC)
+        dmxi_choice_pick(c, i, "measured by the heap's probe for %s blocks%s",
+                         bb <= DMXI_RMA_SMALL_BLOCK_BYTES ? "small" : "large",
+                         p == DMXI_RMA_SPAN ? " (span's estimate x margin below strided)" : "");
+    else
+        dmxi_choice_pick(c, i, "rule (no probe): blocks of %lld B %s %lld B -> %s%s", (long long)bb,
+                         bb >= DMXI_RMA_BLOCKS_MIN_BYTES ? ">=" : "<",
+                         (long long)DMXI_RMA_BLOCKS_MIN_BYTES, path_names[p],
+                         mapped && x->kind == DMXI_RMA_ACC ? " (accumulates never take shm)" : "");
+}
+
+dmx_status dmx_rma_explain(const dmx_rma_heap *heap, int pe, const dmx_rma_explain_args *a,
+                           dmx_choice *out)
+{
+    dmx_status st = DMX_SUCCESS;
+    dmxi_rma_settings set;
+    dmxi_rma_tune tune;
+    dmxi_rma_xfer x;
+    DMXI_CHECK(a != NULL && out != NULL, DMX_ERR_NULL, "args or out is NULL");
+    DMXI_CHECK(a->op == 'p' || a->op == 'g' || a->op == 'a', DMX_ERR_ARG,
+               "op '%c': expected p (put), g (get) or a (accumulate)", a->op);
+    DMXI_CHECK(a->count >= 1 && a->blocklen >= 1 && a->stride >= 0 && a->esize >= 1, DMX_ERR_ARG,
+               "count, blocklen, esize >= 1 and stride >= 0 needed");
+    DMXI_CHECK(heap != NULL || a->ranks >= 1, DMX_ERR_ARG, "ranks < 1");
+    DMXI_CHECK(heap == NULL || (pe >= 0 && pe < heap->size), DMX_ERR_ARG, "pe %d out of range", pe);
+    memset(&x, 0, sizeof x);
+    /* complex elements travel as pairs of reals (rma_ops.c): the same bytes per block and the
+     * same stride to block ratio, so the choice is the same with esize the element's */
+    x.kind = a->op == 'p' ? DMXI_RMA_PUT : a->op == 'g' ? DMXI_RMA_GET : DMXI_RMA_ACC;
+    x.nbi = a->nbi != 0;
+    x.esize = (size_t)a->esize;
+    x.blockelems = a->blocklen;
+    x.blockcount = a->count;
+    x.rstride = a->stride;
+    x.pe = pe;
+    int single = 0, mapped = 0;
+    if (heap) {
+        set = heap->set;
+        tune = heap->tune;
+        single = heap->win == MPI_WIN_NULL;
+        mapped = !single && heap->peer[pe] != NULL;
+    } else {
+        DMXI_TRY(dmxi_rma_read_settings(&set));
+        memset(&tune, 0, sizeof tune);
+        single = a->ranks <= 1;
+        mapped = !single && a->same_node && set.shm;
+    }
+    dmxi_rma_path p = select_in(single, mapped, &set, &tune, &x);
+    dmxi_choice_init(out, "rma",
+                     "op=%c count=%lld blocklen=%lld stride=%lld esize=%lld nbi=%d ranks=%d "
+                     "mapped=%d probed=%d",
+                     a->op, (long long)a->count, (long long)a->blocklen, (long long)a->stride,
+                     (long long)a->esize, x.nbi, heap ? heap->size : a->ranks, mapped, tune.probed);
+    int overlap = x.kind == DMXI_RMA_GET && x.blockcount > 1 && x.rstride < x.blockelems;
+    dmxi_choice_add(out, "shm", NAN, single || (mapped && x.kind != DMXI_RMA_ACC), "%s",
+                    single                   ? "local copy"
+                    : !mapped                ? "target's segment not mapped here"
+                    : x.kind == DMXI_RMA_ACC ? "accumulates need MPI's atomicity"
+                                             : "direct strided copy");
+    dmxi_choice_add(out, "vector", NAN, !single && !overlap, "%s",
+                    overlap ? "overlapping remote blocks" : "one operation, vector types");
+    dmxi_choice_add(out, "blocks", NAN, !single, "one operation per block");
+    dmxi_choice_add(out, "pack", NAN, !single && !overlap, "%s",
+                    overlap ? "overlapping remote blocks" : "pack here, one operation");
+    dmxi_choice_add(out, "span", NAN, !single && x.kind == DMXI_RMA_GET, "%s",
+                    x.kind == DMXI_RMA_GET ? "get the whole span, unpack here" : "gets only");
+    reason_of(out, p, single, mapped, &set, &tune, &x);
+cleanup:
+    return st;
 }
