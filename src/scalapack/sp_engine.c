@@ -430,9 +430,9 @@ static void keep(sp_context *ctx, sp_entry *e, int agreed, const int *key, size_
 
 /* A small call run by dmx_transform_once on layouts made locally from ctx->gkey: this process's
  * cache of its own layouts, keyed on its own key (its descriptors with its LLD and grid
- * coordinates) and tag (ntag integers: what else decides the layouts). The entry is out of the
- * cache while its pieces run (their one-shot plans may make the cache let local entries go),
- * then kept again, most recently used. Local. */
+ * coordinates) and tag (ntag integers: what else decides the layouts). A found entry stays in
+ * the cache, pinned while its pieces run (their one-shot plans may make the cache let local
+ * entries go) and moved to the front; a new one is kept after its run. Local. */
 static void run_local(sp_context *ctx, const sp_call *c, const int *key, const int *tag,
                       size_t ntag)
 {
@@ -440,19 +440,19 @@ static void run_local(sp_context *ctx, const sp_call *c, const int *key, const i
     memcpy(lkey, key, KEY_LEN * sizeof *key);
     memcpy(lkey + KEY_LEN, tag, ntag * sizeof *tag);
     const size_t len = (KEY_LEN + ntag) * sizeof *lkey;
-    sp_entry *e = dmx_cache_take(ctx->comm, DMX_CACHE_DROPIN_ALONE, lkey, len);
+    sp_entry *e = dmx_cache_pin(ctx->comm, DMX_CACHE_DROPIN_ALONE, lkey, len);
     if (e != NULL) {
         g_sp.stats.hits++;
-        g_sp.stats.entries--;
         entry_execute(e, c, 1);
-    } else {
-        g_sp.stats.misses++;
-        e = entry_create(ctx, c, 1);
-        e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
-        e->nranks = ntag;
-        memcpy(e->ranks, tag, ntag * sizeof(int));
-        entry_execute(e, c, 0);
+        dmx_cache_unpin(ctx->comm, e);
+        return;
     }
+    g_sp.stats.misses++;
+    e = entry_create(ctx, c, 1);
+    e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
+    e->nranks = ntag;
+    memcpy(e->ranks, tag, ntag * sizeof(int));
+    entry_execute(e, c, 0);
     keep(ctx, e, 0, lkey, KEY_LEN + ntag, c->name);
 }
 
