@@ -19,7 +19,8 @@
  *    blocks already suit it (sp_gemm_summa.c), else dmx_gemm on a layout per operand (sp_layout.c:
  *    block-cyclic over the local array with the descriptor's blocks, cut at the submatrix's last
  *    row and column; a custom layout when the first blocks differ) and a view of the submatrix;
- *    either plan kept in a cache per grid for the calls that follow. Errors end the job with
+ *    either plan kept in dmx's plan cache of the grid's communicator for the calls that follow
+ *    (under DMX_CACHE_BYTES, freed with that communicator). Errors end the job with
  *    dmx's message.
  * Not supported (the job ends with a message): RSRC or CSRC = -1 (the PBLAS' replicated
  * operands) in a multiply (step 5; step 4 scales a replicated C). */

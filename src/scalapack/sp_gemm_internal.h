@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Between the files of the drop-in's p?gemm_: the entry points and checks (sp_gemm.c), the cache
- * of grids and plans (sp_gemm_cache.c) and SUMMA on the caller's block-cyclic arrays
- * (sp_gemm_summa.c). Not installed. */
+/* Between the files of the drop-in's p?gemm_: the entry points and checks (sp_gemm.c), the grids
+ * and plans kept in dmx's plan cache (sp_gemm_cache.c) and SUMMA on the caller's block-cyclic
+ * arrays (sp_gemm_summa.c). Not installed. */
 #ifndef DMX_SP_GEMM_INTERNAL_H
 #define DMX_SP_GEMM_INTERNAL_H
 
@@ -9,8 +9,9 @@
 
 #include <stdint.h>
 
-/* One grid the multiply ran on: our duplicate of the BLACS grid's communicator and the row and
- * column communicators SUMMA broadcasts on (the rank in row is MYCOL, in col MYROW). */
+/* One grid the multiply ran on: dmx's inner duplicate of the BLACS grid's communicator
+ * (borrowed: dmx frees it with the grid's) and the row and column communicators SUMMA broadcasts
+ * on (the rank in row is MYCOL, in col MYROW), split from it. */
 typedef struct sp_ggrid {
     MPI_Comm comm, row, col;
     int nprow, npcol, myrow, mycol;
@@ -67,7 +68,8 @@ int sp_gsumma_run(const sp_gsumma *s, sp_ggrid *gr, dmx_dtype t, const sp_gemm_a
                   char *msg, size_t len);
 
 /* The multiply of one legal call (step 5 of sp_gemm.c): SUMMA in place when the operands suit
- * it, else dmx_gemm on layouts of the operands, with plans kept in a cache per grid. comm: the
+ * it, else dmx_gemm on layouts of the operands, with plans kept in dmx's plan cache of the
+ * grid's communicator (sp_gemm_cache.c). comm: the
  * grid's communicator; ranks: its rank of each grid process (prow * NPCOL + pcol). Collective on
  * comm. Ends the job with a message on an error. */
 void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
