@@ -56,7 +56,7 @@ typedef struct sp_gnode {
 
 static int64_t g_paths[4];
 
-void sp_gemm_paths(int64_t out[4])
+void dmxsp_gemm_paths(int64_t out[4])
 {
     memcpy(out, g_paths, sizeof g_paths);
 }
@@ -65,7 +65,7 @@ static _Noreturn void die(MPI_Comm comm, const char *name, const char *what)
 {
     fprintf(stderr, "dmx_scalapack: %s: %s\n", name, what);
     fflush(stderr);
-    sp_abort(comm);
+    dmxsp_abort(comm);
 }
 
 static void die_dmx(MPI_Comm comm, const char *name, dmx_status st)
@@ -83,7 +83,7 @@ static int entry_free(void *obj)
 {
     sp_gentry *e = obj;
     int bad = 0;
-    sp_gsumma_free(e->summa);
+    dmxsp_gsumma_free(e->summa);
     bad |= dmx_gemm_plan_destroy(&e->plan) != DMX_SUCCESS;
     for (int i = 0; i < 3; i++) {
         bad |= dmx_layout_destroy(&e->view[i]) != DMX_SUCCESS;
@@ -126,7 +126,7 @@ static void keep(const char *name, MPI_Comm comm, dmx_cache_kind kind, int max_c
 static sp_gnode *find_grid(const char *name, MPI_Comm comm, const int *grid, const int *ranks)
 {
     const int nr = grid[0] * grid[1];
-    sp_gnode *n = sp_xcalloc(1, sizeof *n + sizeof(int) * ((size_t)nr + 2), name);
+    sp_gnode *n = dmxsp_xcalloc(1, sizeof *n + sizeof(int) * ((size_t)nr + 2), name);
     n->key[0] = grid[0], n->key[1] = grid[1];
     memcpy(n->key + 2, ranks, sizeof(int) * (size_t)nr);
     const size_t klen = sizeof(int) * ((size_t)nr + 2);
@@ -221,7 +221,7 @@ static dmx_status operand(MPI_Comm comm, const sp_desc *d, const int *grid, int 
     s.grid_ranks = ranks;
     int64_t oi, oj;
     dmx_status st =
-        sp_side_layout(comm, &s, 1, grid[2], grid[3], data, d->lld, t, 0, full, &oi, &oj);
+        dmxsp_side_layout(comm, &s, 1, grid[2], grid[3], data, d->lld, t, 0, full, &oi, &oj);
     if (st == DMX_SUCCESS)
         st = dmx_layout_create_view(*full, oi, oj, rows, cols, view);
     return st;
@@ -240,7 +240,7 @@ static sp_gentry *plan_entry(const char *name, MPI_Comm comm, dmx_dtype t, const
                              const int *grid, int *ranks, dmx_scalar alpha, void *const arr[3],
                              dmx_scalar beta)
 {
-    sp_gentry *e = sp_xcalloc(1, sizeof *e, name);
+    sp_gentry *e = dmxsp_xcalloc(1, sizeof *e, name);
     const int nota = g->ta == 'N' || g->ta == 'n', notb = g->tb == 'N' || g->tb == 'n';
     const sp_desc *d[3] = {&g->a, &g->b, &g->c};
     const int ij[3][2] = {{g->ia, g->ja}, {g->ib, g->jb}, {g->ic, g->jc}};
@@ -309,7 +309,7 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
                             const int *grid, dmx_scalar alpha, void *const arr[3], dmx_scalar beta,
                             int *hit)
 {
-    const sp_gemm_set *set = sp_gemm_settings();
+    const sp_gemm_set *set = dmxsp_gemm_settings();
     const MPI_Comm comm = n->g.comm;
     int key[GK_LEN];
     make_key(key, t, g, grid);
@@ -318,7 +318,7 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
     sp_gentry *e = set->capacity > 0 && set->inplace ? lookup(comm, key) : NULL;
     sp_gsumma *summa = NULL;
     if (e == NULL && set->inplace)
-        summa = sp_gsumma_make(g, grid);
+        summa = dmxsp_gsumma_make(g, grid);
     if (e == NULL && summa == NULL) {
         key[GK_KIND] = 2;
         key_scalars(key, alpha, beta);
@@ -334,7 +334,7 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
     if (e != NULL)
         return e;
     if (summa != NULL) {
-        e = sp_xcalloc(1, sizeof *e, name);
+        e = dmxsp_xcalloc(1, sizeof *e, name);
         e->summa = summa;
     } else {
         e = plan_entry(name, comm, t, g, grid, n->key + 2, alpha, arr, beta);
@@ -343,9 +343,9 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
     return e;
 }
 
-void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
-                    const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
-                    dmx_scalar beta, void *c)
+void dmxsp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
+                       const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
+                       dmx_scalar beta, void *c)
 {
     void *const arr[3] = {a, b, c};
     const double t0 = MPI_Wtime();
@@ -361,7 +361,7 @@ void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_
     g_paths[hit ? 2 : 3]++;
     if (e->summa != NULL) {
         char msg[200];
-        if (sp_gsumma_run(e->summa, &n->g, t, g, alpha, a, b, beta, c, msg, sizeof msg))
+        if (dmxsp_gsumma_run(e->summa, &n->g, t, g, alpha, a, b, beta, c, msg, sizeof msg))
             die(inner, name, msg);
     } else {
         for (int i = 0; i < 3 && hit && st == DMX_SUCCESS; i++)
@@ -372,9 +372,9 @@ void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_
         if (st != DMX_SUCCESS)
             die_dmx(inner, name, st);
     }
-    if (sp_gemm_settings()->profile) /* DMX_PROFILE: a line per call and rank */
+    if (dmxsp_gemm_settings()->profile) /* DMX_PROFILE: a line per call and rank */
         profile(inner, name, g, e, hit, t0, t1, MPI_Wtime());
-    const int cap = sp_gemm_settings()->capacity;
+    const int cap = dmxsp_gemm_settings()->capacity;
     if (!hit && cap > 0)
         keep(name, inner, DMX_CACHE_GEMM, cap, e->key, GK_LEN, e, entry_bytes(name, inner, e),
              entry_free);

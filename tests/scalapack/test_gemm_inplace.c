@@ -33,7 +33,7 @@
 #include <string.h>
 
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
-void dmxsp_test_dmxsp_gemm_paths(int64_t out[4]);
+void dmxsp_gemm_paths(int64_t out[4]);
 MPI_Comm Cblacs2sys_handle(int sysctxt);
 
 /* Entries in dmx's plan cache of grid ctxt's communicator (-1 when it cannot be read). */
@@ -194,10 +194,10 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
                 spt_put(x.t, c2.d, e, NAN, NAN);
             }
         int64_t p0[4], p1[4];
-        dmxsp_test_dmxsp_gemm_paths(p0);
+        dmxsp_gemm_paths(p0);
         call_gemm(1, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &x.c);
         call_gemm(0, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &c2);
-        dmxsp_test_dmxsp_gemm_paths(p1);
+        dmxsp_gemm_paths(p1);
         const double worst = spt_worst_diff(x.t, x.c.d, c2.d, cells(&x.c));
         const int64_t kept = most > 0 ? kept_entries(ctxts[q]) : 0;
         if (kept < 0 || kept > most) {
