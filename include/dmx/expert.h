@@ -175,8 +175,14 @@ DMX_API dmx_status dmx_gemm_predict(dmx_gemm_alg alg, dmx_dtype dtype, int64_t m
  * with the rules of src/plan/plan_cache.c.
  */
 
-/** Whose keys: the drop-in's calls planned together (agreed) and made alone (local). */
-typedef enum dmx_cache_kind { DMX_CACHE_DROPIN = 1, DMX_CACHE_DROPIN_ALONE = 2 } dmx_cache_kind;
+/** Whose keys: the drop-in's calls planned together (agreed) and made alone (local), and its
+ * multiply's plans and grids (agreed). */
+typedef enum dmx_cache_kind {
+    DMX_CACHE_DROPIN = 1,
+    DMX_CACHE_DROPIN_ALONE = 2,
+    DMX_CACHE_GEMM = 3,
+    DMX_CACHE_GEMM_GRID = 4
+} dmx_cache_kind;
 
 /** Frees a kept object (collective on the communicator for an agreed entry); returns 0 when it
  * succeeded. Called when the cache lets the object go, when the communicator is freed
@@ -186,11 +192,20 @@ typedef int (*dmx_cache_free_fn)(void *obj);
 /** The object kept on @p comm with this key, moved to the front; NULL when none. Local. */
 DMX_API void *dmx_cache_find(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len);
 
-/** Remove the entry of a local kind with this key from @p comm's cache and hand its object to
- * the caller (who keeps it again with dmx_cache_keep, or frees it); NULL when none. While the
- * caller holds it, the cache cannot let it go (a call that runs dmx_transform_once may make the
- * cache let local entries go). Local. */
+/** Remove the entry with this key from @p comm's cache and hand its object to the caller (who
+ * keeps it again with dmx_cache_keep, or frees it; for an agreed kind every rank takes it at
+ * the same call); NULL when none. Local. */
 DMX_API void *dmx_cache_take(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len);
+
+/** The object kept on @p comm with this key, moved to the front and pinned: until
+ * dmx_cache_unpin, the cache does not let it go (a call that runs dmx_transform_once may make
+ * the cache let local entries go while the caller runs the object). NULL when none. Local; no
+ * allocation. */
+DMX_API void *dmx_cache_pin(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len);
+
+/** Undo one dmx_cache_pin of @p obj on @p comm; the next call that makes room may let it go.
+ * Local. */
+DMX_API void dmx_cache_unpin(MPI_Comm comm, const void *obj);
 
 /** For each entry of @p kind on @p comm, most recently used first (the first @p max): 1 when
  * its key is this one, else 0. Returns how many entries of @p kind there are (-1: an error,

@@ -56,7 +56,6 @@ dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
     dmx_status st = DMX_SUCCESS;
     dmxi_ccomm *c = NULL;
     dmxi_comm *rec = NULL;
-    MPI_Comm node = MPI_COMM_NULL;
     DMXI_TRY(dmxi_comm_get(comm, &rec));
     if ((c = dmxi_comm_slot(rec, DMXI_SLOT_COLL)) != NULL) {
         *out = c;
@@ -71,12 +70,7 @@ dmx_status dmxi_ccomm_get(MPI_Comm comm, dmxi_ccomm **out)
     DMXI_TRY(dmxi_comm_inner(rec, &c->dup));
     DMXI_MPI(MPI_Comm_rank(c->dup, &c->rank));
     DMXI_MPI(MPI_Comm_size(c->dup, &c->size));
-    /* Nodes spanned: count the node leaders (rank 0 of each shared-memory split). */
-    int nrank = 0, leader = 0;
-    DMXI_TRY(dmxi_comm_node(rec, &node));
-    DMXI_MPI(MPI_Comm_rank(node, &nrank));
-    leader = nrank == 0;
-    DMXI_MPI(MPI_Allreduce(&leader, &c->nodes, 1, MPI_INT, MPI_SUM, c->dup));
+    DMXI_TRY(dmxi_comm_nodes(rec, &c->nodes)); /* nodes spanned, kept by the registry */
     DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_COLL, &ccomm_type, c));
     *out = c;
     dmxi_ccomm_last = c;

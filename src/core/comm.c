@@ -48,6 +48,7 @@ struct dmxi_comm {
     MPI_Comm comm;  /* the communicator the record is attached to */
     MPI_Comm inner; /* MPI_COMM_NULL until asked for; comm itself when private */
     MPI_Comm node;  /* MPI_COMM_NULL until asked for */
+    int nodes;      /* nodes the communicator spans; 0 until asked for */
     int is_private; /* comm was made by dmx */
     int is_self;    /* MPI_COMM_SELF's record: its deletion is MPI_Finalize */
     int attached;   /* comm not freed yet */
@@ -324,6 +325,24 @@ dmx_status dmxi_comm_node(dmxi_comm *rec, MPI_Comm *node)
         DMXI_TRY(dmxi_node_split(inner, &rec->node));
     }
     *node = rec->node;
+cleanup:
+    return st;
+}
+
+dmx_status dmxi_comm_nodes(dmxi_comm *rec, int *nodes)
+{
+    dmx_status st = DMX_SUCCESS;
+    MPI_Comm node = MPI_COMM_NULL, inner = MPI_COMM_NULL;
+    int nrank = 0, leader = 0, count = 0;
+    if (rec->nodes == 0) { /* count the node leaders (rank 0 of each node communicator) */
+        DMXI_TRY(dmxi_comm_node(rec, &node));
+        DMXI_TRY(dmxi_comm_inner(rec, &inner));
+        DMXI_MPI(MPI_Comm_rank(node, &nrank));
+        leader = nrank == 0;
+        DMXI_MPI(MPI_Allreduce(&leader, &count, 1, MPI_INT, MPI_SUM, inner));
+        rec->nodes = count;
+    }
+    *nodes = rec->nodes;
 cleanup:
     return st;
 }

@@ -53,6 +53,10 @@ dmx_status dmxi_comm_inner(dmxi_comm *rec, MPI_Comm *inner);
  * collective then. */
 dmx_status dmxi_comm_node(dmxi_comm *rec, MPI_Comm *node);
 
+/* The number of nodes the communicator spans (the leaders of its node communicator), counted
+ * once: collective then (one MPI_Allreduce on the inner duplicate), local afterwards. */
+dmx_status dmxi_comm_nodes(dmxi_comm *rec, int *nodes);
+
 /* A further duplicate of the inner one (MPI_ERRORS_RETURN), for a module that needs a context
  * of its own (an exchange in flight, a live plan); the caller frees it with MPI_Comm_free.
  * Collective. */

@@ -206,9 +206,11 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "within `DMX_CACHE_BYTES`, least recently used out (`0`: build and destroy a plan per "
         "call); read by that library itself, once"),
     ROW(DMXI_SET_SCALAPACK_GEMM_CACHE, "DMX_SCALAPACK_GEMM_CACHE", 8, "8", TEST, MUST_MATCH, 0,
-        "p?gemm_ calls libdmx_scalapack keeps planned per grid, least recently used out (0: none)",
-        "`p?gemm_` calls `libdmx_scalapack` keeps planned per grid (SUMMA on the caller's arrays "
-        "or a `dmx_gemm` plan), least recently used out (`0`: none); read by that library itself, "
+        "test override: at most this many p?gemm_ plans per grid, under DMX_CACHE_BYTES (0: none)",
+        "test override: `libdmx_scalapack` keeps at most this many `p?gemm_` calls' plans (SUMMA "
+        "on "
+        "the caller's arrays or a `dmx_gemm` plan) per grid in the plan cache, within "
+        "`DMX_CACHE_BYTES`, least recently used out (`0`: none); read by that library itself, "
         "once"),
     ROW(DMXI_SET_SCALAPACK_GEMM_INPLACE, "DMX_SCALAPACK_GEMM_INPLACE", 1, "1", TEST, MUST_MATCH, 0,
         "0: libdmx_scalapack's p?gemm_ never runs SUMMA on the caller's arrays",

@@ -12,6 +12,7 @@
  * Temporary memory per rank: A's, B's and C's local blocks when they are redistributed
  * (m*k/p, k*n/p, m*n/p elements on a balanced grid), plus the algorithm's panel buffers
  * (docs/gemm.md): all allocated at plan creation, reported in info.temp_bytes. */
+#include "comm.h"
 #include "dmx/gemm.h"
 #include "gemm_internal.h"
 #include "layout.h"
@@ -350,21 +351,16 @@ static void note_blocks(dmx_gemm_plan *g)
     g->seen_set = 1;
 }
 
-/* The nodes the plan's communicator spans (the leaders of its shared-memory split), for the
- * model: its broadcasts cost the network's figures, not shared memory's, once the ranks span
- * more than one node. Collective. */
+/* The nodes comm spans, for the model: its broadcasts cost the network's figures, not shared
+ * memory's, once the ranks span more than one node. The registry counts them at the first call
+ * on comm (collective then) and keeps the count with it (core/comm.c). */
 static dmx_status count_nodes(MPI_Comm comm, int *nodes)
 {
     dmx_status st = DMX_SUCCESS;
-    MPI_Comm node = MPI_COMM_NULL;
-    int nrank = 0, leader = 0;
-    DMXI_TRY(dmxi_node_split(comm, &node));
-    DMXI_MPI(MPI_Comm_rank(node, &nrank));
-    leader = nrank == 0;
-    DMXI_MPI(MPI_Allreduce(&leader, nodes, 1, MPI_INT, MPI_SUM, comm));
+    dmxi_comm *rec = NULL;
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    DMXI_TRY(dmxi_comm_nodes(rec, nodes));
 cleanup:
-    if (node != MPI_COMM_NULL)
-        DMXI_MPI_ALL(MPI_Comm_free(&node));
     return st;
 }
 
@@ -420,7 +416,7 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     g->ua = a, g->ub = b, g->uc = c;
     g->overlap = opt.overlap;
     int nodes = 1;
-    DMXI_TRY(count_nodes(g->comm, &nodes));
+    DMXI_TRY(count_nodes(comm, &nodes));
     local = dmxi_gemm_choose(dtype, g->m, g->n, g->k, g->p, nodes, &opt, &g->info);
     DMXI_TRY(dmxi_agree(g->comm, local));
     g->pr = g->info.prow, g->pc = g->info.pcol;

@@ -62,7 +62,14 @@ dmx_status dmxi_plan_info_fill(dmx_plan *p);
 
 /* The plans kept between calls on one communicator, under DMX_CACHE_BYTES (plan_cache.c has the
  * rules). Kinds: whose keys an entry has. */
-enum { DMXI_CACHE_ONCE, DMXI_CACHE_DROPIN, DMXI_CACHE_DROPIN_ALONE, DMXI_CACHE_KINDS };
+enum {
+    DMXI_CACHE_ONCE,
+    DMXI_CACHE_DROPIN,
+    DMXI_CACHE_DROPIN_ALONE,
+    DMXI_CACHE_GEMM,
+    DMXI_CACHE_GEMM_GRID,
+    DMXI_CACHE_KINDS
+};
 typedef struct dmxi_cache dmxi_cache;
 /* Frees a kept object (collective for an agreed entry); returns 0, or nonzero on a failure. */
 typedef int (*dmxi_cache_free_fn)(void *obj);
@@ -78,6 +85,11 @@ void *dmxi_cache_find(dmxi_cache *c, int kind, const void *key, size_t len);
 int dmxi_cache_has(const dmxi_cache *c, int kind, const void *key, size_t len);
 /* Remove the entry with this key and hand its object to the caller (local entries). Local. */
 void *dmxi_cache_take(dmxi_cache *c, int kind, const void *key, size_t len);
+/* The object kept with this key, moved to the front and pinned (make_room passes it by until
+ * dmxi_cache_unpin), or NULL. Pins count: each pin needs its unpin. Local, no allocation. */
+void *dmxi_cache_pin(dmxi_cache *c, int kind, const void *key, size_t len);
+/* Undo one dmxi_cache_pin of obj (nothing when obj is not kept pinned). Local. */
+void dmxi_cache_unpin(dmxi_cache *c, const void *obj);
 /* The most recently used object of kind, or NULL. Local. */
 void *dmxi_cache_front(const dmxi_cache *c, int kind);
 /* Make room for a new entry of kind holding bytes: evict least recently used entries beyond

@@ -5,9 +5,10 @@
  * Who keeps what here: dmx_transform_once's one-shot plans (plan_small.c; key: the layouts' ids
  * and descriptions, window, dtype, op, trapezoid, cut settings) and libdmx_scalapack's calls
  * (its key: the call's descriptors, indices, sizes and routine; the entry holds the layouts and
- * the plan, agreed or made alone). The cache holds opaque objects with their key bytes, a kind
- * (which caller's key space) and the bytes they hold; it never looks inside: the caller gives
- * the function that frees an object, so this file calls nothing of the plan module.
+ * the plan, agreed or made alone), its p?gemm_ plans and their grids (agreed). The cache holds
+ * opaque objects with their key bytes, a kind (which caller's key space) and the bytes they hold;
+ * it never looks inside: the caller gives the function that frees an object, so this file calls
+ * nothing of the plan module.
  *
  * Entries are local or agreed. A local entry (a one-shot plan, a drop-in call made alone) is
  * made and destroyed by one rank alone, whenever that rank decides. An agreed entry (a drop-in
@@ -22,7 +23,9 @@
  * kind's count limit (the test overrides DMX_ONCE_KEEP, DMX_SCALAPACK_CACHE), then least
  * recently used local entries while the total plus b is over the budget, then (agreed
  * callers only) least recently used agreed entries while the agreed total plus b is over it.
- * The newest entry always stays, even alone over the budget.
+ * The newest entry always stays, even alone over the budget. A pinned entry (dmxi_cache_pin: its
+ * caller is running the object, and what it runs may make room in this cache) is passed by
+ * until it is unpinned; the list and the counts stay as they are, nothing is allocated.
  *
  * Freed: at MPI_Comm_free of the communicator (the registry's slot DMXI_SLOT_CACHE, detached
  * before the plan pool, whose duplicates the kept plans run on) or at MPI_Finalize, oldest entry
@@ -42,6 +45,7 @@ typedef struct entry {
     struct entry *next; /* most recently used first */
     uint64_t serial;    /* creation order, for the teardown */
     int kind, agreed;
+    int pins;      /* callers running the object now: eviction passes it by */
     int64_t bytes; /* counted against the budget (the largest rank's for an agreed entry) */
     void *obj;
     dmxi_cache_free_fn free_fn;
@@ -177,6 +181,23 @@ void *dmxi_cache_take(dmxi_cache *c, int kind, const void *key, size_t len)
     return obj;
 }
 
+void *dmxi_cache_pin(dmxi_cache *c, int kind, const void *key, size_t len)
+{
+    void *obj = dmxi_cache_find(c, kind, key, len);
+    if (obj)
+        c->head->pins++; /* find moved it to the front */
+    return obj;
+}
+
+void dmxi_cache_unpin(dmxi_cache *c, const void *obj)
+{
+    for (entry *e = c ? c->head : NULL; e; e = e->next)
+        if (e->obj == obj && e->pins > 0) {
+            e->pins--;
+            return;
+        }
+}
+
 void *dmxi_cache_front(const dmxi_cache *c, int kind)
 {
     for (const entry *e = c ? c->head : NULL; e; e = e->next)
@@ -185,12 +206,12 @@ void *dmxi_cache_front(const dmxi_cache *c, int kind)
     return NULL;
 }
 
-/* The link to the least recently used entry that matches (kind < 0: any kind). */
+/* The link to the least recently used unpinned entry that matches (kind < 0: any kind). */
 static entry **last(dmxi_cache *c, int kind, int agreed)
 {
     entry **found = NULL;
     for (entry **link = &c->head; *link; link = &(*link)->next)
-        if ((kind < 0 || (*link)->kind == kind) && (*link)->agreed == agreed)
+        if ((kind < 0 || (*link)->kind == kind) && (*link)->agreed == agreed && !(*link)->pins)
             found = link;
     return found;
 }
@@ -232,6 +253,7 @@ dmx_status dmxi_cache_add(dmxi_cache *c, int kind, int agreed, const void *key, 
     e->serial = c->serial++;
     e->kind = kind;
     e->agreed = agreed;
+    e->pins = 0;
     e->bytes = bytes;
     e->obj = obj;
     e->free_fn = free_fn;
@@ -314,7 +336,12 @@ void dmxi_cache_stats(const dmxi_cache *c, dmxi_cache_info *info)
 /* ---- the exported calls of dmx/expert.h (a library on dmx: the ScaLAPACK drop-in) ---------- */
 static int kind_of(dmx_cache_kind k)
 {
-    return k == DMX_CACHE_DROPIN ? DMXI_CACHE_DROPIN : DMXI_CACHE_DROPIN_ALONE;
+    switch (k) {
+    case DMX_CACHE_DROPIN: return DMXI_CACHE_DROPIN;
+    case DMX_CACHE_GEMM: return DMXI_CACHE_GEMM;
+    case DMX_CACHE_GEMM_GRID: return DMXI_CACHE_GEMM_GRID;
+    default: return DMXI_CACHE_DROPIN_ALONE;
+    }
 }
 
 /* comm's cache, made when make; NULL with the error cleared when there is none. */
@@ -334,6 +361,16 @@ void *dmx_cache_find(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t
 void *dmx_cache_take(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len)
 {
     return dmxi_cache_take(cache_of(comm, 0), kind_of(kind), key, len);
+}
+
+void *dmx_cache_pin(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len)
+{
+    return dmxi_cache_pin(cache_of(comm, 0), kind_of(kind), key, len);
+}
+
+void dmx_cache_unpin(MPI_Comm comm, const void *obj)
+{
+    dmxi_cache_unpin(cache_of(comm, 0), obj);
 }
 
 int dmx_cache_match(MPI_Comm comm, dmx_cache_kind kind, const void *key, size_t len, int *match,

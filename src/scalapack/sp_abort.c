@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-_Noreturn void sp_abort(MPI_Comm comm)
+_Noreturn void dmxsp_abort(MPI_Comm comm)
 {
     const struct timespec pause = {0, 300 * 1000 * 1000};
     nanosleep(&pause, NULL);
@@ -20,12 +20,12 @@ _Noreturn void sp_abort(MPI_Comm comm)
     abort(); /* MPI_Abort does not return; keep the compiler and the promise honest */
 }
 
-void *sp_xcalloc(size_t n, size_t sz, const char *name)
+void *dmxsp_xcalloc(size_t n, size_t sz, const char *name)
 {
     void *p = calloc(n > 0 ? n : 1, sz > 0 ? sz : 1);
     if (p != NULL)
         return p;
     fprintf(stderr, "dmx_scalapack: %s: out of memory (%zu x %zu bytes)\n", name, n, sz);
     fflush(stderr);
-    sp_abort(MPI_COMM_WORLD);
+    dmxsp_abort(MPI_COMM_WORLD);
 }

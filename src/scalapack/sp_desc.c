@@ -13,7 +13,7 @@
  *   1 x 1 blocks), which the callers' checks then refuse on DTYPE, as the PBLAS do. */
 #include "sp_internal.h"
 
-void sp_desc_read(const int *desc, int pblas, sp_desc *d)
+void dmxsp_desc_read(const int *desc, int pblas, sp_desc *d)
 {
     d->dtype = desc[0];
     d->ctxt = desc[1];
@@ -47,7 +47,7 @@ void sp_desc_read(const int *desc, int pblas, sp_desc *d)
     d->lld = desc[8];
 }
 
-int64_t sp_numroc(int64_t n, int64_t first, int64_t bs, int p, int src, int np)
+int64_t dmxsp_numroc(int64_t n, int64_t first, int64_t bs, int p, int src, int np)
 {
     if (n <= 0)
         return 0;
@@ -76,7 +76,7 @@ int64_t sp_numroc(int64_t n, int64_t first, int64_t bs, int p, int src, int np)
     return count;
 }
 
-int64_t sp_local_index(int64_t g, int64_t first, int64_t bs, int src, int np, int me)
+int64_t dmxsp_local_index(int64_t g, int64_t first, int64_t bs, int src, int np, int me)
 {
     if (src < 0)
         return g;

@@ -90,7 +90,7 @@ static int side_of(const int *desc, int pblas, int i, int j, int rows, int cols,
                    int npcol, dside *s)
 {
     sp_desc d;
-    sp_desc_read(desc, pblas, &d);
+    dmxsp_desc_read(desc, pblas, &d);
     if (d.dtype != 1)
         return 0;
     s->m = d.m, s->n = d.n, s->mb = d.mb, s->nb = d.nb;
@@ -191,7 +191,7 @@ static size_t elem_size(sp_type type)
     }
 }
 
-int sp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
+int dmxsp_direct(const sp_call *c, const int *grid, char *msg, size_t len)
 {
     const int nprow = grid[0], npcol = grid[1], myrow = grid[2], mycol = grid[3];
     const int tran = c->routine == SP_TRAN;

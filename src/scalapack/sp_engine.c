@@ -63,7 +63,7 @@ typedef struct sp_entry {
     /* made alone (sp_small.c): unagreed layouts run by one dmx_transform_once_ex per piece (the
      * pieces' plans are kept by dmx on the layouts' communicator), no plan here; ranks holds
      * what else a hit must match (nranks integers): the context ranks of both grids (2 x size),
-     * or for a gathered call (sp_small_eligible 2) the whole gathered key (size x KEY_LEN) */
+     * or for a gathered call (dmxsp_small_eligible 2) the whole gathered key (size x KEY_LEN) */
     int alone;
     int *ranks;
     size_t nranks;
@@ -111,7 +111,7 @@ static _Noreturn void fail(MPI_Comm comm, int print, const char *name, const cha
         fflush(stderr);
         va_end(ap);
     }
-    sp_abort(comm);
+    dmxsp_abort(comm);
 }
 
 #define SP_MPI(name, call)                                                                         \
@@ -220,13 +220,13 @@ static sp_context *find_context(int ictxt, const char *name)
             return c;
         tail = &c->next;
     }
-    sp_context *c = sp_xcalloc(1, sizeof *c, name);
+    sp_context *c = dmxsp_xcalloc(1, sizeof *c, name);
     SP_DMX(name, dmx_comm_inner(gcomm, &c->comm));
     SP_MPI(name, MPI_Comm_rank(c->comm, &c->rank));
     SP_MPI(name, MPI_Comm_size(c->comm, &c->size));
-    c->gkey = sp_xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
-    c->ranks = sp_xcalloc((size_t)c->size * 2, sizeof(int), name);
-    c->lkey = sp_xcalloc((size_t)(c->size + 1) * KEY_LEN, sizeof(int), name);
+    c->gkey = dmxsp_xcalloc((size_t)c->size * KEY_LEN, sizeof(int), name);
+    c->ranks = dmxsp_xcalloc((size_t)c->size * 2, sizeof(int), name);
+    c->lkey = dmxsp_xcalloc((size_t)(c->size + 1) * KEY_LEN, sizeof(int), name);
     SP_MPI(name, MPI_Comm_group(c->comm, &c->group));
     SP_DMX(name, dmx_comm_set_state(gcomm, c, context_free));
     *tail = c;
@@ -245,7 +245,7 @@ static dmx_dtype dtype_of(int type)
 }
 
 /* Build the layouts and the plan for the gathered key of ctx. Collective on ctx->comm; alone
- * (the key made by sp_small_gkey): local, unagreed layouts and no plan (dmx_transform_once runs
+ * (the key made by dmxsp_small_gkey): local, unagreed layouts and no plan (dmx_transform_once runs
  * the call). */
 static sp_entry *entry_create(sp_context *ctx, const sp_call *c, int alone)
 {
@@ -279,10 +279,10 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c, int alone)
     const int m = gkey[K_M], n = gkey[K_N];
     sp_side src = {0}, dst = {0};
     if (!bad)
-        bad = sp_decode_side(gkey, size, K_SRC, sname, tran ? n : m, tran ? m : n, &src, msg,
-                             sizeof msg);
+        bad = dmxsp_decode_side(gkey, size, K_SRC, sname, tran ? n : m, tran ? m : n, &src, msg,
+                                sizeof msg);
     if (!bad)
-        bad = sp_decode_side(gkey, size, K_DST, dname, m, n, &dst, msg, sizeof msg);
+        bad = dmxsp_decode_side(gkey, size, K_DST, dname, m, n, &dst, msg, sizeof msg);
     if (bad) {
         free(src.grid_ranks);
         free(dst.grid_ranks);
@@ -290,7 +290,7 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c, int alone)
     }
 
     const int *mine = gkey + (size_t)ctx->rank * KEY_LEN;
-    sp_entry *e = sp_xcalloc(1, sizeof *e, c->name);
+    sp_entry *e = dmxsp_xcalloc(1, sizeof *e, c->name);
     e->src_in = mine[K_SRC + F_IN];
     e->dst_in = mine[K_DST + F_IN];
     memcpy(e->key, mine, sizeof e->key);
@@ -304,18 +304,18 @@ static sp_entry *entry_create(sp_context *ctx, const sp_call *c, int alone)
     const dmx_dtype dtype = dtype_of(gkey[K_TYPE]);
     e->src_custom = src.custom;
     e->dst_custom = dst.custom;
-    SP_DMX(c->name,
-           sp_side_layout(ctx->comm, &src, e->src_in, mine[K_SRC + F_MYROW], mine[K_SRC + F_MYCOL],
-                          c->src, mine[K_SRC + F_LLD], dtype, alone, &full_src, &si, &sj));
-    SP_DMX(c->name,
-           sp_side_layout(ctx->comm, &dst, e->dst_in, mine[K_DST + F_MYROW], mine[K_DST + F_MYCOL],
-                          c->dst, mine[K_DST + F_LLD], dtype, alone, &full_dst, &di, &dj));
+    SP_DMX(c->name, dmxsp_side_layout(ctx->comm, &src, e->src_in, mine[K_SRC + F_MYROW],
+                                      mine[K_SRC + F_MYCOL], c->src, mine[K_SRC + F_LLD], dtype,
+                                      alone, &full_src, &si, &sj));
+    SP_DMX(c->name, dmxsp_side_layout(ctx->comm, &dst, e->dst_in, mine[K_DST + F_MYROW],
+                                      mine[K_DST + F_MYCOL], c->dst, mine[K_DST + F_LLD], dtype,
+                                      alone, &full_dst, &di, &dj));
     free(src.grid_ranks);
     free(dst.grid_ranks);
 
     sp_piece pieces[SP_MAX_PIECES];
     dmx_transform tr[SP_MAX_PIECES];
-    e->npieces = sp_make_pieces(gkey, pieces);
+    e->npieces = dmxsp_make_pieces(gkey, pieces);
     for (int k = 0; k < e->npieces; k++) {
         const sp_piece *p = &pieces[k];
         if (tran)
@@ -430,9 +430,9 @@ static void keep(sp_context *ctx, sp_entry *e, int agreed, const int *key, size_
 
 /* A small call run by dmx_transform_once on layouts made locally from ctx->gkey: this process's
  * cache of its own layouts, keyed on its own key (its descriptors with its LLD and grid
- * coordinates) and tag (ntag integers: what else decides the layouts). The entry is out of the
- * cache while its pieces run (their one-shot plans may make the cache let local entries go),
- * then kept again, most recently used. Local. */
+ * coordinates) and tag (ntag integers: what else decides the layouts). A found entry stays in
+ * the cache, pinned while its pieces run (their one-shot plans may make the cache let local
+ * entries go) and moved to the front; a new one is kept after its run. Local. */
 static void run_local(sp_context *ctx, const sp_call *c, const int *key, const int *tag,
                       size_t ntag)
 {
@@ -440,23 +440,23 @@ static void run_local(sp_context *ctx, const sp_call *c, const int *key, const i
     memcpy(lkey, key, KEY_LEN * sizeof *key);
     memcpy(lkey + KEY_LEN, tag, ntag * sizeof *tag);
     const size_t len = (KEY_LEN + ntag) * sizeof *lkey;
-    sp_entry *e = dmx_cache_take(ctx->comm, DMX_CACHE_DROPIN_ALONE, lkey, len);
+    sp_entry *e = dmx_cache_pin(ctx->comm, DMX_CACHE_DROPIN_ALONE, lkey, len);
     if (e != NULL) {
         g_sp.stats.hits++;
-        g_sp.stats.entries--;
         entry_execute(e, c, 1);
-    } else {
-        g_sp.stats.misses++;
-        e = entry_create(ctx, c, 1);
-        e->ranks = sp_xcalloc(ntag, sizeof(int), c->name);
-        e->nranks = ntag;
-        memcpy(e->ranks, tag, ntag * sizeof(int));
-        entry_execute(e, c, 0);
+        dmx_cache_unpin(ctx->comm, e);
+        return;
     }
+    g_sp.stats.misses++;
+    e = entry_create(ctx, c, 1);
+    e->ranks = dmxsp_xcalloc(ntag, sizeof(int), c->name);
+    e->nranks = ntag;
+    memcpy(e->ranks, tag, ntag * sizeof(int));
+    entry_execute(e, c, 0);
     keep(ctx, e, 0, lkey, KEY_LEN + ntag, c->name);
 }
 
-void DMXSP_INTERNAL(run)(const sp_call *c)
+void dmxsp_run(const sp_call *c)
 {
     if (c->m < 0 || c->n < 0)
         fail(MPI_COMM_WORLD, 1, c->name, "M = %d and N = %d must be at least zero", c->m, c->n);
@@ -468,12 +468,12 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
         fail(MPI_COMM_WORLD, 1, c->name, "a descriptor is NULL");
 
     int nprow, npcol, myrow, mycol;
-    if (!sp_grid_member(c->ictxt, &nprow, &npcol, &myrow, &mycol)) {
+    if (!dmxsp_grid_member(c->ictxt, &nprow, &npcol, &myrow, &mycol)) {
         /* ScaLAPACK requires every process of either grid to be in ictxt; a process in neither
          * has nothing to do. */
         int srow, scol, sr, sc;
-        if (sp_grid_member(c->descsrc[1], &srow, &scol, &sr, &sc) ||
-            sp_grid_member(c->descdst[1], &srow, &scol, &sr, &sc))
+        if (dmxsp_grid_member(c->descsrc[1], &srow, &scol, &sr, &sc) ||
+            dmxsp_grid_member(c->descdst[1], &srow, &scol, &sr, &sc))
             fail(MPI_COMM_WORLD, 1, c->name,
                  "this process is in the grid of A or B but not in the context %d", c->ictxt);
         return;
@@ -482,7 +482,7 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     const int grid[4] = {nprow, npcol, myrow, mycol};
     if (g_sp.direct) { /* tiny and all local: no plan, no context needed */
         char msg[160];
-        int done = sp_direct(c, grid, msg, sizeof msg);
+        int done = dmxsp_direct(c, grid, msg, sizeof msg);
         if (done < 0)
             fail(MPI_COMM_WORLD, 1, c->name, "%s", msg);
         if (done) {
@@ -495,11 +495,11 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     sp_context *ctx = find_context(c->ictxt, c->name);
 
     int key[KEY_LEN];
-    sp_build_key(c, grid, key);
+    dmxsp_build_key(c, grid, key);
     g_sp.stats.calls++;
-    const int small = sp_small_eligible(c, key, dtype_of(c->type), ctx->size);
+    const int small = dmxsp_small_eligible(c, key, dtype_of(c->type), ctx->size);
     if (small == 1) { /* no collective: the gathered key made alone */
-        if (sp_small_gkey(c, key, ctx->group, ctx->size, ctx->ranks, ctx->gkey))
+        if (dmxsp_small_gkey(c, key, ctx->group, ctx->size, ctx->ranks, ctx->gkey))
             fail(MPI_COMM_WORLD, 1, c->name, "a grid's processes are not in the context %d",
                  c->ictxt);
         g_sp.stats.local_calls++;
@@ -528,7 +528,7 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     if (n > ctx->match_cap) {
         free(ctx->match);
         ctx->match_cap = n;
-        ctx->match = sp_xcalloc((size_t)n, sizeof(int), c->name);
+        ctx->match = dmxsp_xcalloc((size_t)n, sizeof(int), c->name);
         n = dmx_cache_match(ctx->comm, DMX_CACHE_DROPIN, key, sizeof key, ctx->match, n);
     }
     if (n > 0) {
@@ -551,18 +551,18 @@ void DMXSP_INTERNAL(run)(const sp_call *c)
     keep(ctx, e, 1, key, KEY_LEN, c->name);
 }
 
-void DMXSP_INTERNAL(stats)(dmx_scalapack_stats *out)
+void dmxsp_stats(dmx_scalapack_stats *out)
 {
     *out = g_sp.stats;
 }
 
-void sp_count_gemm(void)
+void dmxsp_count_gemm(void)
 {
     g_sp.stats.calls++;
     g_sp.stats.gemm_calls++;
 }
 
-void sp_count_gemm_handed(void)
+void dmxsp_count_gemm_handed(void)
 {
     g_sp.stats.gemm_scalapack_calls++;
 }

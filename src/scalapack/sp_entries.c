@@ -37,7 +37,7 @@ static void redist(const char *name, sp_routine routine, sp_type type, const cha
     c.ictxt = ictxt;
     c.alpha = real_scalar(1.0);
     c.beta = real_scalar(0.0);
-    DMXSP_INTERNAL(run)(&c);
+    dmxsp_run(&c);
 }
 
 static void tran(const char *name, sp_type type, dmx_op op, int m, int n, dmx_scalar alpha,
@@ -64,7 +64,7 @@ static void tran(const char *name, sp_type type, dmx_op op, int m, int n, dmx_sc
     k.ictxt = descc != NULL ? descc[1] : -1;
     k.alpha = alpha;
     k.beta = beta;
-    DMXSP_INTERNAL(run)(&k);
+    dmxsp_run(&k);
 }
 
 /* Scalars of p?tran*: real types pass one number, complex types two. */
@@ -146,6 +146,6 @@ int DMX_SCALAPACK_SYM(dmx_scalapack_get_stats)(dmx_scalapack_stats *out)
 {
     if (out == NULL)
         return 1;
-    DMXSP_INTERNAL(stats)(out);
+    dmxsp_stats(out);
     return 0;
 }

@@ -19,7 +19,8 @@
  *    blocks already suit it (sp_gemm_summa.c), else dmx_gemm on a layout per operand (sp_layout.c:
  *    block-cyclic over the local array with the descriptor's blocks, cut at the submatrix's last
  *    row and column; a custom layout when the first blocks differ) and a view of the submatrix;
- *    either plan kept in a cache per grid for the calls that follow. Errors end the job with
+ *    either plan kept in dmx's plan cache of the grid's communicator for the calls that follow
+ *    (under DMX_CACHE_BYTES, freed with that communicator). Errors end the job with
  *    dmx's message.
  * Not supported (the job ends with a message): RSRC or CSRC = -1 (the PBLAS' replicated
  * operands) in a multiply (step 5; step 4 scales a replicated C). */
@@ -32,7 +33,7 @@ static _Noreturn void die(MPI_Comm comm, const char *name, const char *what)
 {
     fprintf(stderr, "dmx_scalapack: %s: %s\n", name, what);
     fflush(stderr);
-    sp_abort(comm);
+    dmxsp_abort(comm);
 }
 
 /* The PBLAS' report of an illegal argument (see step 2). */
@@ -75,9 +76,10 @@ static void scale_local(const char *name, dmx_dtype t, const sp_gemm_args *g, co
     if (rows == NULL)
         die(MPI_COMM_WORLD, name, "out of memory");
     for (int i = 0; i < g->m; i++)
-        rows[i] = sp_local_index(g->ic - 1 + i, d->imb, d->mb, d->rsrc, grid[0], grid[2]);
+        rows[i] = dmxsp_local_index(g->ic - 1 + i, d->imb, d->mb, d->rsrc, grid[0], grid[2]);
     for (int j = 0; j < g->n; j++) {
-        const int64_t lc = sp_local_index(g->jc - 1 + j, d->inb, d->nb, d->csrc, grid[1], grid[3]);
+        const int64_t lc =
+            dmxsp_local_index(g->jc - 1 + j, d->inb, d->nb, d->csrc, grid[1], grid[3]);
         for (int i = 0; i < g->m && lc >= 0; i++)
             if (rows[i] >= 0)
                 scale_one(t, (char *)c + (size_t)(rows[i] + lc * d->lld) * es, beta);
@@ -122,12 +124,12 @@ static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scala
     int grid[4];
     char msg[256];
     const int ctxt = g->a.ctxt;
-    if (!sp_grid_member(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] < 1) {
+    if (!dmxsp_grid_member(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] < 1) {
         snprintf(msg, sizeof msg, "parameter 10: DESCA CTXT = %d, no grid of this process", ctxt);
         illegal(ctxt, name, -1002, msg);
         return;
     }
-    const int info = sp_gemm_check(g, grid, msg, sizeof msg);
+    const int info = dmxsp_gemm_check(g, grid, msg, sizeof msg);
     int handle = -1, erow = -1, ecol = -1;
     Cblacs_get(ctxt, 10, &handle); /* 10: the grid's communicator */
     MPI_Comm comm = Cblacs2sys_handle(handle);
@@ -149,12 +151,12 @@ static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scala
         /* quick return */
     } else if (zero_a || g->k == 0) { /* local, a replicated C (RSRC or CSRC = -1) included */
         scale_local(name, t, g, grid, c, beta);
-        sp_count_gemm();
+        dmxsp_count_gemm();
     } else {
         if (replicated(&g->a) || replicated(&g->b) || replicated(&g->c))
             die(comm, name, "RSRC or CSRC = -1 (replicated operands) is not supported by dmx");
-        sp_gemm_cached(name, comm, t, g, grid, ranks, alpha, a, b, beta, c);
-        sp_count_gemm();
+        dmxsp_gemm_cached(name, comm, t, g, grid, ranks, alpha, a, b, beta, c);
+        dmxsp_count_gemm();
     }
     free(ranks);
 }
@@ -183,9 +185,9 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
 {
     g->ta = *ta, g->tb = *tb, g->m = *m, g->n = *n, g->k = *k;
     g->ia = *ia, g->ja = *ja, g->ib = *ib, g->jb = *jb, g->ic = *ic, g->jc = *jc;
-    sp_desc_read(desca, 1, &g->a);
-    sp_desc_read(descb, 1, &g->b);
-    sp_desc_read(descc, 1, &g->c);
+    dmxsp_desc_read(desca, 1, &g->a);
+    dmxsp_desc_read(descb, 1, &g->b);
+    dmxsp_desc_read(descc, 1, &g->c);
 }
 
 #define SP_DEFINE_GEMM(ch, R, DT, UP, SPT)                                                         \
@@ -200,9 +202,9 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
     {                                                                                              \
         sp_gemm_args g;                                                                            \
         args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
-        if (sp_gemm_to_scalapack(SPT, &g)) {                                                       \
-            sp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, \
-                              ic, jc, descc);                                                      \
+        if (dmxsp_gemm_to_scalapack(SPT, &g)) {                                                    \
+            dmxsp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, \
+                                 c, ic, jc, descc);                                                \
             return;                                                                                \
         }                                                                                          \
         gemm("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c);                       \

@@ -1,38 +1,44 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The drop-in's p?gemm_ plans, kept per grid for the calls that follow.
+/* The drop-in's p?gemm_ plans, kept for the calls that follow in dmx's plan cache of the grid
+ * (dmx/expert.h's dmx_cache_* calls; src/plan/plan_cache.c), under its one budget
+ * (DMX_CACHE_BYTES per communicator and process) with the drop-in's other calls.
  *
- * A grid: our duplicate of the BLACS grid's communicator with its row and column communicators
- * (SUMMA's broadcasts) and SUMMA's panel buffers. Grids are matched by their communicator
- * (MPI_Comm_compare: the same processes in the same order) and the rank of every grid process,
- * which every process knows alike (sp_gemm.c's exchange), so all of them find or make the same
- * grid at the same call. Kept until MPI_Finalize.
+ * Where: the cache of dmx's inner duplicate of the BLACS grid's communicator (dmx_comm_inner),
+ * which dmx frees with that communicator (BLACS_GRIDEXIT) or at MPI_Finalize, entries oldest
+ * first. Every entry here is agreed: every process of the grid makes, finds, lets go and frees
+ * the same entries at the same calls (ScaLAPACK has all of the grid call p?gemm_, and the keys
+ * below hold only what is equal on every process), so the collective frees match.
  *
- * A plan, in a list per grid, most recently used first, at most DMX_SCALAPACK_GEMM_CACHE
- * (default 8; 0 keeps none) of them, keyed by the call's global arguments: type, TRANSA, TRANSB,
- * M, N, K, IA, JA, IB, JB, IC, JC and the three descriptors without LLD (all equal on every
- * process, so every process finds the same entry or none and evicts the same one):
- *   - SUMMA on the caller's arrays (sp_gemm_summa.c) when the operands suit it: nothing local
- *     in it depends on the arrays or alpha and beta, so a found entry is run as it is;
- *   - else dmx_gemm's plan on layouts of the three operands (sp_layout.c). Those hold this
- *     process's LLDs, alpha and beta, and for a custom layout (first blocks not MB x NB) its
- *     array; the key adds alpha and beta, and a found entry is used only when every process's
- *     own LLDs (and custom arrays) match (one MPI_Allreduce), after a dmx_layout_rebind to this
- *     call's arrays; otherwise it is remade.
+ * Two kinds of entries:
+ *   - the grid (DMX_CACHE_GEMM_GRID, keyed by NPROW, NPCOL and the rank of every grid process):
+ *     the row and column communicators SUMMA broadcasts on (split from the inner duplicate) and
+ *     SUMMA's panel buffers, shared by the grid's plans. It is pinned during each call, so a plan
+ *     kept at the end of the call cannot push it out;
+ *   - a plan (DMX_CACHE_GEMM, at most DMX_SCALAPACK_GEMM_CACHE of them per grid communicator, a
+ *     test override; 0 keeps none), keyed by the call's global arguments: type, TRANSA, TRANSB, M,
+ *     N, K, IA, JA, IB, JB, IC, JC, the grid's shape and the three descriptors without LLD:
+ *       - SUMMA on the caller's arrays (sp_gemm_summa.c) when the operands suit it: nothing
+ *         local in it depends on the arrays or alpha and beta, so a found entry is run as it is;
+ *       - else dmx_gemm's plan on layouts of the three operands (sp_layout.c). Those hold this
+ *         process's LLDs, alpha and beta, and for a custom layout (first blocks not MB x NB) its
+ *         array; the key adds alpha and beta, and a found entry is used only when every
+ *         process's own LLDs (and custom arrays) match (one MPI_Allreduce), after a
+ *         dmx_layout_rebind to this call's arrays; otherwise it is taken out, freed and remade.
+ * A new entry counts the largest process's bytes (one MPI_Allreduce): the plan's (SUMMA's
+ * panel lists, or dmx_gemm_plan_get_info's temp_bytes) and the entry's. The grid's panel
+ * buffers grow with the widest panel run and are not counted.
  * DMX_SCALAPACK_GEMM_INPLACE=0 turns SUMMA on the caller's arrays off (every call through
- * dmx_gemm), for comparisons.
- *
- * Everything is freed at MPI_Finalize (a state kept with MPI_COMM_SELF, dmx_comm_set_state),
- * grids in the order they were made, so the collective frees match. */
+ * dmx_gemm), for comparisons. */
 #include "sp_gemm_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { GK_HEAD = 13, GK_DESC = 9, GK_LEN = GK_HEAD + 3 * GK_DESC + 8 };
+enum { GK_HEAD = 15, GK_KIND = 12, GK_DESC = 9, GK_LEN = GK_HEAD + 3 * GK_DESC + 8 };
 
 typedef struct sp_gentry {
-    struct sp_gentry *next;
     int key[GK_LEN];
     sp_gsumma *summa; /* SUMMA in place, or NULL: */
     dmx_gemm_plan *plan;
@@ -41,30 +47,25 @@ typedef struct sp_gentry {
     void *array[3]; /* the custom layouts' arrays */
 } sp_gentry;
 
+/* A grid the multiply ran on, kept as an entry of kind DMX_CACHE_GEMM_GRID. */
 typedef struct sp_gnode {
-    struct sp_gnode *next; /* creation order */
-    sp_ggrid g;
-    int *ranks; /* nprow x npcol */
-    sp_gentry *entries;
-    int nentries;
+    sp_ggrid g; /* g.comm: dmx's inner duplicate (borrowed) */
+    int nranks;
+    int key[]; /* NPROW, NPCOL, then the rank of each grid process (prow * NPCOL + pcol) */
 } sp_gnode;
 
-static struct {
-    int init;
-    sp_gnode *grids;
-    int64_t paths[4];
-} g_gc;
+static int64_t g_paths[4];
 
-void sp_gemm_paths(int64_t out[4])
+void dmxsp_gemm_paths(int64_t out[4])
 {
-    memcpy(out, g_gc.paths, sizeof g_gc.paths);
+    memcpy(out, g_paths, sizeof g_paths);
 }
 
 static _Noreturn void die(MPI_Comm comm, const char *name, const char *what)
 {
     fprintf(stderr, "dmx_scalapack: %s: %s\n", name, what);
     fflush(stderr);
-    sp_abort(comm);
+    dmxsp_abort(comm);
 }
 
 static void die_dmx(MPI_Comm comm, const char *name, dmx_status st)
@@ -75,73 +76,75 @@ static void die_dmx(MPI_Comm comm, const char *name, dmx_status st)
 }
 
 /* ---- teardown -------------------------------------------------------------------------------- */
-static void entry_free(sp_gentry *e)
+/* Free a plan entry: collective on the grid (dmx_gemm_plan_destroy); the plan cache calls it
+ * (dmx_cache_free_fn) when it lets the entry go (at a call every process makes), when the grid's
+ * communicator is freed or at MPI_Finalize. Returns 0 when it succeeded. */
+static int entry_free(void *obj)
 {
-    sp_gsumma_free(e->summa);
-    dmx_gemm_plan_destroy(&e->plan);
+    sp_gentry *e = obj;
+    int bad = 0;
+    dmxsp_gsumma_free(e->summa);
+    bad |= dmx_gemm_plan_destroy(&e->plan) != DMX_SUCCESS;
     for (int i = 0; i < 3; i++) {
-        dmx_layout_destroy(&e->view[i]);
-        dmx_layout_destroy(&e->full[i]);
+        bad |= dmx_layout_destroy(&e->view[i]) != DMX_SUCCESS;
+        bad |= dmx_layout_destroy(&e->full[i]) != DMX_SUCCESS;
     }
     free(e);
+    return bad;
 }
 
-/* Kept with MPI_COMM_SELF in dmx's communicator registry (dmx_comm_set_state): called at
- * MPI_Finalize, after the records of the program's communicators (docs/architecture.md). */
-static void cache_free(void *state)
+/* Free a grid entry (dmx_cache_free_fn): its row and column communicators (collective on the
+ * grid; freed in the order every process made its entries) and panel buffers. */
+static int grid_free(void *obj)
 {
-    (void)state;
-    while (g_gc.grids != NULL) {
-        sp_gnode *n = g_gc.grids;
-        g_gc.grids = n->next;
-        while (n->entries != NULL) {
-            sp_gentry *e = n->entries;
-            n->entries = e->next;
-            entry_free(e);
-        }
-        for (int i = 0; i < 4; i++)
-            free(n->g.work[i]);
-        MPI_Comm_free(&n->g.row);
-        MPI_Comm_free(&n->g.col);
-        MPI_Comm_free(&n->g.comm);
-        free(n->ranks);
-        free(n);
-    }
-    g_gc.init = 0;
+    sp_gnode *n = obj;
+    int bad = 0;
+    for (int i = 0; i < 4; i++)
+        free(n->g.work[i]);
+    bad |= MPI_Comm_free(&n->g.row) != MPI_SUCCESS;
+    bad |= MPI_Comm_free(&n->g.col) != MPI_SUCCESS;
+    free(n);
+    return bad;
 }
 
-static void init(const char *name)
+/* Keep new entry obj (key of len integers) in the plan cache of comm, counted as the largest
+ * process's bytes. Collective on comm. */
+static void keep(const char *name, MPI_Comm comm, dmx_cache_kind kind, int max_count,
+                 const int *key, size_t len, void *obj, int64_t bytes, dmx_cache_free_fn fn)
 {
-    if (g_gc.init)
-        return;
-    if (dmx_comm_set_state(MPI_COMM_SELF, &g_gc, cache_free) != DMX_SUCCESS)
-        die(MPI_COMM_WORLD, name, "cannot keep the multiply's cache with MPI_COMM_SELF");
-    g_gc.init = 1;
+    if (MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        die(comm, name, "MPI_Allreduce of a kept multiply's bytes failed");
+    const dmx_status st =
+        dmx_cache_keep(comm, kind, 1, max_count, key, len * sizeof *key, obj, bytes, fn);
+    if (st != DMX_SUCCESS)
+        die_dmx(comm, name, st);
 }
 
 /* ---- grids ----------------------------------------------------------------------------------- */
+/* The grid of this call on comm (dmx's inner duplicate of the grid's communicator), found in
+ * its plan cache or made there, pinned: the caller unpins it after the call. Collective on comm. */
 static sp_gnode *find_grid(const char *name, MPI_Comm comm, const int *grid, const int *ranks)
 {
-    const size_t nr = (size_t)grid[0] * (size_t)grid[1];
-    sp_gnode **tail = &g_gc.grids;
-    for (sp_gnode *n = g_gc.grids; n != NULL; n = n->next) {
-        int res = MPI_UNEQUAL;
-        if (MPI_Comm_compare(n->g.comm, comm, &res) != MPI_SUCCESS)
-            die(comm, name, "MPI_Comm_compare failed");
-        if ((res == MPI_IDENT || res == MPI_CONGRUENT) && n->g.nprow == grid[0] &&
-            n->g.npcol == grid[1] && memcmp(n->ranks, ranks, nr * sizeof(int)) == 0)
-            return n;
-        tail = &n->next;
+    const int nr = grid[0] * grid[1];
+    sp_gnode *n = dmxsp_xcalloc(1, sizeof *n + sizeof(int) * ((size_t)nr + 2), name);
+    n->key[0] = grid[0], n->key[1] = grid[1];
+    memcpy(n->key + 2, ranks, sizeof(int) * (size_t)nr);
+    const size_t klen = sizeof(int) * ((size_t)nr + 2);
+    sp_gnode *found = dmx_cache_pin(comm, DMX_CACHE_GEMM_GRID, n->key, klen);
+    if (found != NULL) {
+        free(n);
+        return found;
     }
-    sp_gnode *n = sp_xcalloc(1, sizeof *n, name);
-    n->ranks = sp_xcalloc(nr, sizeof(int), name);
-    memcpy(n->ranks, ranks, nr * sizeof(int));
+    n->nranks = nr;
+    n->g.comm = comm;
     n->g.nprow = grid[0], n->g.npcol = grid[1], n->g.myrow = grid[2], n->g.mycol = grid[3];
-    if (MPI_Comm_dup(comm, &n->g.comm) != MPI_SUCCESS ||
-        MPI_Comm_split(n->g.comm, grid[2], grid[3], &n->g.row) != MPI_SUCCESS ||
-        MPI_Comm_split(n->g.comm, grid[3], grid[2], &n->g.col) != MPI_SUCCESS)
+    if (MPI_Comm_split(comm, grid[2], grid[3], &n->g.row) != MPI_SUCCESS ||
+        MPI_Comm_split(comm, grid[3], grid[2], &n->g.col) != MPI_SUCCESS)
         die(comm, name, "cannot make the grid's row and column communicators");
-    *tail = n;
+    keep(name, comm, DMX_CACHE_GEMM_GRID, INT_MAX, n->key, (size_t)nr + 2, n,
+         (int64_t)(sizeof *n + klen), grid_free);
+    if (dmx_cache_pin(comm, DMX_CACHE_GEMM_GRID, n->key, klen) != n)
+        die(comm, name, "the multiply's grid is not in the plan cache");
     return n;
 }
 
@@ -158,12 +161,13 @@ static int upper(char c)
 }
 
 /* The global key; its kind (SUMMA's plan 1, dmx_gemm's 2) and, for dmx_gemm's plans, alpha and
- * beta are added by the caller. */
-static void make_key(int *k, dmx_dtype t, const sp_gemm_args *g)
+ * beta are added by the caller. The grid's shape is in it; its order of processes is not needed:
+ * the BLACS make a communicator of its own for each grid, and the cache is that communicator's. */
+static void make_key(int *k, dmx_dtype t, const sp_gemm_args *g, const int *grid)
 {
     memset(k, 0, sizeof(int) * GK_LEN);
-    const int h[GK_HEAD] = {(int)t, upper(g->ta), upper(g->tb), g->m,  g->n,  g->k, g->ia,
-                            g->ja,  g->ib,        g->jb,        g->ic, g->jc, 0};
+    const int h[GK_HEAD] = {(int)t, upper(g->ta), upper(g->tb), g->m,  g->n, g->k,    g->ia,  g->ja,
+                            g->ib,  g->jb,        g->ic,        g->jc, 0,    grid[0], grid[1]};
     memcpy(k, h, sizeof h);
     put_desc(k + GK_HEAD, &g->a);
     put_desc(k + GK_HEAD + GK_DESC, &g->b);
@@ -176,48 +180,30 @@ static void key_scalars(int *k, dmx_scalar alpha, dmx_scalar beta)
     memcpy(k + GK_HEAD + 3 * GK_DESC, d, sizeof d); /* their bits, 2 integers each */
 }
 
-/* The entry with this key, moved to the front; NULL if none. */
-static sp_gentry *lookup(sp_gnode *n, const int *key)
+/* The plan entry with this key in comm's plan cache, moved to the front; NULL if none. Local;
+ * the same answer on every process. */
+static sp_gentry *lookup(MPI_Comm comm, const int *key)
 {
-    sp_gentry **pp = &n->entries;
-    for (sp_gentry *e = n->entries; e != NULL; pp = &e->next, e = e->next)
-        if (memcmp(e->key, key, sizeof e->key) == 0) {
-            *pp = e->next;
-            e->next = n->entries;
-            n->entries = e;
-            return e;
-        }
-    return NULL;
+    return dmx_cache_find(comm, DMX_CACHE_GEMM, key, sizeof(int) * GK_LEN);
 }
 
-/* Add e at the front, evicting the least recently used beyond the capacity (every process of
- * the grid evicts the same entry at the same call). With capacity 0 the caller frees e after its
- * run instead of calling this. */
-static void insert(sp_gnode *n, sp_gentry *e)
+/* The bytes entry e holds on this process: the entry, SUMMA's panel lists or dmx_gemm's plan. */
+static int64_t entry_bytes(const char *name, MPI_Comm comm, const sp_gentry *e)
 {
-    e->next = n->entries;
-    n->entries = e;
-    n->nentries++;
-    while (n->nentries > sp_gemm_settings()->capacity) {
-        sp_gentry **pp = &n->entries;
-        while ((*pp)->next != NULL)
-            pp = &(*pp)->next;
-        entry_free(*pp);
-        *pp = NULL;
-        n->nentries--;
+    int64_t bytes = (int64_t)sizeof *e;
+    dmx_gemm_info info;
+    if (e->summa != NULL) {
+        bytes += (int64_t)sizeof *e->summa + e->summa->npanels * (int64_t)sizeof(sp_gpanel);
+        for (int q = 0; q < e->summa->npanels; q++)
+            bytes += e->summa->panels[q].count * (int64_t)sizeof(sp_gseg);
     }
-}
-
-/* Remove e from n's list (it is there) and free it. */
-static void drop(sp_gnode *n, sp_gentry *e)
-{
-    for (sp_gentry **pp = &n->entries; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == e) {
-            *pp = e->next;
-            n->nentries--;
-            break;
-        }
-    entry_free(e);
+    if (e->plan != NULL) {
+        const dmx_status st = dmx_gemm_plan_get_info(e->plan, &info);
+        if (st != DMX_SUCCESS)
+            die_dmx(comm, name, st);
+        bytes += info.temp_bytes;
+    }
+    return bytes;
 }
 
 /* ---- dmx_gemm's plans ------------------------------------------------------------------------ */
@@ -235,7 +221,7 @@ static dmx_status operand(MPI_Comm comm, const sp_desc *d, const int *grid, int 
     s.grid_ranks = ranks;
     int64_t oi, oj;
     dmx_status st =
-        sp_side_layout(comm, &s, 1, grid[2], grid[3], data, d->lld, t, 0, full, &oi, &oj);
+        dmxsp_side_layout(comm, &s, 1, grid[2], grid[3], data, d->lld, t, 0, full, &oi, &oj);
     if (st == DMX_SUCCESS)
         st = dmx_layout_create_view(*full, oi, oj, rows, cols, view);
     return st;
@@ -254,7 +240,7 @@ static sp_gentry *plan_entry(const char *name, MPI_Comm comm, dmx_dtype t, const
                              const int *grid, int *ranks, dmx_scalar alpha, void *const arr[3],
                              dmx_scalar beta)
 {
-    sp_gentry *e = sp_xcalloc(1, sizeof *e, name);
+    sp_gentry *e = dmxsp_xcalloc(1, sizeof *e, name);
     const int nota = g->ta == 'N' || g->ta == 'n', notb = g->tb == 'N' || g->tb == 'n';
     const sp_desc *d[3] = {&g->a, &g->b, &g->c};
     const int ij[3][2] = {{g->ia, g->ja}, {g->ib, g->jb}, {g->ic, g->jc}};
@@ -317,26 +303,30 @@ static void profile(MPI_Comm comm, const char *name, const sp_gemm_args *g, cons
 
 /* ---- one call -------------------------------------------------------------------------------- */
 
-/* The entry serving call g on grid n: found (*hit = 1) or made. Collective on the grid. */
+/* The entry serving call g on grid n: found in the plan cache (*hit = 1) or made (not kept
+ * yet). Collective on the grid. */
 static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp_gemm_args *g,
                             const int *grid, dmx_scalar alpha, void *const arr[3], dmx_scalar beta,
                             int *hit)
 {
-    const sp_gemm_set *set = sp_gemm_settings();
+    const sp_gemm_set *set = dmxsp_gemm_settings();
+    const MPI_Comm comm = n->g.comm;
     int key[GK_LEN];
-    make_key(key, t, g);
+    make_key(key, t, g, grid);
     /* SUMMA's plan first: whether the operands suit it depends on the key alone */
-    key[GK_HEAD - 1] = 1;
-    sp_gentry *e = set->capacity > 0 && set->inplace ? lookup(n, key) : NULL;
+    key[GK_KIND] = 1;
+    sp_gentry *e = set->capacity > 0 && set->inplace ? lookup(comm, key) : NULL;
     sp_gsumma *summa = NULL;
     if (e == NULL && set->inplace)
-        summa = sp_gsumma_make(g, grid);
+        summa = dmxsp_gsumma_make(g, grid);
     if (e == NULL && summa == NULL) {
-        key[GK_HEAD - 1] = 2;
+        key[GK_KIND] = 2;
         key_scalars(key, alpha, beta);
-        e = set->capacity > 0 ? lookup(n, key) : NULL;
-        if (e != NULL && !plan_matches(name, n->g.comm, e, g, arr)) {
-            drop(n, e);
+        e = set->capacity > 0 ? lookup(comm, key) : NULL;
+        if (e != NULL && !plan_matches(name, comm, e, g, arr)) {
+            /* every process takes it out at this call and frees it (collective) */
+            if (dmx_cache_take(comm, DMX_CACHE_GEMM, key, sizeof key) != e || entry_free(e))
+                die(comm, name, "letting a kept multiply go failed");
             e = NULL;
         }
     }
@@ -344,46 +334,51 @@ static sp_gentry *entry_for(const char *name, sp_gnode *n, dmx_dtype t, const sp
     if (e != NULL)
         return e;
     if (summa != NULL) {
-        e = sp_xcalloc(1, sizeof *e, name);
+        e = dmxsp_xcalloc(1, sizeof *e, name);
         e->summa = summa;
     } else {
-        e = plan_entry(name, n->g.comm, t, g, grid, n->ranks, alpha, arr, beta);
+        e = plan_entry(name, comm, t, g, grid, n->key + 2, alpha, arr, beta);
     }
     memcpy(e->key, key, sizeof key);
     return e;
 }
 
-void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
-                    const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
-                    dmx_scalar beta, void *c)
+void dmxsp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
+                       const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
+                       dmx_scalar beta, void *c)
 {
-    init(name);
     void *const arr[3] = {a, b, c};
     const double t0 = MPI_Wtime();
-    sp_gnode *n = find_grid(name, comm, grid, ranks);
+    MPI_Comm inner = MPI_COMM_NULL; /* the cache is kept with dmx's duplicate of the grid's */
+    dmx_status st = dmx_comm_inner(comm, &inner);
+    if (st != DMX_SUCCESS)
+        die_dmx(comm, name, st);
+    sp_gnode *n = find_grid(name, inner, grid, ranks);
     int hit = 0;
     sp_gentry *e = entry_for(name, n, t, g, grid, alpha, arr, beta, &hit);
     const double t1 = MPI_Wtime();
-    g_gc.paths[e->summa != NULL ? 0 : 1]++;
-    g_gc.paths[hit ? 2 : 3]++;
+    g_paths[e->summa != NULL ? 0 : 1]++;
+    g_paths[hit ? 2 : 3]++;
     if (e->summa != NULL) {
         char msg[200];
-        if (sp_gsumma_run(e->summa, &n->g, t, g, alpha, a, b, beta, c, msg, sizeof msg))
-            die(n->g.comm, name, msg);
+        if (dmxsp_gsumma_run(e->summa, &n->g, t, g, alpha, a, b, beta, c, msg, sizeof msg))
+            die(inner, name, msg);
     } else {
-        dmx_status st = DMX_SUCCESS;
         for (int i = 0; i < 3 && hit && st == DMX_SUCCESS; i++)
             if (!e->custom[i])
                 st = dmx_layout_rebind(e->view[i], arr[i]);
         if (st == DMX_SUCCESS)
             st = dmx_gemm_plan_execute(e->plan);
         if (st != DMX_SUCCESS)
-            die_dmx(n->g.comm, name, st);
+            die_dmx(inner, name, st);
     }
-    if (sp_gemm_settings()->profile) /* DMX_PROFILE: a line per call and rank */
-        profile(n->g.comm, name, g, e, hit, t0, t1, MPI_Wtime());
-    if (!hit && sp_gemm_settings()->capacity > 0)
-        insert(n, e);
-    else if (!hit)
-        entry_free(e);
+    if (dmxsp_gemm_settings()->profile) /* DMX_PROFILE: a line per call and rank */
+        profile(inner, name, g, e, hit, t0, t1, MPI_Wtime());
+    const int cap = dmxsp_gemm_settings()->capacity;
+    if (!hit && cap > 0)
+        keep(name, inner, DMX_CACHE_GEMM, cap, e->key, GK_LEN, e, entry_bytes(name, inner, e),
+             entry_free);
+    else if (!hit && entry_free(e))
+        die(inner, name, "freeing a multiply's plan failed");
+    dmx_cache_unpin(inner, n); /* the cache may let the grid go from now on */
 }

@@ -97,10 +97,10 @@ static void check_matrix(chk *c, char x, int rows, int rpos, int cols, int cpos,
     }
     if (c->code != INT_MAX)
         return;
-    const int64_t np = sp_numroc(d->m, d->imb, d->mb, myrow, d->rsrc, nprow);
+    const int64_t np = dmxsp_numroc(d->m, d->imb, d->mb, myrow, d->rsrc, nprow);
     if (d->lld >= (np > 1 ? np : 1))
         return;
-    const int64_t nq = sp_numroc(d->n, d->inb, d->nb, mycol, d->csrc, npcol);
+    const int64_t nq = dmxsp_numroc(d->n, d->inb, d->nb, mycol, d->csrc, npcol);
     if (d->lld < 1 || nq > 0)
         flag(c, e0 + 10, "parameter %d: DESC%c LLD = %d, not >= %lld (local rows)", dpos, x, d->lld,
              (long long)(np > 1 ? np : 1));
@@ -112,7 +112,7 @@ static int legal_trans(char t)
     return t == 'N' || t == 'T' || t == 'C';
 }
 
-int sp_gemm_check(const sp_gemm_args *g, const int *grid, char *msg, size_t len)
+int dmxsp_gemm_check(const sp_gemm_args *g, const int *grid, char *msg, size_t len)
 {
     chk c = {INT_MAX, msg, len};
     msg[0] = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Between the files of the drop-in's p?gemm_: the entry points and checks (sp_gemm.c), the cache
- * of grids and plans (sp_gemm_cache.c) and SUMMA on the caller's block-cyclic arrays
- * (sp_gemm_summa.c). Not installed. */
+/* Between the files of the drop-in's p?gemm_: the entry points and checks (sp_gemm.c), the grids
+ * and plans kept in dmx's plan cache (sp_gemm_cache.c) and SUMMA on the caller's block-cyclic
+ * arrays (sp_gemm_summa.c). Not installed. */
 #ifndef DMX_SP_GEMM_INTERNAL_H
 #define DMX_SP_GEMM_INTERNAL_H
 
@@ -9,8 +9,9 @@
 
 #include <stdint.h>
 
-/* One grid the multiply ran on: our duplicate of the BLACS grid's communicator and the row and
- * column communicators SUMMA broadcasts on (the rank in row is MYCOL, in col MYROW). */
+/* One grid the multiply ran on: dmx's inner duplicate of the BLACS grid's communicator
+ * (borrowed: dmx frees it with the grid's) and the row and column communicators SUMMA broadcasts
+ * on (the rank in row is MYCOL, in col MYROW), split from it. */
 typedef struct sp_ggrid {
     MPI_Comm comm, row, col;
     int nprow, npcol, myrow, mycol;
@@ -45,37 +46,31 @@ typedef struct sp_gsumma {
     int64_t wmax;               /* widest panel */
 } sp_gsumma;
 
-#define sp_gsumma_suits DMXSP_INTERNAL(gsumma_suits)
-#define sp_gsumma_make DMXSP_INTERNAL(gsumma_make)
-#define sp_gsumma_free DMXSP_INTERNAL(gsumma_free)
-#define sp_gsumma_run DMXSP_INTERNAL(gsumma_run)
-#define sp_gemm_cached DMXSP_INTERNAL(gemm_cached)
-#define sp_gemm_paths DMXSP_INTERNAL(gemm_paths)
-
 /* Do call g's operands suit SUMMA on the caller's arrays (sp_gemm_summa.c's header)? The call's
- * arguments must be legal (sp_gemm_check). Local; the same answer on every process. */
-int sp_gsumma_suits(const sp_gemm_args *g, const int *grid);
+ * arguments must be legal (dmxsp_gemm_check). Local; the same answer on every process. */
+DMXSP_HIDDEN int dmxsp_gsumma_suits(const sp_gemm_args *g, const int *grid);
 /* The plan of SUMMA on the caller's arrays for call g on grid (NPROW, NPCOL, MYROW, MYCOL), or
  * NULL when its operands do not suit it (the answer is the same on every process: it reads only
  * what ScaLAPACK requires to be equal everywhere). Local. */
-sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid);
-void sp_gsumma_free(sp_gsumma *s);
+DMXSP_HIDDEN sp_gsumma *dmxsp_gsumma_make(const sp_gemm_args *g, const int *grid);
+DMXSP_HIDDEN void dmxsp_gsumma_free(sp_gsumma *s);
 /* Run it: sub(C) = alpha sub(A) sub(B) + beta sub(C) in place. Collective on gr's row and column
  * communicators. Returns 0, or 1 with a message in msg. */
-int sp_gsumma_run(const sp_gsumma *s, sp_ggrid *gr, dmx_dtype t, const sp_gemm_args *g,
-                  dmx_scalar alpha, const void *a, const void *b, dmx_scalar beta, void *c,
-                  char *msg, size_t len);
+DMXSP_HIDDEN int dmxsp_gsumma_run(const sp_gsumma *s, sp_ggrid *gr, dmx_dtype t,
+                                  const sp_gemm_args *g, dmx_scalar alpha, const void *a,
+                                  const void *b, dmx_scalar beta, void *c, char *msg, size_t len);
 
 /* The multiply of one legal call (step 5 of sp_gemm.c): SUMMA in place when the operands suit
- * it, else dmx_gemm on layouts of the operands, with plans kept in a cache per grid. comm: the
+ * it, else dmx_gemm on layouts of the operands, with plans kept in dmx's plan cache of the
+ * grid's communicator (sp_gemm_cache.c). comm: the
  * grid's communicator; ranks: its rank of each grid process (prow * NPCOL + pcol). Collective on
  * comm. Ends the job with a message on an error. */
-void sp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t, const sp_gemm_args *g,
-                    const int *grid, int *ranks, dmx_scalar alpha, void *a, void *b,
-                    dmx_scalar beta, void *c);
+DMXSP_HIDDEN void dmxsp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t,
+                                    const sp_gemm_args *g, const int *grid, int *ranks,
+                                    dmx_scalar alpha, void *a, void *b, dmx_scalar beta, void *c);
 
 /* How many calls took each path since the start: [0] SUMMA in place, [1] dmx_gemm's plan,
  * [2] plans found in the cache (either kind), [3] plans made. For the tests. Local. */
-void sp_gemm_paths(int64_t out[4]);
+DMXSP_HIDDEN void dmxsp_gemm_paths(int64_t out[4]);
 
 #endif /* DMX_SP_GEMM_INTERNAL_H */

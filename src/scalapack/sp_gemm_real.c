@@ -35,7 +35,7 @@
 
 enum { MODE_AUTO, MODE_DMX, MODE_SCALAPACK };
 
-const sp_gemm_set *sp_gemm_settings(void)
+const sp_gemm_set *dmxsp_gemm_settings(void)
 {
     static sp_gemm_set set;
     static int read;
@@ -58,7 +58,7 @@ const sp_gemm_set *sp_gemm_settings(void)
     return &set;
 }
 
-sp_gemm_fn *sp_gemm_next(sp_type t)
+sp_gemm_fn *dmxsp_gemm_next(sp_type t)
 {
     static const char *const names[5] = {NULL, "psgemm_", "pdgemm_", "pcgemm_", "pzgemm_"};
     static sp_gemm_fn *fn[5];
@@ -76,12 +76,12 @@ sp_gemm_fn *sp_gemm_next(sp_type t)
     return fn[t];
 }
 
-/* Legal enough for sp_gsumma_suits: this process in A's grid (*grid filled), TRANS letters, the
+/* Legal enough for dmxsp_gsumma_suits: this process in A's grid (*grid filled), TRANS letters, the
  * origins, sizes and the three descriptors' blocks and sources. The full check comes later
  * (sp_gemm_check.c); an illegal call here just keeps the rule below. */
 static int plain(const sp_gemm_args *g, int *grid)
 {
-    if (!sp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] < 1)
+    if (!dmxsp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] < 1)
         return 0;
     const char *tr = "NnTtCc";
     if (g->m < 0 || g->n < 0 || g->k < 0 || strchr(tr, g->ta) == NULL || g->ta == 0 ||
@@ -103,9 +103,9 @@ static int plain(const sp_gemm_args *g, int *grid)
 /* Why the call goes to ScaLAPACK, or NULL when it stays with dmx. */
 static const char *reason(sp_type t, const sp_gemm_args *g)
 {
-    const sp_gemm_set *set = sp_gemm_settings();
+    const sp_gemm_set *set = dmxsp_gemm_settings();
     const int md = set->mode;
-    if (md == MODE_DMX || sp_gemm_next(t) == NULL)
+    if (md == MODE_DMX || dmxsp_gemm_next(t) == NULL)
         return NULL;
     if (md == MODE_SCALAPACK)
         return "DMX_SCALAPACK_GEMM=scalapack";
@@ -113,7 +113,8 @@ static const char *reason(sp_type t, const sp_gemm_args *g)
     int grid[4];
     /* SUMMA on the caller's arrays pays no planning and sends each panel once from where it
      * lies, as ScaLAPACK does: it keeps every product but the tiny ones */
-    if (mnk >= SP_GEMM_SMALL_INPLACE && set->inplace && plain(g, grid) && sp_gsumma_suits(g, grid))
+    if (mnk >= SP_GEMM_SMALL_INPLACE && set->inplace && plain(g, grid) &&
+        dmxsp_gsumma_suits(g, grid))
         return NULL;
     if (mnk < SP_GEMM_SMALL)
         return "a small product";
@@ -124,13 +125,13 @@ static const char *reason(sp_type t, const sp_gemm_args *g)
     return NULL;
 }
 
-int sp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
+int dmxsp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
 {
     const char *why = reason(t, g);
     if (why == NULL)
         return 0;
-    sp_count_gemm_handed();
-    if (sp_gemm_settings()->profile) {
+    dmxsp_count_gemm_handed();
+    if (dmxsp_gemm_settings()->profile) {
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "dmx profile rank %d: P%cGEMM %d x %d x %d: handed to ScaLAPACK (%s)\n",

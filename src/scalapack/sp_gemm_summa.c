@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* SUMMA on the caller's block-cyclic arrays: p?gemm_ with no redistribution.
  *
- * When it applies (sp_gsumma_make; the same answer on every process, from arguments ScaLAPACK
+ * When it applies (dmxsp_gsumma_make; the same answer on every process, from arguments ScaLAPACK
  * requires equal everywhere):
  *   - TRANSA = TRANSB = 'N' (op(A) = A, op(B) = B), or a 1 x 1 grid (any op: one local multiply);
  *   - the rows of sub(A) and of sub(C) fall on the same process rows in the same order: from
@@ -107,8 +107,8 @@ static sp_gseg *segments(const sp_gemm_args *g, const int *grid, int **ocol, int
         int64_t w = ea - ga < eb - gb ? ea - ga : eb - gb;
         w = w < g->k - kk ? w : g->k - kk;
         s[i].w = w;
-        s[i].la = sp_local_index(ga, da->inb, da->nb, da->csrc, grid[1], (*ocol)[i]);
-        s[i].lb = sp_local_index(gb, db->imb, db->mb, db->rsrc, grid[0], (*orow)[i]);
+        s[i].la = dmxsp_local_index(ga, da->inb, da->nb, da->csrc, grid[1], (*ocol)[i]);
+        s[i].lb = dmxsp_local_index(gb, db->imb, db->mb, db->rsrc, grid[0], (*orow)[i]);
         kk += w;
     }
     *nseg = cnt;
@@ -161,18 +161,18 @@ static void origins(sp_gsumma *p, const sp_gemm_args *g, const int *grid)
     const int nota = is_n(g->ta), notb = is_n(g->tb);
     const int64_t arows = nota ? g->m : g->k, acols = nota ? g->k : g->m;
     const int64_t brows = notb ? g->k : g->n, bcols = notb ? g->n : g->k;
-    p->ar0 = sp_numroc(g->ia - 1, a->imb, a->mb, r, a->rsrc, pr);
-    p->ac0 = sp_numroc(g->ja - 1, a->inb, a->nb, q, a->csrc, pc);
-    p->lar = sp_numroc(g->ia - 1 + arows, a->imb, a->mb, r, a->rsrc, pr) - p->ar0;
-    p->lac = sp_numroc(g->ja - 1 + acols, a->inb, a->nb, q, a->csrc, pc) - p->ac0;
-    p->br0 = sp_numroc(g->ib - 1, b->imb, b->mb, r, b->rsrc, pr);
-    p->lbr = sp_numroc(g->ib - 1 + brows, b->imb, b->mb, r, b->rsrc, pr) - p->br0;
-    p->bc0 = sp_numroc(g->jb - 1, b->inb, b->nb, q, b->csrc, pc);
-    p->lbc = sp_numroc(g->jb - 1 + bcols, b->inb, b->nb, q, b->csrc, pc) - p->bc0;
-    p->cr0 = sp_numroc(g->ic - 1, c->imb, c->mb, r, c->rsrc, pr);
-    p->cc0 = sp_numroc(g->jc - 1, c->inb, c->nb, q, c->csrc, pc);
-    p->ml = sp_numroc(g->ic - 1 + g->m, c->imb, c->mb, r, c->rsrc, pr) - p->cr0;
-    p->nl = sp_numroc(g->jc - 1 + g->n, c->inb, c->nb, q, c->csrc, pc) - p->cc0;
+    p->ar0 = dmxsp_numroc(g->ia - 1, a->imb, a->mb, r, a->rsrc, pr);
+    p->ac0 = dmxsp_numroc(g->ja - 1, a->inb, a->nb, q, a->csrc, pc);
+    p->lar = dmxsp_numroc(g->ia - 1 + arows, a->imb, a->mb, r, a->rsrc, pr) - p->ar0;
+    p->lac = dmxsp_numroc(g->ja - 1 + acols, a->inb, a->nb, q, a->csrc, pc) - p->ac0;
+    p->br0 = dmxsp_numroc(g->ib - 1, b->imb, b->mb, r, b->rsrc, pr);
+    p->lbr = dmxsp_numroc(g->ib - 1 + brows, b->imb, b->mb, r, b->rsrc, pr) - p->br0;
+    p->bc0 = dmxsp_numroc(g->jb - 1, b->inb, b->nb, q, b->csrc, pc);
+    p->lbc = dmxsp_numroc(g->jb - 1 + bcols, b->inb, b->nb, q, b->csrc, pc) - p->bc0;
+    p->cr0 = dmxsp_numroc(g->ic - 1, c->imb, c->mb, r, c->rsrc, pr);
+    p->cc0 = dmxsp_numroc(g->jc - 1, c->inb, c->nb, q, c->csrc, pc);
+    p->ml = dmxsp_numroc(g->ic - 1 + g->m, c->imb, c->mb, r, c->rsrc, pr) - p->cr0;
+    p->nl = dmxsp_numroc(g->jc - 1 + g->n, c->inb, c->nb, q, c->csrc, pc) - p->cc0;
 }
 
 /* Out of memory ends the job: a process that went its own way would leave the others waiting. */
@@ -180,10 +180,10 @@ static _Noreturn void oom(void)
 {
     fprintf(stderr, "dmx_scalapack: p?gemm: out of memory for SUMMA's plan\n");
     fflush(stderr);
-    sp_abort(MPI_COMM_WORLD);
+    dmxsp_abort(MPI_COMM_WORLD);
 }
 
-int sp_gsumma_suits(const sp_gemm_args *g, const int *grid)
+int dmxsp_gsumma_suits(const sp_gemm_args *g, const int *grid)
 {
     const sp_desc *a = &g->a, *b = &g->b, *c = &g->c;
     if (!(grid[0] == 1 && grid[1] == 1) && !(is_n(g->ta) && is_n(g->tb)))
@@ -194,12 +194,12 @@ int sp_gsumma_suits(const sp_gemm_args *g, const int *grid)
                    g->n);
 }
 
-sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
+sp_gsumma *dmxsp_gsumma_make(const sp_gemm_args *g, const int *grid)
 {
     const int local = grid[0] == 1 && grid[1] == 1;
-    if (!sp_gsumma_suits(g, grid))
+    if (!dmxsp_gsumma_suits(g, grid))
         return NULL;
-    sp_gsumma *p = sp_xcalloc(1, sizeof *p, "p?gemm");
+    sp_gsumma *p = dmxsp_xcalloc(1, sizeof *p, "p?gemm");
     p->local = local;
     origins(p, g, grid);
     if (local)
@@ -214,13 +214,13 @@ sp_gsumma *sp_gsumma_make(const sp_gemm_args *g, const int *grid)
     free(ocol);
     free(orow);
     if ((double)p->wmax * (g->m > g->n ? g->m : g->n) > (double)INT_MAX) {
-        sp_gsumma_free(p);
+        dmxsp_gsumma_free(p);
         return NULL;
     }
     return p;
 }
 
-void sp_gsumma_free(sp_gsumma *s)
+void dmxsp_gsumma_free(sp_gsumma *s)
 {
     if (s == NULL)
         return;
@@ -382,9 +382,9 @@ static int run_panels(const run_ctx *x, dmx_scalar alpha, dmx_scalar beta, char 
     return bad;
 }
 
-int sp_gsumma_run(const sp_gsumma *s, sp_ggrid *gr, dmx_dtype t, const sp_gemm_args *g,
-                  dmx_scalar alpha, const void *a, const void *b, dmx_scalar beta, void *c,
-                  char *msg, size_t len)
+int dmxsp_gsumma_run(const sp_gsumma *s, sp_ggrid *gr, dmx_dtype t, const sp_gemm_args *g,
+                     dmx_scalar alpha, const void *a, const void *b, dmx_scalar beta, void *c,
+                     char *msg, size_t len)
 {
     const size_t es = dmx_dtype_size(t);
     /* C must share no element with A or B on this process (ScaLAPACK leaves that undefined; dmx

@@ -12,7 +12,7 @@
 
 /* ---- keys ------------------------------------------------------------------------------------ */
 /* Whether this process is in the BLACS grid ctxt, with its shape and coordinates. */
-int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
+int dmxsp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
 {
     *nprow = *npcol = *myrow = *mycol = -1;
     if (ctxt < 0)
@@ -23,7 +23,7 @@ int sp_grid_member(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
 }
 
 /* Where ScaLAPACK reads DTYPE: the PBLAS (p?tran*) do, the REDIST routines (p?gemr2d,
- * p?trmr2d) do not; sp_desc_read (sp_desc.c) applies the rule. The side is stored normalized:
+ * p?trmr2d) do not; dmxsp_desc_read (sp_desc.c) applies the rule. The side is stored normalized:
  * DTYPE 1 when valid (the raw value otherwise, for the message), IMB/INB = MB/NB for 9 integers. */
 static int is_pblas(sp_routine routine)
 {
@@ -36,10 +36,10 @@ static void fill_side(int *s, sp_routine routine, const int *desc, int i, int j,
     int nprow = grid[0], npcol = grid[1], myrow = grid[2], mycol = grid[3];
     memset(s, 0, SIDE_LEN * sizeof *s);
     if (desc == NULL ||
-        (desc[1] != ictxt && !sp_grid_member(desc[1], &nprow, &npcol, &myrow, &mycol)))
+        (desc[1] != ictxt && !dmxsp_grid_member(desc[1], &nprow, &npcol, &myrow, &mycol)))
         return;
     sp_desc d;
-    sp_desc_read(desc, is_pblas(routine), &d);
+    dmxsp_desc_read(desc, is_pblas(routine), &d);
     s[F_IN] = 1;
     s[F_NPROW] = nprow;
     s[F_NPCOL] = npcol;
@@ -66,7 +66,7 @@ static void fill_pointer(int *k, sp_routine routine, const int *desc, const void
     if (desc == NULL)
         return;
     sp_desc d;
-    sp_desc_read(desc, is_pblas(routine), &d);
+    dmxsp_desc_read(desc, is_pblas(routine), &d);
     if (d.imb == d.mb && d.inb == d.nb)
         return;
     uint64_t v = (uint64_t)(uintptr_t)local;
@@ -74,7 +74,7 @@ static void fill_pointer(int *k, sp_routine routine, const int *desc, const void
     k[1] = (int)(uint32_t)(v >> 32);
 }
 
-void sp_build_key(const sp_call *c, const int *grid, int *key)
+void dmxsp_build_key(const sp_call *c, const int *grid, int *key)
 {
     memset(key, 0, KEY_LEN * sizeof *key);
     key[K_ROUTINE] = (int)c->routine;
@@ -110,8 +110,8 @@ static const char *const side_field_name[SIDE_LEN] = {"",  "NPROW", "NPCOL", "",
 
 /* Decode one side of the gathered key; returns 0, or 1 with a message. Deterministic: every
  * process reaches the same verdict. rows x cols is the submatrix size on this side. */
-int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
-                   sp_side *s, char *msg, size_t len)
+int dmxsp_decode_side(const int *gkey, int size, int off, const char *mat, int rows, int cols,
+                      sp_side *s, char *msg, size_t len)
 {
     const int *ref = NULL;
     for (int r = 0; r < size && ref == NULL; r++)
@@ -129,7 +129,8 @@ int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows
                  s->nprow, s->npcol, mat, size);
         return 1;
     }
-    s->grid_ranks = sp_xcalloc((size_t)s->nprow * (size_t)s->npcol, sizeof(int), "dmx_scalapack");
+    s->grid_ranks =
+        dmxsp_xcalloc((size_t)s->nprow * (size_t)s->npcol, sizeof(int), "dmx_scalapack");
     for (int k = 0; k < s->nprow * s->npcol; k++)
         s->grid_ranks[k] = -1;
     for (int r = 0; r < size; r++) {
@@ -202,7 +203,7 @@ int sp_decode_side(const int *gkey, int size, int off, const char *mat, int rows
  * whole and the bottom n x n square is upper triangular; for 'L' with n > m the left n - m
  * columns are copied whole and the right m x m square is lower triangular. Otherwise it is the
  * usual trapezoid anchored at the top-left corner. */
-int sp_make_pieces(const int *key, sp_piece *p)
+int dmxsp_make_pieces(const int *key, sp_piece *p)
 {
     int m = key[K_M], n = key[K_N];
     sp_piece all = {0, 0, m, n, 0, 0};

@@ -162,9 +162,9 @@ cleanup:
     return st;
 }
 
-dmx_status sp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, int mycol,
-                          const void *local, int lld, dmx_dtype dtype, int alone, dmx_layout **out,
-                          int64_t *oi, int64_t *oj)
+dmx_status dmxsp_side_layout(MPI_Comm comm, const sp_side *s, int in, int myrow, int mycol,
+                             const void *local, int lld, dmx_dtype dtype, int alone,
+                             dmx_layout **out, int64_t *oi, int64_t *oj)
 {
     if (s->custom) {
         *oi = *oj = 0;

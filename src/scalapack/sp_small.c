@@ -19,7 +19,7 @@
  * (MPI_Group_translate_ranks from each grid's communicator, whose rank is prow * NPCOL + pcol,
  * to the context's). Only the descriptor entries every process shares and this process's own LLD
  * are read from it, so the plan each process builds from it addresses its own memory correctly
- * whatever LLD the others pass. The validation of that key (sp_decode_side) is then this
+ * whatever LLD the others pass. The validation of that key (dmxsp_decode_side) is then this
  * process's own check of the arguments, and a failure ends the job from here.
  *
  * A small p?gemr2d or p?trmr2d call whose grids do not both hold every process of the context
@@ -72,7 +72,7 @@ static int grid_ranks(int gctxt, int ictxt, MPI_Group cgroup, int np, int *ranks
     return rc != MPI_SUCCESS || frc != MPI_SUCCESS;
 }
 
-int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int size)
+int dmxsp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int size)
 {
     if (c->routine != SP_GEMR2D && c->routine != SP_TRMR2D && c->routine != SP_TRAN)
         return 0;
@@ -88,8 +88,8 @@ int sp_small_eligible(const sp_call *c, const int *key, dmx_dtype dtype, int siz
     return custom ? 0 : 1;
 }
 
-int sp_small_gkey(const sp_call *c, const int *key, MPI_Group cgroup, int size, int *ranks,
-                  int *gkey)
+int dmxsp_small_gkey(const sp_call *c, const int *key, MPI_Group cgroup, int size, int *ranks,
+                     int *gkey)
 {
     for (int r = 0; r < size; r++)
         memcpy(gkey + (size_t)r * KEY_LEN, key, KEY_LEN * sizeof *key);

@@ -4,7 +4,8 @@
  * random layouts (block-cyclic, mapped, custom) and in layouts that fit the algorithm as they are;
  * checked element by element against a serial triple loop over the closed-form inputs. Also:
  * HSUMMA with G = 1 and G = p gives SUMMA's result and broadcast counts; invalid input gives the
- * same named error on every rank.
+ * same named error on every rank; more plans on one communicator split no node communicator
+ * (MPI_Comm_split_type counted through MPI's profiling interface: the registry keeps the count).
  *
  * Settings: DMX_TEST_SEED, DMX_TEST_TIMEOUT (tests/common). */
 #include "dmx/expert.h"
@@ -17,6 +18,15 @@
 #include <string.h>
 
 enum { IDA = 1, IDB = 2, IDC = 3 };
+
+/* Node splits, counted through MPI's profiling interface. */
+static long n_split_type;
+
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out)
+{
+    n_split_type++;
+    return PMPI_Comm_split_type(comm, type, key, info, out);
+}
 
 /* op(X)(i, j) from the closed form of matrix id. */
 static double complex opval(int id, dmx_op op, dmx_dtype t, int64_t i, int64_t j)
@@ -411,6 +421,65 @@ static void model_choice(dmxt_ctx *ctx)
     dmxt_case_end(ctx, bad, msg, "model: AUTO's panel >= 256 at n = 4096 (np 2, 4); panel clamped");
 }
 
+/* The plan's model needs the nodes the communicator spans: the registry counts them once per
+ * communicator (core/comm.c), so after a first plan on a communicator, more plans there split
+ * no node communicator (MPI_Comm_split_type counted: none in three plans whose operands fit
+ * SUMMA as they are, so no redistribution plan is made either). Results checked. */
+static void node_count_kept(dmxt_ctx *ctx)
+{
+    char msg[600] = "";
+    int64_t bad = 0;
+    dmxt_matrix A, B, C;
+    dmx_scalar one = {1, 0}, zero = {0, 0};
+    const int np = ctx->size;
+    dmxt_set_current("the node count kept by the registry");
+    /* 1 x np: A's and C's rows and B's columns where SUMMA wants them */
+    dmxt_matrix_bc(&A, ctx->comm, DMX_DOUBLE, 6, 5, 6, (5 + np - 1) / np, 1, np, 'R', NULL, 0, 0,
+                   0);
+    dmxt_matrix_bc(&B, ctx->comm, DMX_DOUBLE, 5, 6, 5, (6 + np - 1) / np, 1, np, 'R', NULL, 0, 0,
+                   0);
+    dmxt_matrix_bc(&C, ctx->comm, DMX_DOUBLE, 6, 6, 6, (6 + np - 1) / np, 1, np, 'R', NULL, 0, 0,
+                   0);
+    if (dmxt_matrix_create(&A) != DMX_SUCCESS || dmxt_matrix_create(&B) != DMX_SUCCESS ||
+        dmxt_matrix_create(&C) != DMX_SUCCESS) {
+        bad++;
+        snprintf(msg, sizeof msg, "layouts: %s", dmx_last_error());
+    } else {
+        dmxt_fill(&A, IDA);
+        dmxt_fill(&B, IDB);
+        dmxt_fill(&C, IDC);
+    }
+    long before = 0;
+    for (int i = 0; i < 4 && !bad; i++) {
+        if (i == 1)
+            before = n_split_type; /* the first plan may count the nodes */
+        dmx_gemm_plan *g = NULL;
+        if (dmx_gemm_plan_create(ctx->comm, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.layout, B.layout,
+                                 zero, C.layout, NULL, &g) != DMX_SUCCESS ||
+            dmx_gemm_plan_execute(g) != DMX_SUCCESS) {
+            bad++;
+            snprintf(msg, sizeof msg, "plan %d: %s", i, dmx_last_error());
+        }
+        dmx_gemm_plan_destroy(&g);
+    }
+    if (!bad) {
+        dmxt_checker ck = {0};
+        check_c(&C, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, zero, 5, &ck);
+        bad += ck.bad;
+        if (ck.bad)
+            snprintf(msg, sizeof msg, "%s", ck.msg);
+    }
+    if (!bad && n_split_type != before) {
+        bad++;
+        snprintf(msg, sizeof msg, "three more plans split %ld node communicators",
+                 n_split_type - before);
+    }
+    dmxt_matrix_free(&A);
+    dmxt_matrix_free(&B);
+    dmxt_matrix_free(&C);
+    dmxt_case_end(ctx, bad, msg, "plans on one communicator count its nodes once");
+}
+
 int main(int argc, char **argv)
 {
     dmxt_ctx ctx;
@@ -421,5 +490,6 @@ int main(int argc, char **argv)
     invalid(&ctx);
     model_choice(&ctx);
     cross_product(&ctx, &rng);
+    node_count_kept(&ctx);
     return dmxt_finish(&ctx);
 }

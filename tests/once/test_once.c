@@ -30,7 +30,8 @@
  * ends the job: ctest passes on that message and fails on a hang (timeout) or on "check FAIL" if
  * the call returns. budget  24 distinct one-shots twice over under a DMX_CACHE_BYTES of three
  * plans: the plan cache's count of bytes matches its plans and stays within the budget, results
- * right. Prints "N passed, N failed" from rank 0 (modes cases, handler, budget).
+ * right; then a pinned entry of the plan cache passed by in make_room until it is unpinned.
+ * Prints "N passed, N failed" from rank 0 (modes cases, handler, budget).
  */
 #define _XOPEN_SOURCE 700 /* setenv, putenv */
 #include "dmxtest.h"
@@ -664,6 +665,67 @@ static void run_budget(dmxt_ctx *ctx)
     dmxt_case_end(ctx, bad, msg, "the plan cache's byte budget (DMX_CACHE_BYTES)");
 }
 
+/* ---- a pinned entry of the plan cache (dmxi_cache_pin) ---------------------------------- */
+static int pin_freed[4]; /* how often each test object was freed */
+
+static int pin_free(void *obj)
+{
+    pin_freed[*(int *)obj]++;
+    return 0;
+}
+
+/* Four local entries (objects 0..3, key = the object's number) on a duplicate of the world; 0
+ * is pinned. A make_room for more than the budget (DMX_CACHE_BYTES) must let 1..3 go and keep 0,
+ * found at the front; a count limit of 1 must not let 0 go either; after the unpin the same
+ * make_room lets 0 go. Freeing the communicator frees what is left (nothing then). Local. */
+static void run_pin(dmxt_ctx *ctx)
+{
+    static int objs[4] = {0, 1, 2, 3};
+    const int kind = DMXI_CACHE_DROPIN_ALONE;
+    const int64_t over = (int64_t)1 << 50; /* above any budget */
+    char msg[300] = "";
+    int64_t bad = 0;
+    MPI_Comm dup = MPI_COMM_NULL;
+    dmxi_cache *c = NULL;
+    dmxt_set_current("a pinned plan-cache entry");
+    memset(pin_freed, 0, sizeof pin_freed);
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS ||
+        dmxi_cache_get(dup, 1, &c) != DMX_SUCCESS || !c) {
+        dmxt_case_end(ctx, 1, "no cache on a duplicate of the world", "a pinned entry");
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        bad += dmxi_cache_add(c, kind, 0, &objs[i], sizeof(int), &objs[i], 100, pin_free) !=
+               DMX_SUCCESS;
+    bad += dmxi_cache_pin(c, kind, &objs[0], sizeof(int)) != &objs[0];
+    bad += dmxi_cache_pin(c, kind, &objs[3], sizeof(int) - 1) != NULL; /* no such key */
+    bad += dmxi_cache_make_room(c, kind, 0, 100, over, NULL, NULL) != DMX_SUCCESS;
+    if (!bad && (!dmxi_cache_has(c, kind, &objs[0], sizeof(int)) || pin_freed[0] != 0 ||
+                 dmxi_cache_front(c, kind) != &objs[0]))
+        snprintf(msg, sizeof msg, "the pinned entry went (or left the front) in a make_room");
+    for (int i = 1; i < 4 && !bad && !*msg; i++)
+        if (pin_freed[i] != 1 || dmxi_cache_has(c, kind, &objs[i], sizeof(int)))
+            snprintf(msg, sizeof msg, "entry %d was not let go (freed %d times)", i, pin_freed[i]);
+    bad +=
+        dmxi_cache_add(c, kind, 0, &objs[1], sizeof(int), &objs[1], 100, pin_free) != DMX_SUCCESS;
+    bad += dmxi_cache_make_room(c, kind, 0, 1, 0, NULL, NULL) != DMX_SUCCESS;
+    if (!bad && !*msg && (pin_freed[0] != 0 || pin_freed[1] != 2))
+        snprintf(msg, sizeof msg, "a count limit of 1: freed %d and %d times (want 0, 2)",
+                 pin_freed[0], pin_freed[1]);
+    dmxi_cache_unpin(c, &objs[0]);
+    bad += dmxi_cache_make_room(c, kind, 0, 100, over, NULL, NULL) != DMX_SUCCESS;
+    if (!bad && !*msg && (pin_freed[0] != 1 || dmxi_cache_has(c, kind, &objs[0], sizeof(int))))
+        snprintf(msg, sizeof msg, "the unpinned entry stayed (freed %d times)", pin_freed[0]);
+    if (MPI_Comm_free(&dup) != MPI_SUCCESS)
+        bad++;
+    for (int i = 0; i < 4 && !bad && !*msg; i++)
+        if (pin_freed[i] != (i == 1 ? 2 : 1))
+            snprintf(msg, sizeof msg, "object %d freed %d times in all", i, pin_freed[i]);
+    if (bad && !*msg)
+        snprintf(msg, sizeof msg, "a cache call failed: %s", dmx_last_error());
+    dmxt_case_end(ctx, bad + (*msg != 0), msg, "a pinned entry survives make_room until unpinned");
+}
+
 /* Settings changed between two calls of one transform, the second taking the kept plan back
  * (src/core/settings.c keeps a snapshot of the environment for that path): by setenv, unsetenv,
  * putenv and by writing a string given to putenv in place, each change is seen by the next call
@@ -804,6 +866,7 @@ int main(int argc, char **argv)
             run_handler(&ctx, ctx.size - 1);
     } else if (strcmp(mode, "budget") == 0) {
         run_budget(&ctx);
+        run_pin(&ctx);
     } else if (strcmp(mode, "mid") == 0) {
         run_ids(&ctx);
         run_mid(&ctx);

@@ -15,7 +15,13 @@
  * for N N in line (and any op on a 1 x 1 grid), found in the cache on calls 2 and 3; dmx_gemm's
  * plan otherwise, found in the cache on call 3 (call 2's alpha and beta differ).
  *
- * Usage: test_gemm_inplace [ncases [seed]]. Run with DMX_SCALAPACK_GEMM=dmx. */
+ * With a third argument most > 0 (run under a small DMX_CACHE_BYTES or DMX_SCALAPACK_GEMM_CACHE),
+ * dmx's plan cache of the grid's communicator (where the drop-in keeps the grid and its plans)
+ * must hold at most that many entries after every call.
+ *
+ * Usage: test_gemm_inplace [ncases [seed [most]]]. Run with DMX_SCALAPACK_GEMM=dmx. */
+#include "dmx.h"
+#include "dmx/expert.h"
 #include "dmxt_util.h"
 #include "sp_gemm_test.h"
 
@@ -27,7 +33,21 @@
 #include <string.h>
 
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
-void dmxsp_test_dmxsp_gemm_paths(int64_t out[4]);
+void dmxsp_gemm_paths(int64_t out[4]);
+MPI_Comm Cblacs2sys_handle(int sysctxt);
+
+/* Entries in dmx's plan cache of grid ctxt's communicator (-1 when it cannot be read). */
+static int64_t kept_entries(int ctxt)
+{
+    int handle = -1;
+    int64_t entries = -1;
+    MPI_Comm inner = MPI_COMM_NULL;
+    Cblacs_get(ctxt, 10, &handle);
+    if (dmx_comm_inner(Cblacs2sys_handle(handle), &inner) != DMX_SUCCESS ||
+        dmx_cache_get_info(inner, &entries, NULL, NULL) != DMX_SUCCESS)
+        return -1;
+    return entries;
+}
 
 typedef struct mat {
     int i, j, desc[9], lr, lc, lld;
@@ -137,7 +157,8 @@ static void refill(ccase *x, mat *c2, int call, const int *grid)
 }
 
 /* Run case cs; returns the number of failed checks on this process (-1 outside the grid). */
-static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], int ng, int me)
+static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], int ng, int me,
+                    int most)
 {
     dmxt_rng g = spt_seed(seed, (uint64_t)cs, 11);
     const int q = spt_int(&g, 0, ng - 1);
@@ -173,11 +194,19 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
                 spt_put(x.t, c2.d, e, NAN, NAN);
             }
         int64_t p0[4], p1[4];
-        dmxsp_test_dmxsp_gemm_paths(p0);
+        dmxsp_gemm_paths(p0);
         call_gemm(1, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &x.c);
         call_gemm(0, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &c2);
-        dmxsp_test_dmxsp_gemm_paths(p1);
+        dmxsp_gemm_paths(p1);
         const double worst = spt_worst_diff(x.t, x.c.d, c2.d, cells(&x.c));
+        const int64_t kept = most > 0 ? kept_entries(ctxts[q]) : 0;
+        if (kept < 0 || kept > most) {
+            fprintf(stderr,
+                    "FAIL case %d call %d rank %d: the grid's plan cache holds %lld entries"
+                    " (at most %d)\n",
+                    cs, call, me, (long long)kept, most);
+            bad++;
+        }
         const int hit_expected = x.inplace ? call > 0 : call == 2;
         const int path_ok = p1[0] - p0[0] == x.inplace && p1[1] - p0[1] == !x.inplace &&
                             p1[2] - p0[2] == hit_expected && p1[3] - p0[3] == !hit_expected;
@@ -206,12 +235,13 @@ int main(int argc, char **argv)
     SPT_CHECK_MPI(MPI_Init(&argc, &argv));
     const int ncases = argc > 1 ? atoi(argv[1]) : 90;
     const uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261127u;
+    const int most = argc > 3 ? atoi(argv[3]) : 0;
     Cblacs_pinfo(&me, &np);
     int ctxts[16], shapes[16][2];
     const int ng = spt_all_grids(np, ctxts, shapes);
     long bad = 0, checks = 0;
     for (int cs = 0; cs < ncases; cs++) {
-        const int r = one_case(cs, seed, ctxts, shapes, ng, me);
+        const int r = one_case(cs, seed, ctxts, shapes, ng, me, most);
         checks += r >= 0 ? 3 : 0;
         bad += r > 0 ? r : 0;
     }
