@@ -3,8 +3,8 @@
  *
  * Algorithm. D(i,j) = S(j,i) for 4-, 8- and 16-byte elements, bit for bit, where D(i,j) is at
  * d + i*esz + j*ldd and S(j,i) at s + i*lds + j*esz (byte strides). The problem is walked in
- * the same outer tiles and cache-line micro-blocks as the generic kernel (kernels.c), but each
- * micro-block is moved in register blocks of R x R elements, R = 32 / esz (one 32-byte vector
+ * the same outer tiles and cache-line micro-blocks as the generic kernel (kernels_transpose.c), but
+ * each micro-block is moved in register blocks of R x R elements, R = 32 / esz (one 32-byte vector
  * per row): R loads of rows of S, a transpose inside the registers, R stores of columns of D.
  *   - 8-byte elements: 4 x 4, unpack pairs within 128-bit lanes, then swap lanes;
  *   - 4-byte elements: 8 x 8, the same two steps plus a 64-bit shuffle in between;
@@ -23,7 +23,7 @@
 
 #include <immintrin.h>
 
-/* Tile sizes as in kernels.c. */
+/* Tile sizes as in kernels_transpose.c. */
 #define TILE_I 64
 #define TILE_J 256
 #define CACHE_LINE 64

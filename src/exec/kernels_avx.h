@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* AVX transposing bit copy (kernels_avx.c), used by kernels.c when the CPU has AVX. */
+/* AVX transposing bit copy (kernels_avx.c), used by kernels_transpose.c when the CPU has AVX. */
 #ifndef DMXI_KERNELS_AVX_H
 #define DMXI_KERNELS_AVX_H
 
