@@ -18,6 +18,7 @@
  * machine) in docs/exec.md.
  */
 #include "kernels_avx.h"
+#include "kernels_impl.h"
 
 #if DMXI_HAVE_AVX_KERNELS
 
@@ -26,7 +27,6 @@
 /* Tile sizes as in kernels_transpose.c. */
 #define TILE_I 64
 #define TILE_J 256
-#define CACHE_LINE 64
 /* At most NARROW_J columns and D's columns within NARROW_D bytes (the packed ring of a pack):
  * each register row-block runs across all the columns, so every line of S is used whole at once
  * (in strips one line wide, a line of S off a line boundary is shared by two strips and read
@@ -36,7 +36,6 @@
  * ms against 6.4-6.5 with line-wide strips (`test_kernels --bench-pack`, docs/exec.md). */
 #define NARROW_J 64
 #define NARROW_D 16384
-#define MIN64(a, b) ((a) < (b) ? (a) : (b))
 #define AVX_FN __attribute__((target("avx"), always_inline)) static inline
 
 int dmxi_kernel_avx_ok(void)
@@ -225,6 +224,153 @@ AVX_FN void line16(const char *s, int64_t lds, __m256d v[4])
 DEFINE_NT_WALK(ntwalk4, 4, line4)
 DEFINE_NT_WALK(ntwalk8, 8, line8)
 DEFINE_NT_WALK(ntwalk16, 16, line16)
+
+/* ---- register transposes with an operation: D = alpha*op(S) + beta*D ------------------------ */
+
+/* The scalars of an operation, broadcast (real kinds use ar and br only) and the mask xor-ed
+ * into every transposed vector (the sign bits of the imaginary parts for op C, else zero). */
+typedef struct avx_sc {
+    __m256d ar, ai, br, bi, mask;
+} avx_sc;
+
+/* Complex products of interleaved (re, im) vectors: re = r*x - i*y, im = r*y + i*x, the
+ * operations and their order as the generic kernel's (so results match it bit for bit). */
+AVX_FN __m256d cmul_d(__m256d v, __m256d r, __m256d i)
+{
+    return _mm256_addsub_pd(_mm256_mul_pd(r, v), _mm256_mul_pd(i, _mm256_permute_pd(v, 0x5)));
+}
+
+AVX_FN __m256d cmul_s(__m256d v, __m256d r, __m256d i)
+{
+    const __m256 x = _mm256_castpd_ps(v);
+    return _mm256_castps_pd(
+        _mm256_addsub_ps(_mm256_mul_ps(_mm256_castpd_ps(r), x),
+                         _mm256_mul_ps(_mm256_castpd_ps(i), _mm256_permute_ps(x, 0xB1))));
+}
+
+/* alpha * v for element kind K (0 float, 1 double, 2 complex float, 3 complex double). */
+AVX_FN __m256d scale(int K, __m256d v, __m256d r, __m256d i)
+{
+    switch (K) {
+    case 0: return _mm256_castps_pd(_mm256_mul_ps(_mm256_castpd_ps(r), _mm256_castpd_ps(v)));
+    case 1: return _mm256_mul_pd(r, v);
+    case 2: return cmul_s(v, r, i);
+    default: return cmul_d(v, r, i);
+    }
+}
+
+AVX_FN __m256d vadd(int K, __m256d a, __m256d b)
+{
+    if (K == 0 || K == 2)
+        return _mm256_castps_pd(_mm256_add_ps(_mm256_castpd_ps(a), _mm256_castpd_ps(b)));
+    return _mm256_add_pd(a, b);
+}
+
+/* One column vector v of a register block (32 bytes of op(S), already transposed) into D at d
+ * with operation OP (kernels_impl.h's enum kop). */
+AVX_FN void emit(int K, int OP, __m256d v, char *d, const avx_sc *c)
+{
+    v = _mm256_xor_pd(v, c->mask);
+    __m256d r = v;
+    if (OP != KOP_COPY) {
+        const __m256d dv = OP == KOP_SCAL ? v : _mm256_loadu_pd((const double *)(const void *)d);
+        switch (OP) {
+        case KOP_SCAL: r = scale(K, v, c->ar, c->ai); break;
+        case KOP_ADD: r = vadd(K, dv, v); break;
+        case KOP_AXPY: r = vadd(K, dv, scale(K, v, c->ar, c->ai)); break;
+        default: r = vadd(K, scale(K, v, c->ar, c->ai), scale(K, dv, c->br, c->bi)); break;
+        }
+    }
+    _mm256_storeu_pd((double *)(void *)d, r);
+}
+
+/* One R x R register block of kind K (R = 8 floats, 4 doubles or complex floats, 2 complex
+ * doubles) with operation OP. */
+AVX_FN void opblk(int K, int OP, const char *s, int64_t lds, char *d, int64_t ldd, const avx_sc *c)
+{
+    if (K == 0) {
+        __m256 o[8];
+        reg4(s, lds, o);
+        for (int k = 0; k < 8; k++)
+            emit(K, OP, _mm256_castps_pd(o[k]), d + k * ldd, c);
+    } else if (K == 3) {
+        __m256d o[2];
+        reg16(s, lds, o);
+        for (int k = 0; k < 2; k++)
+            emit(K, OP, o[k], d + k * ldd, c);
+    } else {
+        __m256d o[4];
+        reg8(s, lds, o);
+        for (int k = 0; k < 4; k++)
+            emit(K, OP, o[k], d + k * ldd, c);
+    }
+}
+
+/* The tiled walk of the bit copy (DEFINE_WALK) with an operation: micro-blocks one line wide
+ * in both directions (all columns at once for a narrow tile), register blocks inside. */
+#define DEFINE_OP_WALK(name, K, OP)                                                                \
+    __attribute__((target("avx"))) static void name(                                               \
+        int64_t m, int64_t n, const char *s, int64_t lds, char *d, int64_t ldd, const avx_sc *c)   \
+    {                                                                                              \
+        enum { ESZ = K == 0 ? 4 : K == 3 ? 16 : 8, R = 32 / ESZ };                                 \
+        const int narrow = n <= NARROW_J && n * ldd <= NARROW_D;                                   \
+        const int64_t MB = narrow ? n : CACHE_LINE / ESZ;                                          \
+        for (int64_t j0 = 0; j0 < n; j0 += TILE_J) {                                               \
+            const int64_t j1 = MIN64(n, j0 + TILE_J);                                              \
+            for (int64_t i0 = 0; i0 < m; i0 += TILE_I) {                                           \
+                const int64_t i1 = MIN64(m, i0 + TILE_I);                                          \
+                for (int64_t jb = j0; jb < j1; jb += MB) {                                         \
+                    const int64_t je = MIN64(j1, jb + MB);                                         \
+                    for (int64_t i = i0; i < i1; i += R)                                           \
+                        for (int64_t j = jb; j < je; j += R)                                       \
+                            opblk(K, OP, s + i * lds + j * ESZ, lds, d + i * ESZ + j * ldd, ldd,   \
+                                  c);                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+#define DEFINE_KIND_WALKS(ch, K)                                                                   \
+    DEFINE_OP_WALK(ch##_copy, K, KOP_COPY)                                                         \
+    DEFINE_OP_WALK(ch##_scal, K, KOP_SCAL)                                                         \
+    DEFINE_OP_WALK(ch##_add, K, KOP_ADD)                                                           \
+    DEFINE_OP_WALK(ch##_axpy, K, KOP_AXPY)                                                         \
+    DEFINE_OP_WALK(ch##_axpby, K, KOP_AXPBY)
+
+DEFINE_KIND_WALKS(opw_s, 0)
+DEFINE_KIND_WALKS(opw_d, 1)
+DEFINE_KIND_WALKS(opw_c, 2)
+DEFINE_KIND_WALKS(opw_z, 3)
+
+typedef void (*opwalk)(int64_t, int64_t, const char *, int64_t, char *, int64_t, const avx_sc *);
+
+__attribute__((target("avx"))) void dmxi_kernel_tapply_avx(int kind, int op, int conj,
+                                                           const double sc[4], int64_t m, int64_t n,
+                                                           const void *s, int64_t lds, void *d,
+                                                           int64_t ldd)
+{
+    static const opwalk walks[4][KOP_COUNT] = {
+        {opw_s_copy, opw_s_scal, opw_s_add, opw_s_axpy, opw_s_axpby},
+        {opw_d_copy, opw_d_scal, opw_d_add, opw_d_axpy, opw_d_axpby},
+        {opw_c_copy, opw_c_scal, opw_c_add, opw_c_axpy, opw_c_axpby},
+        {opw_z_copy, opw_z_scal, opw_z_add, opw_z_axpy, opw_z_axpby}};
+    avx_sc c;
+    if (kind == 0 || kind == 2) { /* floats: every lane the float value */
+        c.ar = _mm256_castps_pd(_mm256_set1_ps((float)sc[0]));
+        c.ai = _mm256_castps_pd(_mm256_set1_ps((float)sc[1]));
+        c.br = _mm256_castps_pd(_mm256_set1_ps((float)sc[2]));
+        c.bi = _mm256_castps_pd(_mm256_set1_ps((float)sc[3]));
+    } else {
+        c.ar = _mm256_set1_pd(sc[0]), c.ai = _mm256_set1_pd(sc[1]);
+        c.br = _mm256_set1_pd(sc[2]), c.bi = _mm256_set1_pd(sc[3]);
+    }
+    c.mask = _mm256_setzero_pd();
+    if (conj && kind == 2) /* the sign bit of each complex float's imaginary part */
+        c.mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)0x8000000000000000ULL));
+    else if (conj && kind == 3)
+        c.mask = _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
+    walks[kind][op](m, n, (const char *)s, lds, (char *)d, ldd, &c);
+}
 
 __attribute__((target("avx"))) void dmxi_kernel_tcopy_avx_nt(size_t esz, int conj, int64_t m,
                                                              int64_t n, const void *s, int64_t lds,

@@ -900,14 +900,28 @@ static int bench_pack(int reps)
     return 0;
 }
 
+/* Whether dtype t is among the dtype names listed in only (any separator; NULL: all). */
+static int wanted(const char *only, dmx_dtype t)
+{
+    if (only == NULL)
+        return 1;
+    char buf[64];
+    snprintf(buf, sizeof buf, ",%s,", only);
+    char name[16];
+    snprintf(name, sizeof name, ",%s,", dtype_name(t));
+    return strstr(buf, name) != NULL;
+}
+
 /* --bench-local: the local phase of `dmx bench redist` on one rank, per dtype. An n x n matrix
  * (n = 4096 doubles' worth of bytes per column) is copied tile by tile, b x b element tiles
  * (default 128, as case `same`; 32 as the 32 -> 128 case), from S to D, both from plain malloc
  * (16 bytes off a line), with DMXI_KERNEL_STREAM as the engine sets it for large A. For each
  * dtype and scalar pair, op N (the copy) and op T / C (the transpose) run interleaved; prints
  * the best time of each and the ratio T/N. With OpenMP the tiles of one call are split over
- * omp_get_max_threads() threads by a parallel loop (as the engine's local phase does). */
-static int bench_local(int64_t b, int reps)
+ * omp_get_max_threads() threads by a parallel loop (as the engine's local phase does).
+ * `--bench-local TILE REPS DTYPES` times only the dtypes listed (comma-separated names as
+ * printed, e.g. double,float). */
+static int bench_local(int64_t b, int reps, const char *only)
 {
     enum { NBYTES = 4096 * 8 };
     const dmx_scalar one = {1, 0}, zero = {0, 0}, al = {0.5, 0.25}, be = {-1.5, 0.5};
@@ -929,7 +943,7 @@ static int bench_local(int64_t b, int reps)
         for (int t = 0; t < 4; t++)
             for (int v = 0; v < 3; v++)
                 for (int o = 0; o < 3; o++) {
-                    if (o == 2 && !is_complex((dmx_dtype)t))
+                    if ((o == 2 && !is_complex((dmx_dtype)t)) || !wanted(only, (dmx_dtype)t))
                         continue;
                     const int64_t es = (int64_t)elem_size((dmx_dtype)t), n = NBYTES / es;
                     const int64_t nb = n / b;
@@ -959,7 +973,7 @@ static int bench_local(int64_t b, int reps)
     for (int t = 0; t < 4; t++)
         for (int v = 0; v < 3; v++)
             for (int o = 1; o < 3; o++) {
-                if (o == 2 && !is_complex((dmx_dtype)t))
+                if ((o == 2 && !is_complex((dmx_dtype)t)) || !wanted(only, (dmx_dtype)t))
                     continue;
                 printf("{\"bench\":\"kernels_local\",\"dtype\":\"%s\",\"op\":\"%c\",\"alpha\":%d,"
                        "\"beta\":%d,\"tile\":%lld,\"threads\":%d,\"t_copy\":%.6f,\"t_op\":%.6f,"
@@ -979,7 +993,8 @@ int main(int argc, char **argv)
         return bench(argc > 2 ? atoll(argv[2]) : 4096, argc > 3 ? atoi(argv[3]) : 10,
                      argc > 4 ? atoll(argv[4]) : 0);
     if (argc > 1 && strcmp(argv[1], "--bench-local") == 0)
-        return bench_local(argc > 2 ? atoll(argv[2]) : 128, argc > 3 ? atoi(argv[3]) : 5);
+        return bench_local(argc > 2 ? atoll(argv[2]) : 128, argc > 3 ? atoi(argv[3]) : 5,
+                           argc > 4 ? argv[4] : NULL);
     if (argc > 1 && strcmp(argv[1], "--bench-pack") == 0)
         return bench_pack(argc > 2 ? atoi(argv[2]) : 7);
 
