@@ -151,7 +151,6 @@ void dmxi_kernel_apply_flags(dmx_dtype dtype, dmx_op op, dmx_scalar alpha, dmx_s
     job.d = (char *)dst;
     job.stream = (flags & DMXI_KERNEL_STREAM) != 0;
     job.conj = conj;
-    job.avx = 0;
     job.fallback = NULL;
 
     if (alpha0) {

@@ -145,86 +145,6 @@ DEFINE_WALK(walk4, 4, blk4)
 DEFINE_WALK(walk8, 8, blk8)
 DEFINE_WALK(walk16, 16, blk16)
 
-/* ---- the streamed transposing copy: strips one line of D high ------------------------- */
-
-/* Two R x R register blocks stacked along i (rows i..i+2R-1 of D, which is one cache line of
- * each of D's R columns): v[2c + h] is column c, rows h*R..h*R+R-1, 32 bytes each. */
-AVX_FN void line8(const char *s, int64_t lds, __m256d v[8])
-{
-    for (int h = 0; h < 2; h++) {
-        __m256d o[4];
-        reg8(s + 4 * h * lds, lds, o);
-        for (int k = 0; k < 4; k++)
-            v[2 * k + h] = o[k];
-    }
-}
-
-AVX_FN void line4(const char *s, int64_t lds, __m256d v[16])
-{
-    for (int h = 0; h < 2; h++) {
-        __m256 o[8];
-        reg4(s + 8 * h * lds, lds, o);
-        for (int k = 0; k < 8; k++)
-            v[2 * k + h] = _mm256_castps_pd(o[k]);
-    }
-}
-
-AVX_FN void line16(const char *s, int64_t lds, __m256d v[4])
-{
-    for (int h = 0; h < 2; h++) {
-        __m256d o[2];
-        reg16(s + 2 * h * lds, lds, o);
-        for (int k = 0; k < 2; k++)
-            v[2 * k + h] = o[k];
-    }
-}
-
-/* The walk: column blocks of NT_JB columns of D; in each, strips of 2R rows (one line of each
- * column of D), R columns at a time, so each store sequence writes R whole lines back to back
- * (the write-combining buffers fill and go out at once) and S is read in 2R sequential streams.
- * With conj, MASK is xor-ed into every vector (the sign bits of the imaginary parts).
- * Measured (`test_kernels --bench-local`, 128 x 128 tiles of a 4096^2 double matrix, CPU time
- * on a loaded machine, docs/exec.md): blocks of 32 columns 1.82-1.87x the copy's time, 128
- * columns 1.99-2.1x, 8 columns 2.2-2.3x. Each strip reads only NT_JB / (64 / esz) lines per
- * row of S, too short for the hardware prefetchers, so the lines of the next strip are
- * prefetched while this one runs: complex doubles 1.40-1.56x -> 1.15-1.26x, complex floats
- * 1.79-1.86x -> 1.71-1.74x, doubles within the noise (1.6-1.85x); two strips ahead was no
- * better, and prefetching 128 or 256 bytes further along the same rows gained nothing.
- * Floats are not sent here: their strips of 16 rows 32 KiB apart overflow an L1 set (8 ways)
- * and ran slower (2.9-3.4x) than the cached register transposes above (2.6-2.7x); neither are
- * conjugated complex floats (2.35-2.5x against 2.1-2.25x for the generic kernel). */
-#define NT_JB 32
-#define DEFINE_NT_WALK(name, ESZ, LINE)                                                            \
-    __attribute__((target("avx"))) static void name(int64_t m, int64_t n, const char *s,           \
-                                                    int64_t lds, char *d, int64_t ldd,             \
-                                                    __m256d mask, int conj)                        \
-    {                                                                                              \
-        enum { R = 32 / ESZ };                                                                     \
-        for (int64_t j0 = 0; j0 < n; j0 += NT_JB) {                                                \
-            const int64_t j1 = MIN64(n, j0 + NT_JB);                                               \
-            for (int64_t i = 0; i < m; i += 2 * R)                                                 \
-                for (int64_t j = j0; j < j1; j += R) {                                             \
-                    __m256d v[2 * R];                                                              \
-                    if ((j * ESZ) % 64 == 0 && i + 4 * R <= m) /* the next strip's lines */        \
-                        for (int k = 2 * R; k < 4 * R; k++)                                        \
-                            __builtin_prefetch(s + (i + k) * lds + j * ESZ, 0, 3);                 \
-                    LINE(s + i * lds + j * ESZ, lds, v);                                           \
-                    char *dc = d + i * ESZ + j * ldd;                                              \
-                    for (int c = 0; c < R; c++) {                                                  \
-                        __m256d lo = v[2 * c], hi = v[2 * c + 1];                                  \
-                        if (conj)                                                                  \
-                            lo = _mm256_xor_pd(lo, mask), hi = _mm256_xor_pd(hi, mask);            \
-                        _mm256_stream_pd((double *)(void *)(dc + c * ldd), lo);                    \
-                        _mm256_stream_pd((double *)(void *)(dc + c * ldd + 32), hi);               \
-                    }                                                                              \
-                }                                                                                  \
-        }                                                                                          \
-    }
-
-DEFINE_NT_WALK(ntwalk4, 4, line4)
-DEFINE_NT_WALK(ntwalk8, 8, line8)
-DEFINE_NT_WALK(ntwalk16, 16, line16)
-
 /* ---- register transposes with an operation: D = alpha*op(S) + beta*D ------------------------ */
 
 /* The scalars of an operation, broadcast (real kinds use ar and br only) and the mask xor-ed
@@ -370,22 +290,6 @@ __attribute__((target("avx"))) void dmxi_kernel_tapply_avx(int kind, int op, int
     else if (conj && kind == 3)
         c.mask = _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
     walks[kind][op](m, n, (const char *)s, lds, (char *)d, ldd, &c);
-}
-
-__attribute__((target("avx"))) void dmxi_kernel_tcopy_avx_nt(size_t esz, int conj, int64_t m,
-                                                             int64_t n, const void *s, int64_t lds,
-                                                             void *d, int64_t ldd)
-{
-    /* the imaginary part's sign: bit 63 of each 8-byte complex float, of the second double of
-     * each complex double */
-    const __m256d mask8 = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)0x8000000000000000ULL));
-    const __m256d mask16 = _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
-    if (esz == 4)
-        ntwalk4(m, n, s, lds, d, ldd, mask8, 0);
-    else if (esz == 8)
-        ntwalk8(m, n, s, lds, d, ldd, mask8, conj);
-    else
-        ntwalk16(m, n, s, lds, d, ldd, mask16, conj);
 }
 
 void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int64_t lds, void *d,

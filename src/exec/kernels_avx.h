@@ -22,12 +22,6 @@ int dmxi_kernel_avx_ok(void);
 void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int64_t lds, void *d,
                            int64_t ldd);
 
-/* Local. The same with non-temporal stores, and with conj the imaginary parts negated (complex
- * elements: esz 8 or 16). m a multiple of 64 / esz (one cache line of D's column), n of
- * 32 / esz; d and ldd multiples of 64 (every store writes within one aligned line). */
-void dmxi_kernel_tcopy_avx_nt(size_t esz, int conj, int64_t m, int64_t n, const void *s,
-                              int64_t lds, void *d, int64_t ldd);
-
 /* Local. D(i,j) = alpha * op(S)(i,j) + beta * D(i,j) with register transposes, for element kind
  * kind (0 float, 1 double, 2 complex float, 3 complex double) and operation op (kernels_impl.h's
  * enum kop; beta is read only by KOP_AXPBY, alpha by KOP_SCAL, KOP_AXPY, KOP_AXPBY), with conj

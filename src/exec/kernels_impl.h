@@ -70,8 +70,8 @@ struct kjob {
     int transposed;
     int stream;            /* DMXI_KERNEL_STREAM */
     int conj;              /* op C on a complex dtype */
-    int avx;               /* the AVX kernels may run */
     int kind, op;          /* tl_op_avx: element kind (0 s, 1 d, 2 c, 3 z) and enum kop */
+    kfn staged;            /* tl_staged: the cached kernel that fills its buffer */
     kfn fallback;          /* the ordinary kernel, for what a specialized one leaves over */
     double ar, ai, br, bi; /* alpha and beta, already rounded to the dtype */
     const char *s;         /* NULL when the operation does not read S */

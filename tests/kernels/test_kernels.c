@@ -933,7 +933,12 @@ static int bench_local(int64_t b, int reps, const char *only)
         free(s), free(d);
         return 1;
     }
-    memset(s, 0, bytes), memset(d, 0, bytes);
+    /* S holds nonzero, varying values: zero-filled source pages read measurably faster than real
+     * data on this project's VMs (a transpose from zeros ran 1.4x the copy, from real data 2.4x)
+     * */
+    for (size_t k = 0; k < bytes / sizeof(double); k++)
+        ((double *)(void *)s)[k] = 1.0 + (double)(k % 1000003);
+    memset(d, 0, bytes);
     double best[4][3][3], bcpu[4][3][3];
     for (int t = 0; t < 4; t++)
         for (int v = 0; v < 3; v++)
