@@ -15,7 +15,7 @@
  *     not need S never read it; the ones with beta = 0 never read D.
  *  3. Copy-like tiles go to kernels_copy.c, transpose-like ones to kernels_transpose.c (their
  *     headers say how each walks its tile).
- *  4. With OpenMP, a tile of more than OMP_MIN_ELEMS elements is split over the threads by
+ *  4. With OpenMP, a tile of OMP_MIN_BYTES or more is split over the threads by
  *     column ranges (or row ranges for a tall, narrow tile).
  *
  * Cost: each element of S is read at most once and each element of D read at most once and
@@ -31,12 +31,17 @@
 #include <omp.h>
 #endif
 
-/* Tiles with more elements than this are split over OpenMP threads. */
-#define OMP_MIN_ELEMS 65536
+/* Tiles of at least this many bytes of D are split over OpenMP threads: 64 KiB or more for each
+ * of two threads, the engine's threshold for a group of tiles (engine.c, PAR_MIN_BYTES: a fork
+ * and join costs a few microseconds, 64 KiB take 5-10 to copy). Was 65536 elements (512 KiB of
+ * doubles), so a single tile of 64-512 KiB, such as a 128 x 128 block of complex doubles, ran on
+ * one thread. */
+#define OMP_MIN_BYTES ((int64_t)128 * 1024)
 /* Row ranges given to threads are multiples of this many elements (keeps cache lines apart). */
 #define OMP_ROW_ALIGN 64
-/* Column ranges of a transpose-like tile given to threads are multiples of this many. */
-#define OMP_COL_ALIGN 256
+/* Column ranges of a transpose-like tile given to threads are multiples of this many (a cache
+ * line of S's rows for floats; was 256, which gave a tile of up to 256 columns to one thread). */
+#define OMP_COL_ALIGN 16
 
 void dmxi_kernel_fence(void)
 {
@@ -56,7 +61,7 @@ static void run(const kjob *job)
 {
 #ifdef _OPENMP
     const int nthreads = dmxi_threads();
-    if (job->m > OMP_MIN_ELEMS / job->n && nthreads > 1) {
+    if (nthreads > 1 && job->m >= OMP_MIN_BYTES / (int64_t)job->esz / job->n) {
 #pragma omp parallel num_threads(nthreads)
         {
             const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();

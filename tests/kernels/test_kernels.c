@@ -374,6 +374,40 @@ static void sweep_shapes(const int64_t (*shapes)[2], size_t nshapes, unsigned fl
                         }
 }
 
+/* Every scalar class with and without DMXI_KERNEL_STREAM, on shapes that cross the streamed
+ * transposes' staging blocks (kernels_transpose.c: column runs of up to 512 bytes, 16 KiB per
+ * block, row blocks after the first on a line of D) and the AVX register blocks, odd sizes and
+ * long thin ones: alpha = 1 / other x beta = 0 / 1 / other (bit copy, scaled copy through the
+ * staging buffer, the read-modify-write operations), D at every 8-byte offset class within a
+ * line. Under OMP_NUM_THREADS=2 (test kernels_omp2) the larger shapes are split over threads. */
+static void test_scalar_classes(void)
+{
+    static const int64_t shapes[][2] = {{1000, 3}, {3, 1000}, {7, 17},    {17, 7}, {65, 513},
+                                        {513, 65}, {257, 33}, {40, 1000}, {33, 9}, {1, 700}};
+    static const int64_t doffs[] = {0, 8, 16, 48};
+    const dmx_scalar one = {1, 0}, zero = {0, 0}, a = {0.75, -0.5}, b = {-1.25, 0.25};
+    const dmx_scalar al[6] = {one, a, one, a, one, a}, be[6] = {zero, zero, one, one, b, b};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 0; op < 3; op++)
+                for (int v = 0; v < 6; v++)
+                    for (unsigned f = 0; f < 2; f++) {
+                        kcase c = {.dtype = (dmx_dtype)t,
+                                   .op = (dmx_op)op,
+                                   .so = (dmx_order)((sh + (size_t)v) % 2),
+                                   .dord = DMX_COL_MAJOR,
+                                   .alpha = al[v],
+                                   .beta = be[v],
+                                   .rows = shapes[sh][0],
+                                   .cols = shapes[sh][1],
+                                   .spad = (int64_t)((sh + (size_t)t) % 3),
+                                   .dpad = (int64_t)(v % 2) * 3,
+                                   .flags = f ? DMXI_KERNEL_STREAM : 0u,
+                                   .doff = doffs[(sh + (size_t)t + (size_t)v) % 4]};
+                        count(run_case(&c));
+                    }
+}
+
 /* Shapes that cross the kernel's outer tiles (64 x 256 elements) in both directions. */
 static void test_large_tiles(void)
 {
@@ -1006,6 +1040,7 @@ int main(int argc, char **argv)
     test_empty();
     test_cross_product();
     test_large_tiles();
+    test_scalar_classes();
     test_register_blocks();
     test_streaming();
     test_streaming_off_line();
