@@ -8,9 +8,13 @@
  * micro-block touches is used whole while it is in L1, whatever the leading dimensions
  * (power-of-two strides included). The lines of the micro-block PREFETCH_BLOCKS ahead are
  * prefetched: hardware prefetchers do not follow this walk, and without it stores that miss
- * stall the core (measured: 2x slower). Bit copies go through register transposes with AVX
- * (kernels_avx.c) where the CPU has it; streamed bit copies write D with non-temporal stores.
- * Cost: each element of S read once, each element of D read at most once and written once. */
+ * stall the core (measured: 2x slower). That generic loop runs where the CPU has no AVX and on
+ * the edges the others leave; with AVX every operation goes through register transposes
+ * (kernels_avx.c: the bit copy, and alpha/beta/conjugation applied in registers). With
+ * DMXI_KERNEL_STREAM and beta = 0 the tile is staged (tl_staged): blocks are transformed into an
+ * L1 buffer, then each column of D is written as one non-temporal run, as the copy writes it.
+ * Cost: each element of S read once, each element of D read at most once and written once (plus
+ * one write and read of the L1 buffer when staged). docs/exec.md has the measurements. */
 #include "kernels_impl.h"
 #include "kernels_avx.h"
 #include "ntstore.h"
