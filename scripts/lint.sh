@@ -29,7 +29,7 @@ fi
 
 echo "lint: cppcheck ($(cppcheck --version)) on ${#units[@]} files"
 # ctunullpointer is off: cppcheck 2.10's whole-program pass pairs same-named static functions of
-# different files (kernels.c's kfn callees with unrelated callers elsewhere) and reports
+# different files (the kernels' kfn callees with unrelated callers elsewhere) and reports
 # dereferences of pointers no caller passes as NULL.
 if ! cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
     --inline-suppr --std=c11 -j "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" --suppress=ctunullpointer \

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Copies whose destination is written with non-temporal stores (no read of the destination's
  * cache lines first, and the lines do not displace what is in the cache). Used where a large
- * destination is written once and not read again soon: the unpack into A (exec/kernels.c) and
- * direct one-sided puts and gets between node peers (rma/rma_shm.c). Not installed.
+ * destination is written once and not read again soon: the unpack into A (exec/kernels_copy.c,
+ * kernels_transpose.c) and direct one-sided puts and gets between node peers (rma/rma_shm.c). Not
+ * installed.
  *
  * Whole cache lines go out 16 bytes at a time; the partial lines at both ends, and blocks
  * shorter than a line, element by element (8- and 4-byte stores on their boundaries). Storing a

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Copies of many short runs (at most DMXI_SHORT_RUN bytes each, all of one length) with one
  * stride per side: the columns of a tile of small blocks in the redistribution's copy kernel
- * (exec/kernels.c; block-cyclic blocks of a few elements, as ScaLAPACK codes and its REDIST tester
- * use) and the blocks of a strided one-sided transfer (rma/rma_ops.c). A memcpy call per run
+ * (exec/kernels_copy.c; block-cyclic blocks of a few elements, as ScaLAPACK codes and its REDIST
+ * tester use) and the blocks of a strided one-sided transfer (rma/rma_ops.c). A memcpy call per run
  * costs its call, its size dispatch and its tail handling for a handful of bytes; here the size
  * class is chosen once and each run is two fixed-size moves that may overlap (the compiler turns
  * each into loads and stores of that width). Not installed.

@@ -16,6 +16,9 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e);
  * stores, then dmxi_kernel_fence): A's bytes received plus local are above what the caches keep,
  * or DMX_STREAM forces it. Both engines decide alike. */
 int dmxi_exec_decide_stream(const dmxi_exec *e);
+
+/* Reorders the local rectangles of transposing transforms for page locality (local_order.c). */
+dmx_status dmxi_exec_order_local(dmxi_exec *e);
 /* The data path both engines share (engine.c), writes into A streamed when e->stream:
  * pack send pieces [i0, i1) as op(B), column-major in A's orientation, into dst (package offset
  * base); transform receive pieces [i0, i1) from src (package offset base) into A; apply local

@@ -157,6 +157,7 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e)
     DMXI_TRY(dmxi_shm_setup(e));
     DMXI_TRY(dmxi_agree(e->comm, setup_requests(e)));
     e->stream = dmxi_exec_decide_stream(e);
+    DMXI_TRY(dmxi_exec_order_local(e));
     e->buffer_bytes = e->sbytes + e->rbytes + e->shm_bytes;
     e->npeers_shm = 0;
     for (int i = 0; i < e->nrpeer; i++)

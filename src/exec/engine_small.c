@@ -57,6 +57,7 @@ static dmx_status small_setup(dmxi_exec *e)
     e->broken = 0;
     e->shm = 0;
     e->stream = dmxi_exec_decide_stream(e);
+    DMXI_TRY(dmxi_exec_order_local(e));
     DMXI_TRY(lay_out(e->speer, e->nspeer, &e->sbytes));
     DMXI_TRY(lay_out(e->rpeer, e->nrpeer, &e->rbytes));
     for (int side = 0; side < 2; side++) {

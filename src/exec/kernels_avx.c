@@ -3,8 +3,8 @@
  *
  * Algorithm. D(i,j) = S(j,i) for 4-, 8- and 16-byte elements, bit for bit, where D(i,j) is at
  * d + i*esz + j*ldd and S(j,i) at s + i*lds + j*esz (byte strides). The problem is walked in
- * the same outer tiles and cache-line micro-blocks as the generic kernel (kernels.c), but each
- * micro-block is moved in register blocks of R x R elements, R = 32 / esz (one 32-byte vector
+ * the same outer tiles and cache-line micro-blocks as the generic kernel (kernels_transpose.c), but
+ * each micro-block is moved in register blocks of R x R elements, R = 32 / esz (one 32-byte vector
  * per row): R loads of rows of S, a transpose inside the registers, R stores of columns of D.
  *   - 8-byte elements: 4 x 4, unpack pairs within 128-bit lanes, then swap lanes;
  *   - 4-byte elements: 8 x 8, the same two steps plus a 64-bit shuffle in between;
@@ -18,15 +18,15 @@
  * machine) in docs/exec.md.
  */
 #include "kernels_avx.h"
+#include "kernels_impl.h"
 
 #if DMXI_HAVE_AVX_KERNELS
 
 #include <immintrin.h>
 
-/* Tile sizes as in kernels.c. */
+/* Tile sizes as in kernels_transpose.c. */
 #define TILE_I 64
 #define TILE_J 256
-#define CACHE_LINE 64
 /* At most NARROW_J columns and D's columns within NARROW_D bytes (the packed ring of a pack):
  * each register row-block runs across all the columns, so every line of S is used whole at once
  * (in strips one line wide, a line of S off a line boundary is shared by two strips and read
@@ -36,7 +36,6 @@
  * ms against 6.4-6.5 with line-wide strips (`test_kernels --bench-pack`, docs/exec.md). */
 #define NARROW_J 64
 #define NARROW_D 16384
-#define MIN64(a, b) ((a) < (b) ? (a) : (b))
 #define AVX_FN __attribute__((target("avx"), always_inline)) static inline
 
 int dmxi_kernel_avx_ok(void)
@@ -146,100 +145,151 @@ DEFINE_WALK(walk4, 4, blk4)
 DEFINE_WALK(walk8, 8, blk8)
 DEFINE_WALK(walk16, 16, blk16)
 
-/* ---- the streamed transposing copy: strips one line of D high ------------------------- */
+/* ---- register transposes with an operation: D = alpha*op(S) + beta*D ------------------------ */
 
-/* Two R x R register blocks stacked along i (rows i..i+2R-1 of D, which is one cache line of
- * each of D's R columns): v[2c + h] is column c, rows h*R..h*R+R-1, 32 bytes each. */
-AVX_FN void line8(const char *s, int64_t lds, __m256d v[8])
+/* The scalars of an operation, broadcast (real kinds use ar and br only) and the mask xor-ed
+ * into every transposed vector (the sign bits of the imaginary parts for op C, else zero). */
+typedef struct avx_sc {
+    __m256d ar, ai, br, bi, mask;
+} avx_sc;
+
+/* Complex products of interleaved (re, im) vectors: re = r*x - i*y, im = r*y + i*x, the
+ * operations and their order as the generic kernel's (so results match it bit for bit). */
+AVX_FN __m256d cmul_d(__m256d v, __m256d r, __m256d i)
 {
-    for (int h = 0; h < 2; h++) {
-        __m256d o[4];
-        reg8(s + 4 * h * lds, lds, o);
-        for (int k = 0; k < 4; k++)
-            v[2 * k + h] = o[k];
+    return _mm256_addsub_pd(_mm256_mul_pd(r, v), _mm256_mul_pd(i, _mm256_permute_pd(v, 0x5)));
+}
+
+AVX_FN __m256d cmul_s(__m256d v, __m256d r, __m256d i)
+{
+    const __m256 x = _mm256_castpd_ps(v);
+    return _mm256_castps_pd(
+        _mm256_addsub_ps(_mm256_mul_ps(_mm256_castpd_ps(r), x),
+                         _mm256_mul_ps(_mm256_castpd_ps(i), _mm256_permute_ps(x, 0xB1))));
+}
+
+/* alpha * v for element kind K (0 float, 1 double, 2 complex float, 3 complex double). */
+AVX_FN __m256d scale(int K, __m256d v, __m256d r, __m256d i)
+{
+    switch (K) {
+    case 0: return _mm256_castps_pd(_mm256_mul_ps(_mm256_castpd_ps(r), _mm256_castpd_ps(v)));
+    case 1: return _mm256_mul_pd(r, v);
+    case 2: return cmul_s(v, r, i);
+    default: return cmul_d(v, r, i);
     }
 }
 
-AVX_FN void line4(const char *s, int64_t lds, __m256d v[16])
+AVX_FN __m256d vadd(int K, __m256d a, __m256d b)
 {
-    for (int h = 0; h < 2; h++) {
+    if (K == 0 || K == 2)
+        return _mm256_castps_pd(_mm256_add_ps(_mm256_castpd_ps(a), _mm256_castpd_ps(b)));
+    return _mm256_add_pd(a, b);
+}
+
+/* One column vector v of a register block (32 bytes of op(S), already transposed) into D at d
+ * with operation OP (kernels_impl.h's enum kop). */
+AVX_FN void emit(int K, int OP, __m256d v, char *d, const avx_sc *c)
+{
+    v = _mm256_xor_pd(v, c->mask);
+    __m256d r = v;
+    if (OP != KOP_COPY) {
+        const __m256d dv = OP == KOP_SCAL ? v : _mm256_loadu_pd((const double *)(const void *)d);
+        switch (OP) {
+        case KOP_SCAL: r = scale(K, v, c->ar, c->ai); break;
+        case KOP_ADD: r = vadd(K, dv, v); break;
+        case KOP_AXPY: r = vadd(K, dv, scale(K, v, c->ar, c->ai)); break;
+        default: r = vadd(K, scale(K, v, c->ar, c->ai), scale(K, dv, c->br, c->bi)); break;
+        }
+    }
+    _mm256_storeu_pd((double *)(void *)d, r);
+}
+
+/* One R x R register block of kind K (R = 8 floats, 4 doubles or complex floats, 2 complex
+ * doubles) with operation OP. */
+AVX_FN void opblk(int K, int OP, const char *s, int64_t lds, char *d, int64_t ldd, const avx_sc *c)
+{
+    if (K == 0) {
         __m256 o[8];
-        reg4(s + 8 * h * lds, lds, o);
+        reg4(s, lds, o);
         for (int k = 0; k < 8; k++)
-            v[2 * k + h] = _mm256_castps_pd(o[k]);
-    }
-}
-
-AVX_FN void line16(const char *s, int64_t lds, __m256d v[4])
-{
-    for (int h = 0; h < 2; h++) {
+            emit(K, OP, _mm256_castps_pd(o[k]), d + k * ldd, c);
+    } else if (K == 3) {
         __m256d o[2];
-        reg16(s + 2 * h * lds, lds, o);
+        reg16(s, lds, o);
         for (int k = 0; k < 2; k++)
-            v[2 * k + h] = o[k];
+            emit(K, OP, o[k], d + k * ldd, c);
+    } else {
+        __m256d o[4];
+        reg8(s, lds, o);
+        for (int k = 0; k < 4; k++)
+            emit(K, OP, o[k], d + k * ldd, c);
     }
 }
 
-/* The walk: column blocks of NT_JB columns of D; in each, strips of 2R rows (one line of each
- * column of D), R columns at a time, so each store sequence writes R whole lines back to back
- * (the write-combining buffers fill and go out at once) and S is read in 2R sequential streams.
- * With conj, MASK is xor-ed into every vector (the sign bits of the imaginary parts).
- * Measured (`test_kernels --bench-local`, 128 x 128 tiles of a 4096^2 double matrix, CPU time
- * on a loaded machine, docs/exec.md): blocks of 32 columns 1.82-1.87x the copy's time, 128
- * columns 1.99-2.1x, 8 columns 2.2-2.3x. Each strip reads only NT_JB / (64 / esz) lines per
- * row of S, too short for the hardware prefetchers, so the lines of the next strip are
- * prefetched while this one runs: complex doubles 1.40-1.56x -> 1.15-1.26x, complex floats
- * 1.79-1.86x -> 1.71-1.74x, doubles within the noise (1.6-1.85x); two strips ahead was no
- * better, and prefetching 128 or 256 bytes further along the same rows gained nothing.
- * Floats are not sent here: their strips of 16 rows 32 KiB apart overflow an L1 set (8 ways)
- * and ran slower (2.9-3.4x) than the cached register transposes above (2.6-2.7x); neither are
- * conjugated complex floats (2.35-2.5x against 2.1-2.25x for the generic kernel). */
-#define NT_JB 32
-#define DEFINE_NT_WALK(name, ESZ, LINE)                                                            \
-    __attribute__((target("avx"))) static void name(int64_t m, int64_t n, const char *s,           \
-                                                    int64_t lds, char *d, int64_t ldd,             \
-                                                    __m256d mask, int conj)                        \
+/* The tiled walk of the bit copy (DEFINE_WALK) with an operation: micro-blocks one line wide
+ * in both directions (all columns at once for a narrow tile), register blocks inside. */
+#define DEFINE_OP_WALK(name, K, OP)                                                                \
+    __attribute__((target("avx"))) static void name(                                               \
+        int64_t m, int64_t n, const char *s, int64_t lds, char *d, int64_t ldd, const avx_sc *c)   \
     {                                                                                              \
-        enum { R = 32 / ESZ };                                                                     \
-        for (int64_t j0 = 0; j0 < n; j0 += NT_JB) {                                                \
-            const int64_t j1 = MIN64(n, j0 + NT_JB);                                               \
-            for (int64_t i = 0; i < m; i += 2 * R)                                                 \
-                for (int64_t j = j0; j < j1; j += R) {                                             \
-                    __m256d v[2 * R];                                                              \
-                    if ((j * ESZ) % 64 == 0 && i + 4 * R <= m) /* the next strip's lines */        \
-                        for (int k = 2 * R; k < 4 * R; k++)                                        \
-                            __builtin_prefetch(s + (i + k) * lds + j * ESZ, 0, 3);                 \
-                    LINE(s + i * lds + j * ESZ, lds, v);                                           \
-                    char *dc = d + i * ESZ + j * ldd;                                              \
-                    for (int c = 0; c < R; c++) {                                                  \
-                        __m256d lo = v[2 * c], hi = v[2 * c + 1];                                  \
-                        if (conj)                                                                  \
-                            lo = _mm256_xor_pd(lo, mask), hi = _mm256_xor_pd(hi, mask);            \
-                        _mm256_stream_pd((double *)(void *)(dc + c * ldd), lo);                    \
-                        _mm256_stream_pd((double *)(void *)(dc + c * ldd + 32), hi);               \
-                    }                                                                              \
+        enum { ESZ = K == 0 ? 4 : K == 3 ? 16 : 8, R = 32 / ESZ };                                 \
+        const int narrow = n <= NARROW_J && n * ldd <= NARROW_D;                                   \
+        const int64_t MB = narrow ? n : CACHE_LINE / ESZ;                                          \
+        for (int64_t j0 = 0; j0 < n; j0 += TILE_J) {                                               \
+            const int64_t j1 = MIN64(n, j0 + TILE_J);                                              \
+            for (int64_t i0 = 0; i0 < m; i0 += TILE_I) {                                           \
+                const int64_t i1 = MIN64(m, i0 + TILE_I);                                          \
+                for (int64_t jb = j0; jb < j1; jb += MB) {                                         \
+                    const int64_t je = MIN64(j1, jb + MB);                                         \
+                    for (int64_t i = i0; i < i1; i += R)                                           \
+                        for (int64_t j = jb; j < je; j += R)                                       \
+                            opblk(K, OP, s + i * lds + j * ESZ, lds, d + i * ESZ + j * ldd, ldd,   \
+                                  c);                                                              \
                 }                                                                                  \
+            }                                                                                      \
         }                                                                                          \
     }
 
-DEFINE_NT_WALK(ntwalk4, 4, line4)
-DEFINE_NT_WALK(ntwalk8, 8, line8)
-DEFINE_NT_WALK(ntwalk16, 16, line16)
+#define DEFINE_KIND_WALKS(ch, K)                                                                   \
+    DEFINE_OP_WALK(ch##_copy, K, KOP_COPY)                                                         \
+    DEFINE_OP_WALK(ch##_scal, K, KOP_SCAL)                                                         \
+    DEFINE_OP_WALK(ch##_add, K, KOP_ADD)                                                           \
+    DEFINE_OP_WALK(ch##_axpy, K, KOP_AXPY)                                                         \
+    DEFINE_OP_WALK(ch##_axpby, K, KOP_AXPBY)
 
-__attribute__((target("avx"))) void dmxi_kernel_tcopy_avx_nt(size_t esz, int conj, int64_t m,
-                                                             int64_t n, const void *s, int64_t lds,
-                                                             void *d, int64_t ldd)
+DEFINE_KIND_WALKS(opw_s, 0)
+DEFINE_KIND_WALKS(opw_d, 1)
+DEFINE_KIND_WALKS(opw_c, 2)
+DEFINE_KIND_WALKS(opw_z, 3)
+
+typedef void (*opwalk)(int64_t, int64_t, const char *, int64_t, char *, int64_t, const avx_sc *);
+
+__attribute__((target("avx"))) void dmxi_kernel_tapply_avx(int kind, int op, int conj,
+                                                           const double sc[4], int64_t m, int64_t n,
+                                                           const void *s, int64_t lds, void *d,
+                                                           int64_t ldd)
 {
-    /* the imaginary part's sign: bit 63 of each 8-byte complex float, of the second double of
-     * each complex double */
-    const __m256d mask8 = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)0x8000000000000000ULL));
-    const __m256d mask16 = _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
-    if (esz == 4)
-        ntwalk4(m, n, s, lds, d, ldd, mask8, 0);
-    else if (esz == 8)
-        ntwalk8(m, n, s, lds, d, ldd, mask8, conj);
-    else
-        ntwalk16(m, n, s, lds, d, ldd, mask16, conj);
+    static const opwalk walks[4][KOP_COUNT] = {
+        {opw_s_copy, opw_s_scal, opw_s_add, opw_s_axpy, opw_s_axpby},
+        {opw_d_copy, opw_d_scal, opw_d_add, opw_d_axpy, opw_d_axpby},
+        {opw_c_copy, opw_c_scal, opw_c_add, opw_c_axpy, opw_c_axpby},
+        {opw_z_copy, opw_z_scal, opw_z_add, opw_z_axpy, opw_z_axpby}};
+    avx_sc c;
+    if (kind == 0 || kind == 2) { /* floats: every lane the float value */
+        c.ar = _mm256_castps_pd(_mm256_set1_ps((float)sc[0]));
+        c.ai = _mm256_castps_pd(_mm256_set1_ps((float)sc[1]));
+        c.br = _mm256_castps_pd(_mm256_set1_ps((float)sc[2]));
+        c.bi = _mm256_castps_pd(_mm256_set1_ps((float)sc[3]));
+    } else {
+        c.ar = _mm256_set1_pd(sc[0]), c.ai = _mm256_set1_pd(sc[1]);
+        c.br = _mm256_set1_pd(sc[2]), c.bi = _mm256_set1_pd(sc[3]);
+    }
+    c.mask = _mm256_setzero_pd();
+    if (conj && kind == 2) /* the sign bit of each complex float's imaginary part */
+        c.mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)0x8000000000000000ULL));
+    else if (conj && kind == 3)
+        c.mask = _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
+    walks[kind][op](m, n, (const char *)s, lds, (char *)d, ldd, &c);
 }
 
 void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int64_t lds, void *d,

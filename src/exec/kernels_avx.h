@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* AVX transposing bit copy (kernels_avx.c), used by kernels.c when the CPU has AVX. */
+/* AVX transposing bit copy (kernels_avx.c), used by kernels_transpose.c when the CPU has AVX. */
 #ifndef DMXI_KERNELS_AVX_H
 #define DMXI_KERNELS_AVX_H
 
@@ -22,11 +22,13 @@ int dmxi_kernel_avx_ok(void);
 void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int64_t lds, void *d,
                            int64_t ldd);
 
-/* Local. The same with non-temporal stores, and with conj the imaginary parts negated (complex
- * elements: esz 8 or 16). m a multiple of 64 / esz (one cache line of D's column), n of
- * 32 / esz; d and ldd multiples of 64 (every store writes within one aligned line). */
-void dmxi_kernel_tcopy_avx_nt(size_t esz, int conj, int64_t m, int64_t n, const void *s,
-                              int64_t lds, void *d, int64_t ldd);
+/* Local. D(i,j) = alpha * op(S)(i,j) + beta * D(i,j) with register transposes, for element kind
+ * kind (0 float, 1 double, 2 complex float, 3 complex double) and operation op (kernels_impl.h's
+ * enum kop; beta is read only by KOP_AXPBY, alpha by KOP_SCAL, KOP_AXPY, KOP_AXPBY), with conj
+ * the imaginary parts of S negated; sc = {alpha re, alpha im, beta re, beta im}, rounded to the
+ * dtype. Layout and preconditions as dmxi_kernel_tcopy_avx (m and n multiples of 32 / size). */
+void dmxi_kernel_tapply_avx(int kind, int op, int conj, const double sc[4], int64_t m, int64_t n,
+                            const void *s, int64_t lds, void *d, int64_t ldd);
 #endif
 
 #endif
