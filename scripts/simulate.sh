@@ -123,7 +123,10 @@ gemm() {
         for np in $nps; do
             local q=1
             while [ $(((q + 1) * (q + 1))) -le "$np" ]; do q=$((q + 1)); done
-            local cap=$(((N + q - 1) / q)) pts=${SIM_POINTS:-}
+            local cap=$(((N + q - 1) / q)) pts=${SIM_POINTS:-} cores nodes
+            # the model column's nodes: ranks fill the hosts in order, cores of them per host
+            read -r _ _ cores <<<"$(plat_hosts "$plat")"
+            nodes=$(((np + cores - 1) / cores))
             if [ -z "$pts" ]; then
                 pts="summa:64"
                 for ((g = 2; g < np; g *= 2)); do pts="$pts hsumma:$g:64"; done
@@ -132,7 +135,7 @@ gemm() {
             echo "# gemm $plat np $np n $N (widest panel $cap)" >&2
             for pt in $pts; do
                 IFS=: read -r alg x y z <<<"$pt"
-                local a=(bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$np" --only)
+                local a=(bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$nodes" --only)
                 case $alg in
                 summa) a+=(summa --panel "$x") ;;
                 hsumma) a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}") ;;

@@ -181,11 +181,26 @@ typedef struct centry {
     double t;
 } centry;
 
+/* Messages a step puts through one node's links (see node_loads): for each kind of node, the
+ * A broadcast's messages leaving the node (off) and staying in it (in), and B's. */
+enum { NSHAPES = 64, NKINDS = 8, NLEVELS = 3 };
+typedef struct nkind {
+    int64_t off_a, in_a, off_b, in_b;
+} nkind;
+typedef struct nshape {
+    int pr, pc, gr, gc, used;
+    int nk[NLEVELS];
+    nkind k[NLEVELS][NKINDS];
+} nshape;
+
 typedef struct mctx {
     dmx_dtype t;
-    int64_t m, n, k, nodes;
+    int64_t m, n, k, nodes, p;
     int overlap;
+    double beta_inter,
+        beta_intra; /* s/byte of one message across nodes and inside one (0: unset) */
     centry cache[NCACHE];
+    nshape shapes[NSHAPES];
 } mctx;
 
 static double coll_time(mctx *c, int kind, int64_t q, int64_t bytes)
@@ -270,6 +285,134 @@ static int concurrent_links(const mctx *c)
     return c->overlap && get_curve()->concurrent;
 }
 
+/* Nodes shared by several ranks (nodes > 1, more ranks than nodes): ranks fill the nodes in order
+ * (ceil(p / nodes) per node) and the grid is row-major, so the roots of one step's broadcasts
+ * crowd some nodes. A grid row's ranks sit side by side: when B's panel row is broadcast down
+ * the columns, every rank of that row is a root, and a node of that row sends its ranks' q - 1
+ * messages each through the node's one link. The model then charges a step the busiest node's
+ * bytes, those leaving the node at the network's rate and those staying in it at the node's
+ * (separate resources: the larger). One rank per node gives the per-rank figures as before; one
+ * node is left to the per-rank figures (shared memory is not one link). */
+static int shared_nodes(const mctx *c)
+{
+    return c->nodes > 1 && c->p > c->nodes;
+}
+
+/* Add one node's counts to a level's kinds: a new kind, or (table full) into the last one as
+ * the largest of each count (an upper bound). */
+static void add_kind(nshape *s, int lv, nkind x)
+{
+    for (int i = 0; i < s->nk[lv]; i++) {
+        nkind *y = &s->k[lv][i];
+        if (y->off_a == x.off_a && y->in_a == x.in_a && y->off_b == x.off_b && y->in_b == x.in_b)
+            return;
+    }
+    if (s->nk[lv] < NKINDS) {
+        s->k[lv][s->nk[lv]++] = x;
+        return;
+    }
+    nkind *y = &s->k[lv][NKINDS - 1];
+    y->off_a = x.off_a > y->off_a ? x.off_a : y->off_a;
+    y->in_a = x.in_a > y->in_a ? x.in_a : y->in_a;
+    y->off_b = x.off_b > y->off_b ? x.off_b : y->off_b;
+    y->in_b = x.in_b > y->in_b ? x.in_b : y->in_b;
+}
+
+/* A root at rank r sending to r + t d, t = 1 .. q - 1, counted into *in (up to rank hi, the
+ * node's last) and *off. */
+static void count_fan(int64_t r, int64_t d, int64_t q, int64_t hi, int64_t *in, int64_t *off)
+{
+    int64_t near = q > 1 ? (hi - r) / d : 0;
+    near = near < q - 1 ? near : q - 1;
+    *in += near;
+    *off += q - 1 - near;
+}
+
+/* One node's messages in a step, ranks lo..hi. Level 0: the inner broadcasts (rows of s
+ * consecutive columns, roots at place 0 of each group; columns of sr consecutive rows, roots at
+ * the group's first row); level 1: the cross broadcasts (gc ranks s apart, roots in column 0;
+ * gr ranks sr apart, roots in row 0); level 2: Cannon's shifts (every rank sends A to its left
+ * and B to its upper neighbour). The first panel's roots stand for every panel's. */
+static nkind node_count(const nshape *s, int lv, int64_t lo, int64_t hi)
+{
+    int64_t sc = s->pc / s->gc, sr = s->pr / s->gr;
+    nkind x = {0, 0, 0, 0};
+    for (int64_t r = lo; r <= hi && r < (int64_t)s->pr * s->pc; r++) {
+        int64_t i = r / s->pc, j = r % s->pc;
+        if (lv == 2) {
+            int64_t a = i * s->pc + (j + s->pc - 1) % s->pc,
+                    b = ((i + s->pr - 1) % s->pr) * s->pc + j;
+            int ina = a >= lo && a <= hi, inb = b >= lo && b <= hi;
+            x.in_a += ina, x.off_a += !ina, x.in_b += inb, x.off_b += !inb;
+            continue;
+        }
+        if (lv == 0 ? j % sc == 0 : j == 0)
+            count_fan(r, lv == 0 ? 1 : sc, lv == 0 ? sc : s->gc, hi, &x.in_a, &x.off_a);
+        if (lv == 0 ? i % sr == 0 : i == 0)
+            count_fan(r, lv == 0 ? s->pc : sr * s->pc, lv == 0 ? sr : s->gr, hi, &x.in_b, &x.off_b);
+    }
+    return x;
+}
+
+/* The kinds of node of a grid and grouping at every level, computed once per search. NULL when
+ * the nodes are not shared (or the table is full: the per-rank figures then). */
+static const nshape *node_loads(mctx *c, int pr, int pc, int gr, int gc)
+{
+    if (!shared_nodes(c))
+        return NULL;
+    uint64_t h =
+        ((uint64_t)pr * 131u + (uint64_t)pc * 31u + (uint64_t)gr * 7u + (uint64_t)gc) % NSHAPES;
+    for (int t = 0; t < NSHAPES; t++) {
+        nshape *s = &c->shapes[(h + (uint64_t)t) % NSHAPES];
+        if (s->used && s->pr == pr && s->pc == pc && s->gr == gr && s->gc == gc)
+            return s;
+        if (s->used)
+            continue;
+        int64_t per = (c->p + c->nodes - 1) / c->nodes;
+        *s = (nshape){.pr = pr, .pc = pc, .gr = gr, .gc = gc, .used = 1};
+        for (int lv = 0; lv < NLEVELS; lv++)
+            for (int64_t lo = 0; lo < (int64_t)pr * pc; lo += per)
+                add_kind(s, lv, node_count(s, lv, lo, lo + per - 1));
+        return s;
+    }
+    return NULL;
+}
+
+/* Seconds per byte of one message across nodes and inside one node, from the collectives
+ * model's flat broadcast to 2 ranks (as the concurrent broadcast's alpha and beta). */
+static void node_betas(mctx *c)
+{
+    if (c->beta_inter > 0)
+        return;
+    for (int nd = 1; nd <= 2; nd++) {
+        double t0 = 0.0, t1 = 0.0;
+        double *beta = nd == 2 ? &c->beta_inter : &c->beta_intra;
+        if (dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_FLAT, 2, 0, nd, &t0, NULL) != DMX_SUCCESS ||
+            dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_FLAT, 2, 1 << 20, nd, &t1, NULL) !=
+                DMX_SUCCESS)
+            t0 = 0.0, t1 = 1e30;
+        *beta = (t1 - t0) / (double)(1 << 20);
+        if (!(*beta > 0))
+            *beta = 1e-30;
+    }
+}
+
+/* The busiest node's bandwidth time in a step of level @p lv whose A messages have @p ea bytes
+ * and B messages @p eb (0 leaves that broadcast out). */
+static double node_bw(mctx *c, const nshape *s, int lv, double ea, double eb)
+{
+    double most = 0.0;
+    node_betas(c);
+    for (int i = 0; i < s->nk[lv]; i++) {
+        const nkind *x = &s->k[lv][i];
+        double off = ((double)x->off_a * ea + (double)x->off_b * eb) * c->beta_inter;
+        double in = ((double)x->in_a * ea + (double)x->in_b * eb) * c->beta_intra;
+        double t = off > in ? off : in;
+        most = t > most ? t : most;
+    }
+    return most;
+}
+
 /* One inner panel's step with look-ahead (two panels in flight) when every rank has its own link
  * and a broadcast's root posts all its sends at once (ibcast = concurrent): the row broadcast of
  * A (over qa ranks, ea bytes) and the column broadcast of B (qb ranks, eb bytes) leave from
@@ -284,14 +427,22 @@ static int concurrent_links(const mctx *c)
  *    broadcasts alone, X = max(W, (L + W) / 2).
  * Against SMPI at 64 ranks (docs/gemm.md) this is within 20 % for b from 32 to 256 on both
  * platforms, where adding the broadcasts and serialising the panels was up to 3.5x too high.
+ * With nodes shared (@p sh not NULL), "a rank's link" is its node's: the bandwidth terms are the
+ * busiest node's (node_bw), A's alone, B's alone, and both together for the owners' case.
  * @p first (if not NULL) gets the panel's broadcast time when nothing hides it (L of the new-owner
  * case). */
-static double link_step(mctx *c, int64_t qa, int64_t qb, double ea, double eb, double W,
-                        int new_owners, double *first)
+static double link_step(mctx *c, const nshape *sh, int64_t qa, int64_t qb, double ea, double eb,
+                        double W, int new_owners, double *first)
 {
     double ta = tb(c, qa, ea), tbb = tb(c, qb, eb);
     double aa = qa > 1 ? tb(c, qa, 0.0) : 0.0, ab = qb > 1 ? tb(c, qb, 0.0) : 0.0;
-    double bw = (ta - aa) + (tbb - ab), L1 = ta > tbb ? ta : tbb;
+    double bw = (ta - aa) + (tbb - ab);
+    if (sh) {
+        ta = aa + node_bw(c, sh, 0, ea, 0.0);
+        tbb = ab + node_bw(c, sh, 0, 0.0, eb);
+        bw = node_bw(c, sh, 0, ea, eb);
+    }
+    double L1 = ta > tbb ? ta : tbb;
     double L = new_owners ? L1 : (aa > ab ? aa : ab) + bw, x = (L + W) / 2.0;
     if (first)
         *first = L1;
@@ -324,16 +475,20 @@ static double panels_time(mctx *c, int pr, int pc, int gr, int gc, int64_t b, in
                 if (nfull == 0)
                     ci0 = cr;
             }
+            const nshape *sh = concurrent_links(c) ? node_loads(c, pr, pc, gr, gc) : NULL;
             if (concurrent_links(c)) {
                 inner = 0.0;
                 for (int64_t u = 0; u * b < ow; u++) {
                     double w = ow - u * b < b ? (double)(ow - u * b) : (double)b;
-                    inner += link_step(c, ic, ir, ml * w * e, w * nl * e, work(c, ml, nl, w),
+                    inner += link_step(c, sh, ic, ir, ml * w * e, w * nl * e, work(c, ml, nl, w),
                                        o == x && u == 0, u == 0 ? &ci0 : NULL);
                 }
             }
             double co =
                 B > 0 ? tb(c, gc, ml * (double)ow * e) + tb(c, gr, (double)ow * nl * e) : 0.0;
+            if (B > 0 && sh) /* the cross broadcasts' latencies, then the busiest node's bytes */
+                co = (gc > 1 ? tb(c, gc, 0.0) : 0.0) + (gr > 1 ? tb(c, gr, 0.0) : 0.0) +
+                     node_bw(c, sh, 1, ml * (double)ow * e, (double)ow * nl * e);
             if (first < 0)
                 first = co + ci0;
             /* All ranks' broadcast bytes of this panel (outer and inner levels together move
@@ -357,6 +512,9 @@ static double predict_one(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int
         int64_t kq = (c->k + pr - 1) / pr;
         double s = 2.0 * coll_time(c, DMX_COLL_SHIFT, pr, (int64_t)(ml * (double)kq * e));
         s = at_least(s, backbone((double)pr * pr * (ml + nl) * (double)kq * e)); /* all shifts */
+        const nshape *sh = node_loads(c, pr, pr, 1, 1); /* the busiest node's shifts */
+        if (sh)
+            s = at_least(s, node_bw(c, sh, 2, ml * (double)kq * e, nl * (double)kq * e));
         double w = work(c, ml, nl, (double)kq);
         return s + (double)pr * comb(c, s, w) - (c->overlap ? 0.0 : s);
     }
@@ -425,6 +583,7 @@ static dmx_status search(mctx *c, int64_t p, const dmx_gemm_options *o, dmx_gemm
     static const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 2048, 4096, 0};
     int have = 0;
     int64_t kk = c->k > 0 ? c->k : 1;
+    c->p = p;
     DMXI_CHECK(p >= 1 && p <= INT_MAX, DMX_ERR_ARG, "p = %lld", (long long)p);
     DMXI_CHECK((int64_t)o->prow * o->pcol <= p, DMX_ERR_UNSUPPORTED,
                "grid %d x %d needs more than %lld ranks", o->prow, o->pcol, (long long)p);
