@@ -31,13 +31,15 @@
  * it falls with sqrt(w). From DMX_GEMM_MODEL's file when set (dmx calibrate gemm -o writes it),
  * else the built-in shape times DMX_GEMM_MFLOPS: one core measured here (OpenBLAS, one thread)
  * ran 72 % of its wide-panel rate at w = 32, 97 % at 256, 99 % at 1024. */
-enum { MAXPTS = 16 };
+enum { MAXPTS = 16, MAXDIMS = 6 };
 typedef struct curve {
     int n;
     double w[MAXPTS], rate[MAXPTS];
     dmx_coll_alg ibcast; /* whose formula predicts the library's MPI_Ibcast */
     int concurrent;      /* 1: MPI_Ibcast's root posts all sends at once (alpha + (q-1) m beta) */
     double backbone;     /* bytes/s the network carries in all (one shared switch), 0: unlimited */
+    int ndims; /* torus = X,Y,...: the nodes' torus (node i at x = i mod X, ...), 0: none */
+    int64_t dims[MAXDIMS];
 } curve;
 
 static curve CURVE;
@@ -53,6 +55,7 @@ static void default_curve(curve *cv)
     cv->ibcast = DMX_COLL_MPI;
     cv->concurrent = 0;
     cv->backbone = 0.0;
+    cv->ndims = 0;
     for (int i = 0; i < 7; i++)
         cv->w[i] = w[i], cv->rate[i] = eff[i] * peak;
 }
@@ -63,11 +66,29 @@ static int blank(const char *s)
     return strspn(s, " \t\r\n") == strlen(s);
 }
 
+/* "X,Y,..." into cv's torus sizes; 0 on success. */
+static int parse_dims(const char *v, curve *cv)
+{
+    cv->ndims = 0;
+    while (*v) {
+        char *end = NULL;
+        long x = strtol(v, &end, 10);
+        if (end == v || x < 2 || x > 1 << 20 || cv->ndims == MAXDIMS || (*end && *end != ','))
+            return cv->ndims = 0, 1;
+        cv->dims[cv->ndims++] = x;
+        v = *end ? end + 1 : end;
+    }
+    return cv->ndims == 0;
+}
+
 /* "rate = w mflops" lines (w ascending) and optionally "ibcast = ALG": the dmx broadcast
  * algorithm whose formula the MPI library's MPI_Ibcast follows (default mpi, the collectives
  * model's prediction of the library's broadcast), or "concurrent": the root posts its q-1 sends
  * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); and "backbone = B":
  * the network's total capacity in bytes/s (a switch all messages share; unset: unlimited);
+ * "torus = X,Y,...": the nodes form that torus (node i at x = i mod X, y = i / X mod Y, ...)
+ * with one link per direction, and messages take SimGrid's dimension-order routes (used where
+ * ranks share nodes, node_loads; unset: one link per node);
  * '#' comments. Anything else on a line, trailing words included, is an error. 0 on success. */
 static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
 {
@@ -78,6 +99,7 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
     cv->ibcast = DMX_COLL_MPI;
     cv->concurrent = 0;
     cv->backbone = 0.0;
+    cv->ndims = 0;
     if (f == NULL) {
         snprintf(why, nwhy, "cannot open %s", path);
         return 1;
@@ -98,6 +120,15 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
                 return 1;
             }
             cv->backbone = w;
+            continue;
+        }
+        if (sscanf(buf, " torus = %63s%n", name, &end) == 1) {
+            if (!blank(buf + end) || parse_dims(name, cv) != 0) {
+                snprintf(why, nwhy, "%s:%d: torus = X,Y,... expected (at most %d sizes >= 2)", path,
+                         line, MAXDIMS);
+                fclose(f);
+                return 1;
+            }
             continue;
         }
         if (sscanf(buf, " ibcast = %63s%n", name, &end) == 1 && !blank(buf + end)) {
@@ -183,7 +214,7 @@ typedef struct centry {
 
 /* Messages a step puts through one node's links (see node_loads): for each kind of node, the
  * A broadcast's messages leaving the node (off) and staying in it (in), and B's. */
-enum { NSHAPES = 64, NKINDS = 8, NLEVELS = 3 };
+enum { NSHAPES = 64, NKINDS = 32, NLEVELS = 3 };
 typedef struct nkind {
     int64_t off_a, in_a, off_b, in_b;
 } nkind;
@@ -318,64 +349,128 @@ static void add_kind(nshape *s, int lv, nkind x)
     y->in_b = x.in_b > y->in_b ? x.in_b : y->in_b;
 }
 
-/* A root at rank r sending to r + t d, t = 1 .. q - 1, counted into *in (up to rank hi, the
- * node's last) and *off. */
-static void count_fan(int64_t r, int64_t d, int64_t q, int64_t hi, int64_t *in, int64_t *off)
+/* Where one step's messages go: per directed link (the node's one link, or each torus link on
+ * the message's route) and per node's loopback, A's and B's counted apart. */
+typedef struct tally {
+    const curve *cv;
+    int64_t per;   /* ranks per node */
+    int64_t *link; /* [link * 2 + (0: A, 1: B)] */
+    int64_t *loop; /* [node * 2 + ...] */
+    int64_t nlinks, nnodes;
+} tally;
+
+/* The torus's directed links from @p s to @p d (SimGrid's dimension order, x fastest: in each
+ * dimension the way the source's coordinates make shorter, wrapping round), each counted. */
+static void torus_route(tally *t, int64_t s, int64_t d, int isb)
 {
-    int64_t near = q > 1 ? (hi - r) / d : 0;
-    near = near < q - 1 ? near : q - 1;
-    *in += near;
-    *off += q - 1 - near;
+    const curve *cv = t->cv;
+    int64_t cur = s;
+    while (cur != d) {
+        int64_t dp = 1;
+        for (int j = 0; j < cv->ndims; j++) {
+            int64_t n = cv->dims[j], my = (s / dp) % n, to = (d / dp) % n, at = (cur / dp) % n;
+            if (at != to) {
+                int right = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
+                int64_t next = right ? (at == n - 1 ? cur + dp - dp * n : cur + dp)
+                                     : (at == 0 ? cur - dp + dp * n : cur - dp);
+                int64_t id = ((right ? cur : next) * cv->ndims + j) * 2 + !right;
+                t->link[id * 2 + isb]++;
+                cur = next;
+                break;
+            }
+            dp *= n;
+        }
+    }
 }
 
-/* One node's messages in a step, ranks lo..hi. Level 0: the inner broadcasts (rows of s
- * consecutive columns, roots at place 0 of each group; columns of sr consecutive rows, roots at
- * the group's first row); level 1: the cross broadcasts (gc ranks s apart, roots in column 0;
- * gr ranks sr apart, roots in row 0); level 2: Cannon's shifts (every rank sends A to its left
- * and B to its upper neighbour). The first panel's roots stand for every panel's. */
-static nkind node_count(const nshape *s, int lv, int64_t lo, int64_t hi)
+static void send_one(tally *t, int64_t from, int64_t to, int isb)
+{
+    int64_t s = from / t->per, d = to / t->per;
+    if (s == d)
+        t->loop[s * 2 + isb]++;
+    else if (t->cv->ndims > 0)
+        torus_route(t, s, d, isb);
+    else
+        t->link[s * 2 + isb]++;
+}
+
+/* A root at rank r sending to r + u d, u = 1 .. q - 1. */
+static void send_fan(tally *t, int64_t r, int64_t d, int64_t q, int isb)
+{
+    for (int64_t u = 1; u < q; u++)
+        send_one(t, r, r + u * d, isb);
+}
+
+/* One step's messages at level @p lv. Level 0: the inner broadcasts (rows of s consecutive
+ * columns, roots at place 0 of each group; columns of sr consecutive rows, roots at the group's
+ * first row); level 1: the cross broadcasts (gc ranks s apart, roots in column 0; gr ranks sr
+ * apart, roots in row 0); level 2: Cannon's shifts (every rank sends A to its left and B to its
+ * upper neighbour). The first panel's roots stand for every panel's. */
+static void step_messages(tally *t, const nshape *s, int lv)
 {
     int64_t sc = s->pc / s->gc, sr = s->pr / s->gr;
-    nkind x = {0, 0, 0, 0};
-    for (int64_t r = lo; r <= hi && r < (int64_t)s->pr * s->pc; r++) {
+    for (int64_t r = 0; r < (int64_t)s->pr * s->pc; r++) {
         int64_t i = r / s->pc, j = r % s->pc;
         if (lv == 2) {
-            int64_t a = i * s->pc + (j + s->pc - 1) % s->pc,
-                    b = ((i + s->pr - 1) % s->pr) * s->pc + j;
-            int ina = a >= lo && a <= hi, inb = b >= lo && b <= hi;
-            x.in_a += ina, x.off_a += !ina, x.in_b += inb, x.off_b += !inb;
+            send_one(t, r, i * s->pc + (j + s->pc - 1) % s->pc, 0);
+            send_one(t, r, ((i + s->pr - 1) % s->pr) * s->pc + j, 1);
             continue;
         }
         if (lv == 0 ? j % sc == 0 : j == 0)
-            count_fan(r, lv == 0 ? 1 : sc, lv == 0 ? sc : s->gc, hi, &x.in_a, &x.off_a);
+            send_fan(t, r, lv == 0 ? 1 : sc, lv == 0 ? sc : s->gc, 0);
         if (lv == 0 ? i % sr == 0 : i == 0)
-            count_fan(r, lv == 0 ? s->pc : sr * s->pc, lv == 0 ? sr : s->gr, hi, &x.in_b, &x.off_b);
+            send_fan(t, r, lv == 0 ? s->pc : sr * s->pc, lv == 0 ? sr : s->gr, 1);
     }
-    return x;
 }
 
-/* The kinds of node of a grid and grouping at every level, computed once per search. NULL when
- * the nodes are not shared (or the table is full: the per-rank figures then). */
+/* The kinds of link (and loopback) of a grid and grouping at every level, computed once per
+ * search. NULL when the nodes are not shared (or on failure: the per-rank figures then). */
 static const nshape *node_loads(mctx *c, int pr, int pc, int gr, int gc)
 {
     if (!shared_nodes(c))
         return NULL;
     uint64_t h =
         ((uint64_t)pr * 131u + (uint64_t)pc * 31u + (uint64_t)gr * 7u + (uint64_t)gc) % NSHAPES;
-    for (int t = 0; t < NSHAPES; t++) {
-        nshape *s = &c->shapes[(h + (uint64_t)t) % NSHAPES];
-        if (s->used && s->pr == pr && s->pc == pc && s->gr == gr && s->gc == gc)
-            return s;
-        if (s->used)
-            continue;
-        int64_t per = (c->p + c->nodes - 1) / c->nodes;
-        *s = (nshape){.pr = pr, .pc = pc, .gr = gr, .gc = gc, .used = 1};
-        for (int lv = 0; lv < NLEVELS; lv++)
-            for (int64_t lo = 0; lo < (int64_t)pr * pc; lo += per)
-                add_kind(s, lv, node_count(s, lv, lo, lo + per - 1));
-        return s;
+    nshape *s = NULL;
+    for (int u = 0; u < NSHAPES && s == NULL; u++) {
+        nshape *x = &c->shapes[(h + (uint64_t)u) % NSHAPES];
+        if (x->used && x->pr == pr && x->pc == pc && x->gr == gr && x->gc == gc)
+            return x;
+        if (!x->used)
+            s = x;
     }
-    return NULL;
+    if (s == NULL)
+        return NULL;
+    tally t = {get_curve(), (c->p + c->nodes - 1) / c->nodes, NULL, NULL, 0, 0};
+    t.nnodes = ((int64_t)pr * pc + t.per - 1) / t.per;
+    t.nlinks = t.nnodes;
+    if (t.cv->ndims > 0) {
+        int64_t all = 1;
+        for (int j = 0; j < t.cv->ndims; j++)
+            all *= t.cv->dims[j];
+        if (all < t.nnodes) /* more nodes than the torus holds: one link per node */
+            return NULL;
+        t.nlinks = all * t.cv->ndims * 2;
+    }
+    t.link = calloc((size_t)t.nlinks * 2, sizeof *t.link);
+    t.loop = calloc((size_t)t.nnodes * 2, sizeof *t.loop);
+    if (t.link && t.loop) {
+        *s = (nshape){.pr = pr, .pc = pc, .gr = gr, .gc = gc, .used = 1};
+        for (int lv = 0; lv < NLEVELS; lv++) {
+            memset(t.link, 0, (size_t)t.nlinks * 2 * sizeof *t.link);
+            memset(t.loop, 0, (size_t)t.nnodes * 2 * sizeof *t.loop);
+            step_messages(&t, s, lv);
+            for (int64_t l = 0; l < t.nlinks; l++)
+                if (t.link[2 * l] || t.link[2 * l + 1])
+                    add_kind(s, lv, (nkind){t.link[2 * l], 0, t.link[2 * l + 1], 0});
+            for (int64_t v = 0; v < t.nnodes; v++)
+                if (t.loop[2 * v] || t.loop[2 * v + 1])
+                    add_kind(s, lv, (nkind){0, t.loop[2 * v], 0, t.loop[2 * v + 1]});
+        }
+    }
+    free(t.link);
+    free(t.loop);
+    return s && s->used ? s : NULL;
 }
 
 /* Seconds per byte of one message across nodes and inside one node, from the collectives
