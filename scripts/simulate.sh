@@ -15,7 +15,9 @@
 #   scripts/simulate.sh table MODULE   the table again from $SIM_OUT/MODULE.jsonl
 #   scripts/simulate.sh smoke          the smallest point of each module (a few seconds each)
 #   scripts/simulate.sh platforms      loads each platform file with a 16-rank run
-# Environment: SIM_PLATFORMS, SIM_NP (lists), SIM_TIMEOUT, SIM_OUT; per module below.
+# Environment: SIM_PLATFORMS, SIM_NP (lists), SIM_TIMEOUT, SIM_OUT; per module below. SIM_MODEL
+# replaces the platform's collectives model file (calibrate uses it), SIM_COLL_MOD the coll
+# module's output name (default coll).
 #
 # Platforms (bench/simgrid/<name>.xml, each with its model files <name>.model for the
 # collectives (DMX_MODEL) and <name>.gemm for the multiply (DMX_GEMM_MODEL), derived from the
