@@ -291,7 +291,7 @@ static int parse_alg(const char *v, void *dest)
 
 typedef struct gemm_args {
     int64_t n, m, k, panel, outer, nodes;
-    int reps, json, only, groups, nopeak, nowarmup;
+    int reps, json, only, groups, nopeak, nowarmup, datagrid;
 } gemm_args;
 
 /* Returns CLI_RUN, CLI_HELP or CLI_ERROR (printed by the first process). */
@@ -316,6 +316,9 @@ static int parse(int argc, char **argv, gemm_args *g)
                     "only"),
         CLI_OPT_REQ("outer", CLI_SIZE, &g->outer, 0, 0, "B",
                     "HSUMMA outer panel width; default 0 (the model's)", "only"),
+        CLI_FLAG_OPT("data-grid", &g->datagrid,
+                     "with --only auto: the operands' grid forced, the rest chosen (the model\n"
+                     "prices no redistribution; this compares choices without one)"),
         CLI_OPT_REQ("nodes", CLI_SIZE, &g->nodes, 1, 0, "N",
                     "nodes the model assumes for its prediction; default 1", "only"),
         CLI_FLAG_OPT("no-peak", &g->nopeak,
@@ -404,8 +407,8 @@ static int run(const gemm_args *ga)
             if (a != only)
                 continue;
             o.groups = groups, o.panel = panel, o.outer_panel = outer;
-            if (a != DMX_GEMM_AUTO && (a != DMX_GEMM_CANNON || pr == pc)) /* data grid */
-                o.prow = pr, o.pcol = pc;
+            if ((a != DMX_GEMM_AUTO || ga->datagrid) && (a != DMX_GEMM_CANNON || pr == pc))
+                o.prow = pr, o.pcol = pc; /* data grid */
         }
         if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
                                  zero, C.l, &o, &g) != DMX_SUCCESS) {

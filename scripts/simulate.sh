@@ -11,10 +11,13 @@
 #   scripts/simulate.sh exchange       NBX, PEX, PCX, RSX, AUTO over P, stencils (seed 004)
 #   scripts/simulate.sh coll           every algorithm, AUTO, MPI's own per cell (seed 002)
 #   scripts/simulate.sh redist         block-cyclic and grid changes, dmx vs MPI_Alltoallv (seed 000)
+#   scripts/simulate.sh calibrate      the collectives' model factors measured in the simulator
 #   scripts/simulate.sh table MODULE   the table again from $SIM_OUT/MODULE.jsonl
 #   scripts/simulate.sh smoke          the smallest point of each module (a few seconds each)
 #   scripts/simulate.sh platforms      loads each platform file with a 16-rank run
-# Environment: SIM_PLATFORMS, SIM_NP (lists), SIM_TIMEOUT, SIM_OUT; per module below.
+# Environment: SIM_PLATFORMS, SIM_NP (lists), SIM_TIMEOUT, SIM_OUT; per module below. SIM_MODEL
+# replaces the platform's collectives model file (calibrate uses it), SIM_COLL_MOD the coll
+# module's output name (default coll).
 #
 # Platforms (bench/simgrid/<name>.xml, each with its model files <name>.model for the
 # collectives (DMX_MODEL) and <name>.gemm for the multiply (DMX_GEMM_MODEL), derived from the
@@ -91,7 +94,7 @@ sim() {
     case $plat in latency | bandwidth) base=cluster_$plat ;; esac
     hf=$(hostfile "$plat")
     t0=$(date +%s.%N)
-    (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="$SIM_DIR/$base.model" \
+    (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="${SIM_MODEL:-$SIM_DIR/$base.model}" \
         DMX_GEMM_MODEL="$SIM_DIR/$base.gemm" \
         timeout -s KILL "${SIM_TIMEOUT:-900}" smpirun -np "$np" -platform "$SIM_DIR/$base.xml" \
         -hostfile "$hf" --cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 \
@@ -115,15 +118,19 @@ sim() {
 table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl"; }
 
 # ---- gemm: seed 003 (HSUMMA). A point is summa:b, hsumma:G:b (outer panel B = the widest
-# panel, N/sqrt(P)), hsumma:G:b:B, cannon or auto (nothing forced); forced points use the
-# data's square grid. SIM_POINTS default: SUMMA and HSUMMA at every power-of-two G.
+# panel, N/sqrt(P)), hsumma:G:b:B, cannon, auto (nothing forced) or auto:data (the data's grid
+# forced, the rest chosen: the model prices no redistribution to another grid); forced points
+# use the data's square grid. SIM_POINTS default: SUMMA and HSUMMA at every power-of-two G.
 gemm() {
     local N=${1:-2048} plats=${SIM_PLATFORMS:-"latency bandwidth"} nps=${SIM_NP:-"256 1024"}
     for plat in $plats; do
         for np in $nps; do
             local q=1
             while [ $(((q + 1) * (q + 1))) -le "$np" ]; do q=$((q + 1)); done
-            local cap=$(((N + q - 1) / q)) pts=${SIM_POINTS:-}
+            local cap=$(((N + q - 1) / q)) pts=${SIM_POINTS:-} cores nodes
+            # the model column's nodes: ranks fill the hosts in order, cores of them per host
+            read -r _ _ cores <<<"$(plat_hosts "$plat")"
+            nodes=$(((np + cores - 1) / cores))
             if [ -z "$pts" ]; then
                 pts="summa:64"
                 for ((g = 2; g < np; g *= 2)); do pts="$pts hsumma:$g:64"; done
@@ -132,10 +139,11 @@ gemm() {
             echo "# gemm $plat np $np n $N (widest panel $cap)" >&2
             for pt in $pts; do
                 IFS=: read -r alg x y z <<<"$pt"
-                local a=(bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$np" --only)
+                local a=(bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$nodes" --only)
                 case $alg in
                 summa) a+=(summa --panel "$x") ;;
                 hsumma) a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}") ;;
+                auto) a+=(auto) && [ "$x" = data ] && a+=(--data-grid) ;;
                 *) a+=("$alg") ;;
                 esac
                 SIM_TAG="\"point\":\"$pt\"," sim gemm "$plat" "$np" '"gemm_sim"' "${a[@]}"
@@ -179,9 +187,31 @@ coll() {
                 local max=${SIM_MAX:-262144}
                 case $c in allgather | alltoall) max=${SIM_MAX_BLOCK:-4096} ;; esac
                 echo "# coll $plat np $np $c" >&2
-                sim coll "$plat" "$np" '"bench":"coll"' bench coll --json --coll "$c" --min 8 \
+                sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" '"bench":"coll"' bench coll --json --coll "$c" --min 8 \
                     --max "$max" --reps 1 --retries 0 --malloc-default
             done
+        done
+    done
+}
+
+# ---- calibrate: the collectives' corr.* and mpi.* factors measured in the simulator (what
+# dmx calibrate computes, from dmx bench coll's cells): for each platform and P, the coll
+# module's cells run with the platform's model file cut at the measured section (the formulas'
+# own predictions), into $SIM_OUT/coll_calib.jsonl (skipped where that file already holds the
+# platform and P), then scripts/simulate_calibrate.py writes the factors into
+# bench/simgrid/<platform>.model below its marker line (the last SIM_NP given wins).
+calibrate() {
+    local plats=${SIM_PLATFORMS:-graphene_ib} nps=${SIM_NP:-64}
+    for plat in $plats; do
+        for np in $nps; do
+            local raw=$TMPD/$plat.model
+            sed '/^# ---- measured in the simulator/,$d' "$SIM_DIR/$plat.model" >"$raw"
+            if ! grep -q "\"platform\":\"$plat\".*\"np\":$np," "$OUT/coll_calib.jsonl" 2>/dev/null; then
+                SIM_MODEL=$raw SIM_COLL_MOD=coll_calib SIM_PLATFORMS=$plat SIM_NP=$np coll
+            fi
+            python3 scripts/simulate_calibrate.py "$OUT/coll_calib.jsonl" "$plat" "$np" \
+                "$SIM_DIR/$plat.model"
+            echo "# calibrated $SIM_DIR/$plat.model from $plat at np $np" >&2
         done
     done
 }
@@ -244,6 +274,10 @@ gemm | exchange | coll | redist)
     build
     "$cmd" "$@"
     table "$cmd"
+    ;;
+calibrate)
+    build
+    calibrate
     ;;
 table) table "$1" ;;
 smoke | platforms)

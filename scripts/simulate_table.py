@@ -109,25 +109,36 @@ def coll(rows):
 def gemm(rows):
     pts = {}
     for r in rows:
-        if "failed" in r or r.get("bench") != "gemm_sim":
+        if "failed" in r and "point" in r and r.get("np"):
+            # a point whose last run failed shows the failure, not an older success
+            for key in [k for k in pts if k[0] == r["platform"] and k[1] == r["np"]]:
+                if r["point"] in pts[key]:
+                    pts[key][r["point"]] = r
+            continue
+        if r.get("bench") != "gemm_sim":
             continue
         pts.setdefault((r["platform"], r["np"], r["n"]), {})[r["point"]] = r
     for key in sorted(pts):
         p = pts[key]
         print("\n### gemm %s, P = %d, n = %d: simulated ms (model)" % key)
-        print("| point | G | b | B | simulated | model | sim wall s |")
-        print("|---|---|---|---|---|---|---|")
+        print("| point | grid | G | b | B | simulated | model | sim wall s |")
+        print("|---|---|---|---|---|---|---|---|")
         for name, r in p.items():
-            print("| %s | %s | %s | %s | %.3f | %.3f | %s |" % (
-                name if name != "auto" else "**AUTO: %s**" % r["alg"], r.get("G"), r.get("b"),
-                r.get("B"), r["t_med"] * 1e3, r["t_model"] * 1e3, r.get("sim_wall_s")))
-        forced = {k: v for k, v in p.items() if k != "auto"}
+            if "failed" in r:
+                print("| %s | failed (%s) | | | | | | %s |" % (
+                    name, r["failed"].split(":")[0], r.get("sim_wall_s")))
+                continue
+            print("| %s | %s | %s | %s | %s | %.3f | %.3f | %s |" % (
+                name if not name.startswith("auto") else "**%s: %s**" % (name, r["alg"]),
+                r.get("grid"), r.get("G"), r.get("b"), r.get("B"), r["t_med"] * 1e3,
+                r["t_model"] * 1e3, r.get("sim_wall_s")))
+        forced = {k: v for k, v in p.items() if not k.startswith("auto") and "failed" not in v}
         if forced:
             best = min(forced, key=lambda k: forced[k]["t_med"])
             line = "best point %s %.3f ms" % (best, forced[best]["t_med"] * 1e3)
-            if "auto" in p:
-                line += "; AUTO %.3f ms = %.3fx the best" % (
-                    p["auto"]["t_med"] * 1e3, p["auto"]["t_med"] / forced[best]["t_med"])
+            for a in sorted(k for k in p if k.startswith("auto") and "failed" not in p[k]):
+                line += "; %s %.3f ms = %.3fx the best" % (
+                    a, p[a]["t_med"] * 1e3, p[a]["t_med"] / forced[best]["t_med"])
             summa = [v for k, v in forced.items() if k.startswith("summa")]
             hs = [v for k, v in forced.items() if k.startswith("hsumma")]
             if summa and hs:

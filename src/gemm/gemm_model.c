@@ -31,13 +31,15 @@
  * it falls with sqrt(w). From DMX_GEMM_MODEL's file when set (dmx calibrate gemm -o writes it),
  * else the built-in shape times DMX_GEMM_MFLOPS: one core measured here (OpenBLAS, one thread)
  * ran 72 % of its wide-panel rate at w = 32, 97 % at 256, 99 % at 1024. */
-enum { MAXPTS = 16 };
+enum { MAXPTS = 16, MAXDIMS = 6 };
 typedef struct curve {
     int n;
     double w[MAXPTS], rate[MAXPTS];
     dmx_coll_alg ibcast; /* whose formula predicts the library's MPI_Ibcast */
     int concurrent;      /* 1: MPI_Ibcast's root posts all sends at once (alpha + (q-1) m beta) */
     double backbone;     /* bytes/s the network carries in all (one shared switch), 0: unlimited */
+    int ndims; /* torus = X,Y,...: the nodes' torus (node i at x = i mod X, ...), 0: none */
+    int64_t dims[MAXDIMS];
 } curve;
 
 static curve CURVE;
@@ -53,6 +55,7 @@ static void default_curve(curve *cv)
     cv->ibcast = DMX_COLL_MPI;
     cv->concurrent = 0;
     cv->backbone = 0.0;
+    cv->ndims = 0;
     for (int i = 0; i < 7; i++)
         cv->w[i] = w[i], cv->rate[i] = eff[i] * peak;
 }
@@ -63,11 +66,29 @@ static int blank(const char *s)
     return strspn(s, " \t\r\n") == strlen(s);
 }
 
+/* "X,Y,..." into cv's torus sizes; 0 on success. */
+static int parse_dims(const char *v, curve *cv)
+{
+    cv->ndims = 0;
+    while (*v) {
+        char *end = NULL;
+        long x = strtol(v, &end, 10);
+        if (end == v || x < 2 || x > 1 << 20 || cv->ndims == MAXDIMS || (*end && *end != ','))
+            return cv->ndims = 0, 1;
+        cv->dims[cv->ndims++] = x;
+        v = *end ? end + 1 : end;
+    }
+    return cv->ndims == 0;
+}
+
 /* "rate = w mflops" lines (w ascending) and optionally "ibcast = ALG": the dmx broadcast
  * algorithm whose formula the MPI library's MPI_Ibcast follows (default mpi, the collectives
  * model's prediction of the library's broadcast), or "concurrent": the root posts its q-1 sends
  * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); and "backbone = B":
  * the network's total capacity in bytes/s (a switch all messages share; unset: unlimited);
+ * "torus = X,Y,...": the nodes form that torus (node i at x = i mod X, y = i / X mod Y, ...)
+ * with one link per direction, and messages take SimGrid's dimension-order routes (used where
+ * ranks share nodes, node_loads; unset: one link per node);
  * '#' comments. Anything else on a line, trailing words included, is an error. 0 on success. */
 static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
 {
@@ -78,6 +99,7 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
     cv->ibcast = DMX_COLL_MPI;
     cv->concurrent = 0;
     cv->backbone = 0.0;
+    cv->ndims = 0;
     if (f == NULL) {
         snprintf(why, nwhy, "cannot open %s", path);
         return 1;
@@ -98,6 +120,15 @@ static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
                 return 1;
             }
             cv->backbone = w;
+            continue;
+        }
+        if (sscanf(buf, " torus = %63s%n", name, &end) == 1) {
+            if (!blank(buf + end) || parse_dims(name, cv) != 0) {
+                snprintf(why, nwhy, "%s:%d: torus = X,Y,... expected (at most %d sizes >= 2)", path,
+                         line, MAXDIMS);
+                fclose(f);
+                return 1;
+            }
             continue;
         }
         if (sscanf(buf, " ibcast = %63s%n", name, &end) == 1 && !blank(buf + end)) {
@@ -181,11 +212,26 @@ typedef struct centry {
     double t;
 } centry;
 
+/* Messages a step puts through one node's links (see node_loads): for each kind of node, the
+ * A broadcast's messages leaving the node (off) and staying in it (in), and B's. */
+enum { NSHAPES = 64, NKINDS = 32, NLEVELS = 3 };
+typedef struct nkind {
+    int64_t off_a, in_a, off_b, in_b;
+} nkind;
+typedef struct nshape {
+    int pr, pc, gr, gc, used;
+    int nk[NLEVELS];
+    nkind k[NLEVELS][NKINDS];
+} nshape;
+
 typedef struct mctx {
     dmx_dtype t;
-    int64_t m, n, k, nodes;
+    int64_t m, n, k, nodes, p;
     int overlap;
+    double beta_inter,
+        beta_intra; /* s/byte of one message across nodes and inside one (0: unset) */
     centry cache[NCACHE];
+    nshape shapes[NSHAPES];
 } mctx;
 
 static double coll_time(mctx *c, int kind, int64_t q, int64_t bytes)
@@ -270,6 +316,198 @@ static int concurrent_links(const mctx *c)
     return c->overlap && get_curve()->concurrent;
 }
 
+/* Nodes shared by several ranks (nodes > 1, more ranks than nodes): ranks fill the nodes in order
+ * (ceil(p / nodes) per node) and the grid is row-major, so the roots of one step's broadcasts
+ * crowd some nodes. A grid row's ranks sit side by side: when B's panel row is broadcast down
+ * the columns, every rank of that row is a root, and a node of that row sends its ranks' q - 1
+ * messages each through the node's one link. The model then charges a step the busiest node's
+ * bytes, those leaving the node at the network's rate and those staying in it at the node's
+ * (separate resources: the larger). One rank per node gives the per-rank figures as before; one
+ * node is left to the per-rank figures (shared memory is not one link). */
+static int shared_nodes(const mctx *c)
+{
+    return c->nodes > 1 && c->p > c->nodes;
+}
+
+/* Add one node's counts to a level's kinds: a new kind, or (table full) into the last one as
+ * the largest of each count (an upper bound). */
+static void add_kind(nshape *s, int lv, nkind x)
+{
+    for (int i = 0; i < s->nk[lv]; i++) {
+        nkind *y = &s->k[lv][i];
+        if (y->off_a == x.off_a && y->in_a == x.in_a && y->off_b == x.off_b && y->in_b == x.in_b)
+            return;
+    }
+    if (s->nk[lv] < NKINDS) {
+        s->k[lv][s->nk[lv]++] = x;
+        return;
+    }
+    nkind *y = &s->k[lv][NKINDS - 1];
+    y->off_a = x.off_a > y->off_a ? x.off_a : y->off_a;
+    y->in_a = x.in_a > y->in_a ? x.in_a : y->in_a;
+    y->off_b = x.off_b > y->off_b ? x.off_b : y->off_b;
+    y->in_b = x.in_b > y->in_b ? x.in_b : y->in_b;
+}
+
+/* Where one step's messages go: per directed link (the node's one link, or each torus link on
+ * the message's route) and per node's loopback, A's and B's counted apart. */
+typedef struct tally {
+    const curve *cv;
+    int64_t per;   /* ranks per node */
+    int64_t *link; /* [link * 2 + (0: A, 1: B)] */
+    int64_t *loop; /* [node * 2 + ...] */
+    int64_t nlinks, nnodes;
+} tally;
+
+/* The torus's directed links from @p s to @p d (SimGrid's dimension order, x fastest: in each
+ * dimension the way the source's coordinates make shorter, wrapping round), each counted. */
+static void torus_route(tally *t, int64_t s, int64_t d, int isb)
+{
+    const curve *cv = t->cv;
+    int64_t cur = s;
+    while (cur != d) {
+        int64_t dp = 1;
+        for (int j = 0; j < cv->ndims; j++) {
+            int64_t n = cv->dims[j], my = (s / dp) % n, to = (d / dp) % n, at = (cur / dp) % n;
+            if (at != to) {
+                int right = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
+                int64_t next = right ? (at == n - 1 ? cur + dp - dp * n : cur + dp)
+                                     : (at == 0 ? cur - dp + dp * n : cur - dp);
+                int64_t id = ((right ? cur : next) * cv->ndims + j) * 2 + !right;
+                t->link[id * 2 + isb]++;
+                cur = next;
+                break;
+            }
+            dp *= n;
+        }
+    }
+}
+
+static void send_one(tally *t, int64_t from, int64_t to, int isb)
+{
+    int64_t s = from / t->per, d = to / t->per;
+    if (s == d)
+        t->loop[s * 2 + isb]++;
+    else if (t->cv->ndims > 0)
+        torus_route(t, s, d, isb);
+    else
+        t->link[s * 2 + isb]++;
+}
+
+/* A root at rank r sending to r + u d, u = 1 .. q - 1. */
+static void send_fan(tally *t, int64_t r, int64_t d, int64_t q, int isb)
+{
+    for (int64_t u = 1; u < q; u++)
+        send_one(t, r, r + u * d, isb);
+}
+
+/* One step's messages at level @p lv. Level 0: the inner broadcasts (rows of s consecutive
+ * columns, roots at place 0 of each group; columns of sr consecutive rows, roots at the group's
+ * first row); level 1: the cross broadcasts (gc ranks s apart, roots in column 0; gr ranks sr
+ * apart, roots in row 0); level 2: Cannon's shifts (every rank sends A to its left and B to its
+ * upper neighbour). The first panel's roots stand for every panel's. */
+static void step_messages(tally *t, const nshape *s, int lv)
+{
+    int64_t sc = s->pc / s->gc, sr = s->pr / s->gr;
+    for (int64_t r = 0; r < (int64_t)s->pr * s->pc; r++) {
+        int64_t i = r / s->pc, j = r % s->pc;
+        if (lv == 2) {
+            send_one(t, r, i * s->pc + (j + s->pc - 1) % s->pc, 0);
+            send_one(t, r, ((i + s->pr - 1) % s->pr) * s->pc + j, 1);
+            continue;
+        }
+        if (lv == 0 ? j % sc == 0 : j == 0)
+            send_fan(t, r, lv == 0 ? 1 : sc, lv == 0 ? sc : s->gc, 0);
+        if (lv == 0 ? i % sr == 0 : i == 0)
+            send_fan(t, r, lv == 0 ? s->pc : sr * s->pc, lv == 0 ? sr : s->gr, 1);
+    }
+}
+
+/* The kinds of link (and loopback) of a grid and grouping at every level, computed once per
+ * search. NULL when the nodes are not shared (or on failure: the per-rank figures then). */
+static const nshape *node_loads(mctx *c, int pr, int pc, int gr, int gc)
+{
+    if (!shared_nodes(c))
+        return NULL;
+    uint64_t h =
+        ((uint64_t)pr * 131u + (uint64_t)pc * 31u + (uint64_t)gr * 7u + (uint64_t)gc) % NSHAPES;
+    nshape *s = NULL;
+    for (int u = 0; u < NSHAPES && s == NULL; u++) {
+        nshape *x = &c->shapes[(h + (uint64_t)u) % NSHAPES];
+        if (x->used && x->pr == pr && x->pc == pc && x->gr == gr && x->gc == gc)
+            return x;
+        if (!x->used)
+            s = x;
+    }
+    if (s == NULL)
+        return NULL;
+    tally t = {get_curve(), (c->p + c->nodes - 1) / c->nodes, NULL, NULL, 0, 0};
+    t.nnodes = ((int64_t)pr * pc + t.per - 1) / t.per;
+    t.nlinks = t.nnodes;
+    if (t.cv->ndims > 0) {
+        int64_t all = 1;
+        for (int j = 0; j < t.cv->ndims; j++)
+            all *= t.cv->dims[j];
+        if (all < t.nnodes) /* more nodes than the torus holds: one link per node */
+            return NULL;
+        t.nlinks = all * t.cv->ndims * 2;
+    }
+    t.link = calloc((size_t)t.nlinks * 2, sizeof *t.link);
+    t.loop = calloc((size_t)t.nnodes * 2, sizeof *t.loop);
+    if (t.link && t.loop) {
+        *s = (nshape){.pr = pr, .pc = pc, .gr = gr, .gc = gc, .used = 1};
+        for (int lv = 0; lv < NLEVELS; lv++) {
+            memset(t.link, 0, (size_t)t.nlinks * 2 * sizeof *t.link);
+            memset(t.loop, 0, (size_t)t.nnodes * 2 * sizeof *t.loop);
+            step_messages(&t, s, lv);
+            for (int64_t l = 0; l < t.nlinks; l++)
+                if (t.link[2 * l] || t.link[2 * l + 1])
+                    add_kind(s, lv, (nkind){t.link[2 * l], 0, t.link[2 * l + 1], 0});
+            for (int64_t v = 0; v < t.nnodes; v++)
+                if (t.loop[2 * v] || t.loop[2 * v + 1])
+                    add_kind(s, lv, (nkind){0, t.loop[2 * v], 0, t.loop[2 * v + 1]});
+        }
+    }
+    free(t.link);
+    free(t.loop);
+    return s && s->used ? s : NULL;
+}
+
+/* Seconds per byte of one message across nodes and inside one node, from the collectives
+ * model's flat broadcast to 2 ranks (as the concurrent broadcast's alpha and beta). */
+static void node_betas(mctx *c)
+{
+    if (c->beta_inter > 0)
+        return;
+    for (int nd = 1; nd <= 2; nd++) {
+        double t0 = 0.0, t1 = 0.0;
+        double *beta = nd == 2 ? &c->beta_inter : &c->beta_intra;
+        if (dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_FLAT, 2, 0, nd, &t0, NULL) != DMX_SUCCESS ||
+            dmx_coll_predict(DMX_COLL_BCAST, DMX_COLL_FLAT, 2, 1 << 20, nd, &t1, NULL) !=
+                DMX_SUCCESS)
+            t0 = 0.0, t1 = 1e30;
+        *beta = (t1 - t0) / (double)(1 << 20);
+        if (!(*beta > 0))
+            *beta = 1e-30;
+    }
+}
+
+/* The busiest node's bandwidth time in a step of level @p lv whose A messages have @p ea bytes
+ * and B messages @p eb (0 leaves that broadcast out). */
+static double node_bw(mctx *c, const nshape *s, int lv, double ea, double eb)
+{
+    double most = 0.0;
+    node_betas(c);
+    for (int i = 0; i < s->nk[lv]; i++) {
+        const nkind *x = &s->k[lv][i];
+        double off = ((double)x->off_a * ea + (double)x->off_b * eb) * c->beta_inter;
+        double in = ((double)x->in_a * ea + (double)x->in_b * eb) * c->beta_intra;
+        double t = off > in ? off : in;
+        most = t > most ? t : most;
+    }
+    return most;
+}
+
 /* One inner panel's step with look-ahead (two panels in flight) when every rank has its own link
  * and a broadcast's root posts all its sends at once (ibcast = concurrent): the row broadcast of
  * A (over qa ranks, ea bytes) and the column broadcast of B (qb ranks, eb bytes) leave from
@@ -284,14 +522,22 @@ static int concurrent_links(const mctx *c)
  *    broadcasts alone, X = max(W, (L + W) / 2).
  * Against SMPI at 64 ranks (docs/gemm.md) this is within 20 % for b from 32 to 256 on both
  * platforms, where adding the broadcasts and serialising the panels was up to 3.5x too high.
+ * With nodes shared (@p sh not NULL), "a rank's link" is its node's: the bandwidth terms are the
+ * busiest node's (node_bw), A's alone, B's alone, and both together for the owners' case.
  * @p first (if not NULL) gets the panel's broadcast time when nothing hides it (L of the new-owner
  * case). */
-static double link_step(mctx *c, int64_t qa, int64_t qb, double ea, double eb, double W,
-                        int new_owners, double *first)
+static double link_step(mctx *c, const nshape *sh, int64_t qa, int64_t qb, double ea, double eb,
+                        double W, int new_owners, double *first)
 {
     double ta = tb(c, qa, ea), tbb = tb(c, qb, eb);
     double aa = qa > 1 ? tb(c, qa, 0.0) : 0.0, ab = qb > 1 ? tb(c, qb, 0.0) : 0.0;
-    double bw = (ta - aa) + (tbb - ab), L1 = ta > tbb ? ta : tbb;
+    double bw = (ta - aa) + (tbb - ab);
+    if (sh) {
+        ta = aa + node_bw(c, sh, 0, ea, 0.0);
+        tbb = ab + node_bw(c, sh, 0, 0.0, eb);
+        bw = node_bw(c, sh, 0, ea, eb);
+    }
+    double L1 = ta > tbb ? ta : tbb;
     double L = new_owners ? L1 : (aa > ab ? aa : ab) + bw, x = (L + W) / 2.0;
     if (first)
         *first = L1;
@@ -324,16 +570,20 @@ static double panels_time(mctx *c, int pr, int pc, int gr, int gc, int64_t b, in
                 if (nfull == 0)
                     ci0 = cr;
             }
+            const nshape *sh = concurrent_links(c) ? node_loads(c, pr, pc, gr, gc) : NULL;
             if (concurrent_links(c)) {
                 inner = 0.0;
                 for (int64_t u = 0; u * b < ow; u++) {
                     double w = ow - u * b < b ? (double)(ow - u * b) : (double)b;
-                    inner += link_step(c, ic, ir, ml * w * e, w * nl * e, work(c, ml, nl, w),
+                    inner += link_step(c, sh, ic, ir, ml * w * e, w * nl * e, work(c, ml, nl, w),
                                        o == x && u == 0, u == 0 ? &ci0 : NULL);
                 }
             }
             double co =
                 B > 0 ? tb(c, gc, ml * (double)ow * e) + tb(c, gr, (double)ow * nl * e) : 0.0;
+            if (B > 0 && sh) /* the cross broadcasts' latencies, then the busiest node's bytes */
+                co = (gc > 1 ? tb(c, gc, 0.0) : 0.0) + (gr > 1 ? tb(c, gr, 0.0) : 0.0) +
+                     node_bw(c, sh, 1, ml * (double)ow * e, (double)ow * nl * e);
             if (first < 0)
                 first = co + ci0;
             /* All ranks' broadcast bytes of this panel (outer and inner levels together move
@@ -357,6 +607,9 @@ static double predict_one(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int
         int64_t kq = (c->k + pr - 1) / pr;
         double s = 2.0 * coll_time(c, DMX_COLL_SHIFT, pr, (int64_t)(ml * (double)kq * e));
         s = at_least(s, backbone((double)pr * pr * (ml + nl) * (double)kq * e)); /* all shifts */
+        const nshape *sh = node_loads(c, pr, pr, 1, 1); /* the busiest node's shifts */
+        if (sh)
+            s = at_least(s, node_bw(c, sh, 2, ml * (double)kq * e, nl * (double)kq * e));
         double w = work(c, ml, nl, (double)kq);
         return s + (double)pr * comb(c, s, w) - (c->overlap ? 0.0 : s);
     }
@@ -425,6 +678,7 @@ static dmx_status search(mctx *c, int64_t p, const dmx_gemm_options *o, dmx_gemm
     static const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 2048, 4096, 0};
     int have = 0;
     int64_t kk = c->k > 0 ? c->k : 1;
+    c->p = p;
     DMXI_CHECK(p >= 1 && p <= INT_MAX, DMX_ERR_ARG, "p = %lld", (long long)p);
     DMXI_CHECK((int64_t)o->prow * o->pcol <= p, DMX_ERR_UNSUPPORTED,
                "grid %d x %d needs more than %lld ranks", o->prow, o->pcol, (long long)p);

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Collectives' model factors measured in the simulator: simulate_calibrate.py FILE PLATFORM NP
+[MODEL].
+
+FILE holds `dmx bench coll --json` lines from scripts/simulate.sh (run with the platform's model
+file without measured factors, so that t_pred is the formula's own). For each collective and
+size, as dmx calibrate computes them: corr.<coll>.<alg> = simulated / predicted, and
+mpi.<coll> = the MPI call's simulated time / the best dmx algorithm's, one line per measured
+size, valid up to the geometric midpoint to the next size. Printed, or with MODEL written into
+that model file after the line MARK (everything after it replaced; the line added if missing).
+The last record of a cell wins."""
+import json
+import math
+import sys
+
+MARK = "# ---- measured in the simulator (scripts/simulate.sh calibrate); do not edit below"
+
+
+def factors(path, plat, np):
+    cells = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if (r.get("platform") != plat or r.get("np") != np or r.get("bench") != "coll"
+                    or r.get("alg") == "auto" or r.get("wrong", 0) or "t_med" not in r):
+                continue
+            cells.setdefault(r["coll"], {}).setdefault(r["bytes"], {})[r["alg"]] = r
+    out = []
+    for coll in sorted(cells):
+        sizes = sorted(cells[coll])
+        upto = {s: (math.sqrt(s * sizes[i + 1]) if i + 1 < len(sizes) else 1e30)
+                for i, s in enumerate(sizes)}
+        algs = sorted({a for s in sizes for a in cells[coll][s]})
+        for a in algs:
+            for s in sizes:
+                c = cells[coll][s]
+                if a not in c:
+                    continue
+                if a == "mpi":
+                    best = min(r["t_med"] for b, r in c.items() if b != "mpi")
+                    f = c[a]["t_med"] / best
+                    out.append("mpi.%s = %.4g %.4g" % (coll, upto[s], f))
+                elif c[a].get("t_pred", 0) > 0:
+                    f = c[a]["t_med"] / c[a]["t_pred"]
+                    out.append("corr.%s.%s = %.4g %.4g" % (coll, a, upto[s], f))
+    return out
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    path, plat, np = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    lines = factors(path, plat, np)
+    if not lines:
+        sys.exit("simulate_calibrate: no coll records for %s at np %d in %s" % (plat, np, path))
+    head = ["%s" % MARK,
+            "# from %s, np %d: corr = simulated / predicted, mpi = MPI's call / the best dmx "
+            "algorithm, per size (dmx calibrate's rule)" % (plat, np)]
+    if len(sys.argv) == 4:
+        print("\n".join(head + lines))
+        return
+    with open(sys.argv[4]) as f:
+        old = f.read().split("\n")
+    keep = old[:old.index(MARK)] if MARK in old else [l for l in old if l != ""]
+    with open(sys.argv[4], "w") as f:
+        f.write("\n".join(keep + head + lines) + "\n")
+
+
+main()
