@@ -59,10 +59,15 @@ costa=${COSTA_DIR:+$COSTA_DIR/lib/libcosta_scalapack.so}
 [ -n "$costa" ] && [ ! -f "$costa" ] && { echo "anchors.sh: no $costa; COSTA left out" >&2; costa=; }
 
 : >"$out"
+# Open MPI binds each rank to one core when there are at most two ranks, so a rank's second
+# OpenMP thread would share its core: with more than one thread per rank, no binding.
+bind=
+[ "$OMP_NUM_THREADS" -gt 1 ] 2>/dev/null && bind="--bind-to none"
 launch() { # impl preload np op args...
     local impl=$1 pre=$2 np=$3
     shift 3
-    if ! env ANCHOR_IMPL="$impl" ${pre:+LD_PRELOAD=$pre} mpirun -n "$np" "$tmp/anchors" "$@" \
+    # shellcheck disable=SC2086 # $bind is empty or two words
+    if ! env ANCHOR_IMPL="$impl" ${pre:+LD_PRELOAD=$pre} mpirun $bind -n "$np" "$tmp/anchors" "$@" \
         "$reps" </dev/null >>"$out" 2>"$tmp/err"; then
         echo "anchors.sh: $impl failed on: $np $*" >&2
         cat "$tmp/err" >&2
