@@ -25,6 +25,10 @@ int dmx_cmd_model_redist(int argc, char **argv);
 struct dmx_choice;
 int dmx_model_print_choice(const char *cmd, int st, const struct dmx_choice *c, int json);
 
+/* --dtype's value for the model commands: d, s, c or z into a dmx_dtype at @p dest; -1 otherwise.
+ */
+int dmx_model_parse_dtype(const char *v, void *dest);
+
 /* dmx settings [--all] [--markdown]  (one process)  tools/settings.c */
 int dmx_cmd_settings(int argc, char **argv);
 

@@ -138,7 +138,7 @@ static int parse_size_arg(const char *v, void *dest)
     return plan_parse_size(v, &mn[0], &mn[1]);
 }
 
-static int parse_dtype_arg(const char *v, void *dest)
+int dmx_model_parse_dtype(const char *v, void *dest)
 {
     if (strlen(v) != 1 || !strchr("dscz", v[0]))
         return -1;
@@ -203,7 +203,7 @@ int dmx_cmd_model_redist(int argc, char **argv)
                      "MB,NB,PR,PC,ORD", "B's block-cyclic layout (required)"),
         CLI_FUNC_OPT("to", &to, parse_bc_arg, "MB,NB,PR,PC,ORD with ORD R or C", "MB,NB,PR,PC,ORD",
                      "A's block-cyclic layout (required)"),
-        CLI_FUNC_OPT("dtype", &t, parse_dtype_arg, "d, s, c or z", "d|s|c|z",
+        CLI_FUNC_OPT("dtype", &t, dmx_model_parse_dtype, "d, s, c or z", "d|s|c|z",
                      "element type; default d"),
         CLI_FLAG_OPT("transpose", &transpose, "op(B) = B^T (B is N x M)"),
         CLI_FLAG_OPT("once", &once, "a dmx_transform_once call (default: dmx_plan_create)"),

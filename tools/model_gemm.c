@@ -121,17 +121,6 @@ static void hsumma_rows(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p,
     }
 }
 
-static int parse_dtype(const char *v, void *dest)
-{
-    if (strlen(v) != 1 || !strchr("dscz", v[0]))
-        return -1;
-    *(dmx_dtype *)dest = v[0] == 's'   ? DMX_FLOAT
-                         : v[0] == 'c' ? DMX_CFLOAT
-                         : v[0] == 'z' ? DMX_CDOUBLE
-                                       : DMX_DOUBLE;
-    return 0;
-}
-
 typedef struct plist {
     int64_t v[MAXP];
     int n;
@@ -197,7 +186,7 @@ int dmx_cmd_model_gemm(int argc, char **argv)
         CLI_OPT("m", CLI_SIZE, &m, 1, 0, "M", "rows of C; default N"),
         CLI_OPT("k", CLI_SIZE, &k, 1, 0, "K", "inner dimension; default N"),
         CLI_OPT("nodes", CLI_SIZE, &nodes, 1, 0, "N", "nodes; default one rank per node (N = P)"),
-        CLI_FUNC_OPT("dtype", &t, parse_dtype, "d, s, c or z", "d|s|c|z",
+        CLI_FUNC_OPT("dtype", &t, dmx_model_parse_dtype, "d, s, c or z", "d|s|c|z",
                      "element type: double, float, complex float, complex\ndouble; default d"),
         CLI_STR_OPT("model", &model, "FILE",
                     "collectives' parameters (dmx calibrate's file); default\nDMX_MODEL's file "
