@@ -2,7 +2,8 @@
 /* Two threads of every rank execute two different plans at the same time (README "Threads":
  * under MPI_THREAD_MULTIPLE, executions of distinct plans may overlap).
  *
- * The main thread duplicates MPI_COMM_WORLD twice and creates one plan on each duplicate:
+ * The main thread duplicates MPI_COMM_WORLD twice and creates one plan on each duplicate (with
+ * the argument "same": both plans on one duplicate, which dmx runs on two private ones):
  *  - plan 0: doubles, op N, block-cyclic 32 x 32 blocks into 128 x 128 blocks on the same
  *    2-D grid;
  *  - plan 1: double complex, op T with alpha = 2 and beta = -1, B on a 1 x P grid of 64 x 48
@@ -114,8 +115,13 @@ int main(int argc, char **argv)
     MPI_Comm comm[NPLANS];
     job jobs[NPLANS];
     memset(jobs, 0, sizeof jobs);
+    /* "same": both plans on one duplicate (each live plan still runs on a private one) */
+    const int same = argc > 1 && strcmp(argv[1], "same") == 0;
     for (int k = 0; k < NPLANS; k++)
-        MPI_Comm_dup(MPI_COMM_WORLD, &comm[k]);
+        if (k == 0 || !same)
+            MPI_Comm_dup(MPI_COMM_WORLD, &comm[k]);
+        else
+            comm[k] = comm[0];
     dmxt_set_current("creating the plans");
     dmx_status st = make_plans(jobs, comm, ctx.size);
     char msg[600] = "";
@@ -166,9 +172,11 @@ int main(int argc, char **argv)
         dmx_plan_destroy(&jobs[k].plan);
         dmxt_matrix_free(&jobs[k].A);
         dmxt_matrix_free(&jobs[k].B);
-        MPI_Comm_free(&comm[k]);
     }
+    for (int k = 0; k < (same ? 1 : NPLANS); k++)
+        MPI_Comm_free(&comm[k]);
     if (ctx.rank == 0)
-        printf("test_threads: %d rounds of each plan in two threads per rank\n", ROUNDS);
+        printf("test_threads: %d rounds of each plan in two threads per rank, %s\n", ROUNDS,
+               same ? "both plans on one communicator" : "each plan on its own communicator");
     return dmxt_finish(&ctx);
 }
