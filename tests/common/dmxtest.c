@@ -990,9 +990,24 @@ int64_t dmxt_cases(const char *name, int64_t dflt)
     return scaled < 1.0 ? 1 : (int64_t)scaled;
 }
 
+static void init_after_mpi(dmxt_ctx *ctx, const char *name);
+
 void dmxt_init(dmxt_ctx *ctx, int *argc, char ***argv, const char *name)
 {
     MPI_Init(argc, argv);
+    init_after_mpi(ctx, name);
+}
+
+int dmxt_init_thread(dmxt_ctx *ctx, int *argc, char ***argv, const char *name, int required)
+{
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(argc, argv, required, &provided);
+    init_after_mpi(ctx, name);
+    return provided;
+}
+
+static void init_after_mpi(dmxt_ctx *ctx, const char *name)
+{
     memset(ctx, 0, sizeof *ctx);
     ctx->comm = MPI_COMM_WORLD;
     ctx->name = name;

@@ -194,6 +194,8 @@ typedef struct dmxt_ctx {
 /* MPI_Init, seed (DMX_TEST_SEED, default fixed, same on every rank), watchdog (DMX_TEST_TIMEOUT
  * seconds, default 300: a hang prints the current case and aborts). Prints the seed on rank 0. */
 void dmxt_init(dmxt_ctx *ctx, int *argc, char ***argv, const char *name);
+/* The same with MPI_Init_thread asking for @p required; returns the thread level provided. */
+int dmxt_init_thread(dmxt_ctx *ctx, int *argc, char ***argv, const char *name, int required);
 /* Read an integer setting from the environment (all ranks must see the same value). */
 int64_t dmxt_env_int(const char *name, int64_t dflt);
 /* Number of random cases for a test: the setting `name` if set, else dflt, times the harness's
