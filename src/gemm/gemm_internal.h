@@ -81,7 +81,27 @@ dmx_status dmxi_gemm_cannon(dmx_gemm_plan *g, dmx_scalar first_beta, int *update
 /* The model (gemm_model.c): the plan's configuration for p ranks on @p nodes nodes. */
 dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int nodes,
                             const dmx_gemm_options *opt, dmx_gemm_info *out);
-/* The model's local multiply rate (flop/s) for updates of width w (gemm_model.c). Local. */
+/* The machine the model prices (gemm_machine.c). The local multiply's rate as a function of the
+ * update width w (the smallest of panel width, local rows and local columns: a rank-32 update runs
+ * well below a wide one). Points (w, flop/s) ascending, interpolated linearly in log2(w), constant
+ * beyond the last point; below the first it falls with sqrt(w). From DMX_GEMM_MODEL's file when set
+ * (dmx calibrate gemm -o writes it), else the built-in shape times DMX_GEMM_MFLOPS: one core
+ * measured here (OpenBLAS, one thread) ran 72 % of its wide-panel rate at w = 32, 97 % at 256, 99 %
+ * at 1024. */
+enum { DMXI_GEMM_MAXPTS = 16, DMXI_GEMM_MAXDIMS = 6 };
+typedef struct dmxi_gemm_curve {
+    int n;
+    double w[DMXI_GEMM_MAXPTS], rate[DMXI_GEMM_MAXPTS];
+    dmx_coll_alg ibcast; /* whose formula predicts the library's MPI_Ibcast */
+    int concurrent;      /* 1: MPI_Ibcast's root posts all sends at once (alpha + (q-1) m beta) */
+    double backbone;     /* bytes/s the network carries in all (one shared switch), 0: unlimited */
+    int ndims; /* torus = X,Y,...: the nodes' torus (node i at x = i mod X, ...), 0: none */
+    int64_t dims[DMXI_GEMM_MAXDIMS];
+} dmxi_gemm_curve;
+
+/* The machine: DMX_GEMM_MODEL's file, loaded once, else the built-in curve (gemm_machine.c). */
+const dmxi_gemm_curve *dmxi_gemm_machine(void);
+/* The model's local multiply rate (flop/s) for updates of width w (gemm_machine.c). Local. */
 double dmxi_gemm_rate(double w);
 /* Group grid gr x gc for G groups on a pr x pc grid (gr | pr, gc | pc); 0 if impossible. */
 int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc);

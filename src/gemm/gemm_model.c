@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The multiply's cost model and choice: each algorithm's time from the collectives model
  * (dmx_coll_predict for the broadcasts and shifts) and the local multiply's rate curve, and the
- * search over algorithm, grid, G, B and b that AUTO runs. The DMX_GEMM, DMX_GEMM_MFLOPS and
- * DMX_GEMM_MODEL settings are read here and nowhere else.
+ * search over algorithm, grid, G, B and b that AUTO runs. DMX_GEMM is read here; the machine
+ * it prices (DMX_GEMM_MODEL, DMX_GEMM_MFLOPS) in gemm_machine.c.
  *
  * Times (ml = ceil(m/pr), nl = ceil(n/pc), e bytes per element, f = 2 flops per multiply-add for
  * real types and 8 for complex, W(w) = f ml nl w / R(min(w, ml, nl)) with R the rate curve,
@@ -24,184 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The local multiply's rate as a function of the update width w (the smallest of panel width,
- * local rows and local columns: a rank-32 update runs well below a wide one). Points (w, flop/s)
- * ascending, interpolated linearly in log2(w), constant beyond the last point; below the first
- * it falls with sqrt(w). From DMX_GEMM_MODEL's file when set (dmx calibrate gemm -o writes it),
- * else the built-in shape times DMX_GEMM_MFLOPS: one core measured here (OpenBLAS, one thread)
- * ran 72 % of its wide-panel rate at w = 32, 97 % at 256, 99 % at 1024. */
-enum { MAXPTS = 16, MAXDIMS = 6 };
-typedef struct curve {
-    int n;
-    double w[MAXPTS], rate[MAXPTS];
-    dmx_coll_alg ibcast; /* whose formula predicts the library's MPI_Ibcast */
-    int concurrent;      /* 1: MPI_Ibcast's root posts all sends at once (alpha + (q-1) m beta) */
-    double backbone;     /* bytes/s the network carries in all (one shared switch), 0: unlimited */
-    int ndims; /* torus = X,Y,...: the nodes' torus (node i at x = i mod X, ...), 0: none */
-    int64_t dims[MAXDIMS];
-} curve;
-
-static curve CURVE;
-static int curve_ready = 0;
-
-static void default_curve(curve *cv)
-{
-    static const double w[] = {32, 64, 128, 256, 512, 1024, 2048};
-    static const double eff[] = {0.72, 0.83, 0.91, 0.97, 0.98, 0.99, 1.0};
-    int64_t mf = dmxi_setting_int(DMXI_SET_GEMM_MFLOPS);
-    double peak = 1e6 * (double)(mf > 0 ? mf : 50000);
-    cv->n = 7;
-    cv->ibcast = DMX_COLL_MPI;
-    cv->concurrent = 0;
-    cv->backbone = 0.0;
-    cv->ndims = 0;
-    for (int i = 0; i < 7; i++)
-        cv->w[i] = w[i], cv->rate[i] = eff[i] * peak;
-}
-
-/* Nothing but white space left on a line. */
-static int blank(const char *s)
-{
-    return strspn(s, " \t\r\n") == strlen(s);
-}
-
-/* "X,Y,..." into cv's torus sizes; 0 on success. */
-static int parse_dims(const char *v, curve *cv)
-{
-    cv->ndims = 0;
-    while (*v) {
-        char *end = NULL;
-        long x = strtol(v, &end, 10);
-        if (end == v || x < 2 || x > 1 << 20 || cv->ndims == MAXDIMS || (*end && *end != ','))
-            return cv->ndims = 0, 1;
-        cv->dims[cv->ndims++] = x;
-        v = *end ? end + 1 : end;
-    }
-    return cv->ndims == 0;
-}
-
-/* "rate = w mflops" lines (w ascending) and optionally "ibcast = ALG": the dmx broadcast
- * algorithm whose formula the MPI library's MPI_Ibcast follows (default mpi, the collectives
- * model's prediction of the library's broadcast), or "concurrent": the root posts its q-1 sends
- * at once and they share its link, alpha + (q-1) m beta (SimGrid 3.32's); and "backbone = B":
- * the network's total capacity in bytes/s (a switch all messages share; unset: unlimited);
- * "torus = X,Y,...": the nodes form that torus (node i at x = i mod X, y = i / X mod Y, ...)
- * with one link per direction, and messages take SimGrid's dimension-order routes (used where
- * ranks share nodes, node_loads; unset: one link per node);
- * '#' comments. Anything else on a line, trailing words included, is an error. 0 on success. */
-static int load_curve(const char *path, curve *cv, char *why, size_t nwhy)
-{
-    FILE *f = fopen(path, "r");
-    char buf[256], name[64];
-    int line = 0;
-    cv->n = 0;
-    cv->ibcast = DMX_COLL_MPI;
-    cv->concurrent = 0;
-    cv->backbone = 0.0;
-    cv->ndims = 0;
-    if (f == NULL) {
-        snprintf(why, nwhy, "cannot open %s", path);
-        return 1;
-    }
-    while (fgets(buf, sizeof buf, f)) {
-        double w, r;
-        int end = 0; /* characters read by a format; the rest of the line must be blank */
-        char *h = strchr(buf, '#');
-        line++;
-        if (h)
-            *h = '\0';
-        if (strspn(buf, " \t\r\n") == strlen(buf))
-            continue;
-        if (sscanf(buf, " backbone = %lf%n", &w, &end) == 1) {
-            if (!(w > 0) || !isfinite(w) || !blank(buf + end)) {
-                snprintf(why, nwhy, "%s:%d: backbone must be positive bytes/s", path, line);
-                fclose(f);
-                return 1;
-            }
-            cv->backbone = w;
-            continue;
-        }
-        if (sscanf(buf, " torus = %63s%n", name, &end) == 1) {
-            if (!blank(buf + end) || parse_dims(name, cv) != 0) {
-                snprintf(why, nwhy, "%s:%d: torus = X,Y,... expected (at most %d sizes >= 2)", path,
-                         line, MAXDIMS);
-                fclose(f);
-                return 1;
-            }
-            continue;
-        }
-        if (sscanf(buf, " ibcast = %63s%n", name, &end) == 1 && !blank(buf + end)) {
-            snprintf(why, nwhy, "%s:%d: one broadcast algorithm expected after ibcast =", path,
-                     line);
-            fclose(f);
-            return 1;
-        }
-        if (sscanf(buf, " ibcast = %63s", name) == 1 && strcmp(name, "concurrent") == 0) {
-            cv->concurrent = 1;
-            continue;
-        }
-        if (sscanf(buf, " ibcast = %63s", name) == 1) {
-            int a = DMX_COLL_MPI;
-            while (a < DMX_COLL_NALGS && strcmp(name, dmx_coll_alg_name((dmx_coll_alg)a)) != 0)
-                a++;
-            if (a == DMX_COLL_NALGS) {
-                snprintf(why, nwhy, "%s:%d: unknown broadcast algorithm %s", path, line, name);
-                fclose(f);
-                return 1;
-            }
-            cv->ibcast = (dmx_coll_alg)a;
-            continue;
-        }
-        end = 0;
-        if (sscanf(buf, " rate = %lf %lf%n", &w, &r, &end) != 2 || !blank(buf + end) || !(w >= 1) ||
-            !isfinite(w) || !(r > 0) || !isfinite(r) || cv->n >= MAXPTS ||
-            (cv->n > 0 && w <= cv->w[cv->n - 1])) {
-            snprintf(why, nwhy,
-                     "%s:%d: expected \"rate = width MFLOPS\", widths ascending, "
-                     "at most %d lines",
-                     path, line, MAXPTS);
-            fclose(f);
-            return 1;
-        }
-        cv->w[cv->n] = w;
-        cv->rate[cv->n++] = r * 1e6;
-    }
-    fclose(f);
-    if (cv->n == 0)
-        snprintf(why, nwhy, "%s: no rate lines", path);
-    return cv->n == 0;
-}
-
-static const curve *get_curve(void)
-{
-    if (!curve_ready) {
-        const char *path = dmxi_setting_str(DMXI_SET_GEMM_MODEL);
-        char why[512];
-        if (path == NULL || load_curve(path, &CURVE, why, sizeof why) != 0) {
-            if (path != NULL)
-                fprintf(stderr, "dmx: DMX_GEMM_MODEL not loaded, using the built-in curve: %s\n",
-                        why);
-            default_curve(&CURVE);
-        }
-        curve_ready = 1;
-    }
-    return &CURVE;
-}
-
-double dmxi_gemm_rate(double w)
-{
-    const curve *cv = get_curve();
-    if (w >= cv->w[cv->n - 1])
-        return cv->rate[cv->n - 1];
-    if (w <= cv->w[0])
-        return cv->rate[0] * sqrt(w / cv->w[0]);
-    int i = 0;
-    while (w > cv->w[i + 1])
-        i++;
-    double x = log2(w / cv->w[i]) / log2(cv->w[i + 1] / cv->w[i]);
-    return cv->rate[i] + x * (cv->rate[i + 1] - cv->rate[i]);
-}
 
 /* The model's broadcast and shift times, cached by (kind, q, bytes) within one search (the
  * search asks for the same few sizes thousands of times). */
@@ -246,7 +68,7 @@ static double coll_time(mctx *c, int kind, int64_t q, int64_t bytes)
     /* Look-ahead broadcasts are the MPI library's MPI_Ibcast (DMX_MODEL's mpi.bcast factor
      * or DMX_GEMM_MODEL's ibcast line describe it); blocking ones dmx_coll_bcast with the model's
      * choice. */
-    const curve *cv = get_curve();
+    const dmxi_gemm_curve *cv = dmxi_gemm_machine();
     int64_t nodes = c->nodes < q ? c->nodes : q;
     dmx_coll_alg alg = kind == DMX_COLL_BCAST && c->overlap ? cv->ibcast : DMX_COLL_AUTO;
     if (kind == DMX_COLL_BCAST && c->overlap && cv->concurrent) {
@@ -280,7 +102,7 @@ static double comb(const mctx *c, double comm, double work)
 /* The least time the shared switch needs to carry @p bytes in all (0 when unlimited). */
 static double backbone(double bytes)
 {
-    const curve *cv = get_curve();
+    const dmxi_gemm_curve *cv = dmxi_gemm_machine();
     return cv->backbone > 0 ? bytes / cv->backbone : 0.0;
 }
 
@@ -313,7 +135,7 @@ static int64_t widest_piece(int64_t k, int pr, int pc)
  * then panels_time counts links, as below, instead of adding the row and column broadcasts. */
 static int concurrent_links(const mctx *c)
 {
-    return c->overlap && get_curve()->concurrent;
+    return c->overlap && dmxi_gemm_machine()->concurrent;
 }
 
 /* Nodes shared by several ranks (nodes > 1, more ranks than nodes): ranks fill the nodes in order
@@ -352,7 +174,7 @@ static void add_kind(nshape *s, int lv, nkind x)
 /* Where one step's messages go: per directed link (the node's one link, or each torus link on
  * the message's route) and per node's loopback, A's and B's counted apart. */
 typedef struct tally {
-    const curve *cv;
+    const dmxi_gemm_curve *cv;
     int64_t per;   /* ranks per node */
     int64_t *link; /* [link * 2 + (0: A, 1: B)] */
     int64_t *loop; /* [node * 2 + ...] */
@@ -363,7 +185,7 @@ typedef struct tally {
  * dimension the way the source's coordinates make shorter, wrapping round), each counted. */
 static void torus_route(tally *t, int64_t s, int64_t d, int isb)
 {
-    const curve *cv = t->cv;
+    const dmxi_gemm_curve *cv = t->cv;
     int64_t cur = s;
     while (cur != d) {
         int64_t dp = 1;
@@ -441,7 +263,7 @@ static const nshape *node_loads(mctx *c, int pr, int pc, int gr, int gc)
     }
     if (s == NULL)
         return NULL;
-    tally t = {get_curve(), (c->p + c->nodes - 1) / c->nodes, NULL, NULL, 0, 0};
+    tally t = {dmxi_gemm_machine(), (c->p + c->nodes - 1) / c->nodes, NULL, NULL, 0, 0};
     t.nnodes = ((int64_t)pr * pc + t.per - 1) / t.per;
     t.nlinks = t.nnodes;
     if (t.cv->ndims > 0) {
