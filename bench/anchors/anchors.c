@@ -205,7 +205,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("{\"op\":\"%s\",\"impl\":\"%s\",\"lib\":\"%s\",\"np\":%d,\"grid\":\"%dx%d\","
                "\"m\":%d,\"n\":%d,\"k\":%d,\"nb\":%d,\"nb2\":%d,\"reps\":%d,\"t_first\":%.6f,"
-               "\"t_med\":%.6f,\"t_min\":%.6f,\"wrong\":%ld}\n",
+               "\"t_med\":%.6e,\"t_min\":%.6e,\"wrong\":%ld}\n",
                op, getenv("ANCHOR_IMPL") ? getenv("ANCHOR_IMPL") : "?", where(fn), size, pr, pc, m,
                n, k, nb, nb2, reps, t[0], t[1 + (reps - 1) / 2], t[1], badsum);
         fflush(stdout);

@@ -111,7 +111,7 @@ for key, impls in cases.items():
     anchor = "cosma" if "cosma" in med else "costa" if "costa" in med else None
     desc = f"{op} {m}x{n}" + (f"x{k} nb {nb}" if op == "gemm" else f" {nb}->{nb2}")
     d = med.get("dmx")
-    fmt = lambda x: f"{x * 1e3:.2f} ms" if x is not None else "-"
+    fmt = lambda x: "-" if x is None else f"{x * 1e3:.2f} ms" if x >= 1e-3 else f"{x * 1e6:.1f} us"
     ratio = lambda x: f"{x / d:.2f}" if x is not None and d else "-"
     a = med.get(anchor) if anchor else None
     print(f"| {desc} | {grid} | {fmt(med.get('scalapack'))} | {anchor or ''} {fmt(a)} | {fmt(d)} "

@@ -201,6 +201,11 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
         const int *descb, const R *beta, R *c, const int *ic, const int *jc, const int *descc)     \
     {                                                                                              \
         sp_gemm_args g;                                                                            \
+        if (dmxsp_gemm_tiny(SPT, *m, *n, *k)) {                                                    \
+            dmxsp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, \
+                                 c, ic, jc, descc);                                                \
+            return;                                                                                \
+        }                                                                                          \
         args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
         if (dmxsp_gemm_to_scalapack(SPT, &g)) {                                                    \
             dmxsp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, \

@@ -125,17 +125,35 @@ static const char *reason(sp_type t, const sp_gemm_args *g)
     return NULL;
 }
 
-int dmxsp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
+/* Count a call handed to ScaLAPACK, and say why under DMX_PROFILE. Returns 1. */
+static int handed(sp_type t, int m, int n, int k, const char *why)
 {
-    const char *why = reason(t, g);
-    if (why == NULL)
-        return 0;
     dmxsp_count_gemm_handed();
     if (dmxsp_gemm_settings()->profile) {
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "dmx profile rank %d: P%cGEMM %d x %d x %d: handed to ScaLAPACK (%s)\n",
-                rank, "ISDCZ"[t], g -> m, g -> n, g -> k, why);
+                rank, "ISDCZ"[t], m, n, k, why);
     }
     return 1;
+}
+
+int dmxsp_gemm_tiny(sp_type t, int m, int n, int k)
+{
+    const int md = dmxsp_gemm_settings()->mode;
+    if (md == MODE_DMX || dmxsp_gemm_next(t) == NULL)
+        return 0;
+    if (md == MODE_SCALAPACK)
+        return handed(t, m, n, k, "DMX_SCALAPACK_GEMM=scalapack");
+    /* reason()'s answer for these sizes, whatever the descriptors hold (negative sizes too: the
+     * call is illegal and ScaLAPACK reports it) */
+    if ((double)m * (double)n * (double)k < SP_GEMM_SMALL_INPLACE)
+        return handed(t, m, n, k, "a small product");
+    return 0;
+}
+
+int dmxsp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
+{
+    const char *why = reason(t, g);
+    return why == NULL ? 0 : handed(t, g->m, g->n, g->k, why);
 }

@@ -108,6 +108,10 @@ typedef void sp_gemm_fn(const char *ta, const char *tb, const int *m, const int 
 DMXSP_HIDDEN sp_gemm_fn *dmxsp_gemm_next(sp_type t);
 /* Whether this call goes to ScaLAPACK's own routine: the same answer on every process. */
 DMXSP_HIDDEN int dmxsp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g);
+/* The same rule's answer from the sizes alone, for the calls it hands on whatever the
+ * descriptors hold (the small ones): 1 when the call goes to ScaLAPACK, 0 when undecided. Reads
+ * no descriptor, so the smallest calls pay as little as possible before ScaLAPACK's. */
+DMXSP_HIDDEN int dmxsp_gemm_tiny(sp_type t, int m, int n, int k);
 
 /* The drop-in multiply's settings, read at its first call (reading the environment per call would
  * scan every variable's string, on calls of a few microseconds): DMX_SCALAPACK_GEMM (mode: 0 auto,
