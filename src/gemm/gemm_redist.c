@@ -26,7 +26,7 @@
 enum { OP_A, OP_B, OP_C };
 
 /* Above this many blocks a layout is not described (not priced). */
-#define MAX_GRID_BLOCKS (INT64_C(1) << 20)
+#define MAX_GRID_BLOCKS (INT64_C(1) << 16)
 
 void dmxi_gemm_data_free(dmxi_gemm_data *d)
 {
