@@ -286,7 +286,8 @@ int dmx_cmd_model_gemm(int argc, char **argv)
                     dgrid[0], dgrid[1], (long long)ps.v[pi]);
             return 2;
         }
-        data_descs(dgrid, dblock, m, n, k, d);
+        if (dgrid[0])
+            data_descs(dgrid, dblock, m, n, k, d);
         dmx_status st = dmx_gemm_explain_operands(
             t, m, n, k, ps.v[pi], nodes > 0 ? nodes : ps.v[pi], NULL, dgrid[0] ? &ops : NULL, &c);
         int rc = dmx_model_print_choice("model gemm", st, &c, json);
