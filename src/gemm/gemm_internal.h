@@ -146,8 +146,8 @@ double dmxi_gemm_rate(double w);
 /* Group grid gr x gc for G groups on a pr x pc grid (gr | pr, gc | pc); 0 if impossible. */
 int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc);
 
-/* One hop of SimGrid's dimension-order route on the machine's torus from node @p s to @p d, now
- * at @p cur: the next node, and the directed link taken in *link. */
+/* One hop of SimGrid's dimension-order route on the machine's torus (gemm_machine.c) from node
+ * @p s to @p d, now at @p cur: the next node, and the directed link taken in *link. */
 int64_t dmxi_gemm_torus_hop(const dmxi_gemm_curve *cv, int64_t s, int64_t d, int64_t cur,
                             int64_t *link);
 
