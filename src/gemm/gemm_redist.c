@@ -15,8 +15,10 @@
  * where a rank's bytes are the larger of what it sends and receives, the network link is the
  * node's one link (bytes leaving or entering it) or, with the machine's torus line, each torus
  * link on the messages' dimension-order routes; on one node everything is inside it. Local
- * copies (elements that stay on their rank) are free. The plan executes A's, B's and C's
- * redistributions one after the other, so the term is their sum. */
+ * copies (elements that stay on their rank) are free. Where the volumes would be too many to
+ * compute (more than 2^22 rank pairs, e.g. a cyclic layout on thousands of ranks) or cannot be,
+ * a bound stands in: every element of a grid block moves, from as many peers as can hold it. The
+ * plan executes A's, B's and C's redistributions one after the other, so the term is their sum. */
 #include "gemm_internal.h"
 #include "layout.h"
 
@@ -196,11 +198,36 @@ static double most(const double *x, int64_t n)
     return m;
 }
 
-/* The time of one redistribution, from src into dst (volumes V(i, j), i in src, j in dst), the
- * ranks renamed by smap and dmap (NULL: as they are). -1 when it cannot be priced. */
-static double move_time(const dmx_relabel_desc *src, const dmx_relabel_desc *dst, int trans,
-                        const int *smap, const int *dmap, const dmxi_gemm_net *net)
+/* Ranks of a block-cyclic description @p x whose elements one block of @p blk x @p bln (at any
+ * place) can hold, at most. */
+static double holders(const dmx_relabel_desc *x, int64_t blm, int64_t bln)
 {
+    double r = (double)(blm / x->mb + 2), c = (double)(bln / x->nb + 2);
+    return (r < x->prow ? r : x->prow) * (c < x->pcol ? c : x->pcol);
+}
+
+/* The bound used where the volumes are not computed (too many of them, or a failure): every
+ * element of the grid's blocks moves, each rank exchanging with as many peers as a grid block
+ * can have sources; at the network's figures when the ranks span nodes. */
+static double bound_time(const dmx_relabel_desc *grid, double peers, const dmxi_gemm_net *net)
+{
+    double bytes = (double)grid->mb * (double)grid->nb * (double)net->esz;
+    double p1 = (double)(net->p - 1);
+    return net->alpha * (peers < p1 ? peers : p1) +
+           bytes * (net->nodes > 1 ? net->beta_inter : net->beta_intra);
+}
+
+/* Volumes past this many (rank, rank) pairs are not computed for one redistribution. */
+#define MAX_PAIRS (INT64_C(1) << 22)
+
+/* The time of one redistribution between the caller's description @p user and the grid's
+ * (block-cyclic, one block per grid rank): into the grid, or out of it (@p back, C), the ranks
+ * renamed by umap (the caller's) and gmap (the grid's; NULL: as they are). */
+static double move_time(const dmx_relabel_desc *user, const dmx_relabel_desc *grid, int back,
+                        int trans, const int *umap, const int *gmap, const dmxi_gemm_net *net)
+{
+    const dmx_relabel_desc *src = back ? grid : user, *dst = back ? user : grid;
+    const int *smap = back ? gmap : umap, *dmap = back ? umap : gmap;
     dmx_relabel_volume *v = NULL;
     dmx_relabel_gains g;
     double t = -1.0;
@@ -208,10 +235,22 @@ static double move_time(const dmx_relabel_desc *src, const dmx_relabel_desc *dst
     memset(&L, 0, sizeof L);
     if (src->m == 0 || src->n == 0)
         return 0.0;
+    /* a grid block's sources, at most: the pairs to compute are that many per grid rank */
+    int cyclic = user->kind == DMX_RELABEL_DESC_BLOCK_CYCLIC;
+    double peers = cyclic ? holders(user, trans ? grid->nb : grid->mb, trans ? grid->mb : grid->nb)
+                          : (double)user->nrb * (double)user->ncb;
+    peers = peers < (double)net->p ? peers : (double)net->p;
+    double work = peers * (double)grid->prow * (double)grid->pcol; /* grid form: the overlay */
+    if (!cyclic) {
+        double ov = ((double)user->nrb + grid->prow) * ((double)user->ncb + grid->pcol);
+        work = ov > work ? ov : work;
+    }
+    if (work > (double)MAX_PAIRS)
+        return bound_time(grid, peers, net);
     if (dmx_relabel_volume_create(src, dst, trans, (int)net->p, &v) != DMX_SUCCESS ||
         dmx_relabel_volume_get_gains(v, &g) != DMX_SUCCESS || g.n > net->p) {
         dmx_relabel_volume_destroy(&v);
-        return -1.0;
+        return bound_time(grid, peers, net);
     }
     L.p = net->p;
     L.cv = dmxi_gemm_machine();
@@ -254,6 +293,8 @@ static double move_time(const dmx_relabel_desc *src, const dmx_relabel_desc *dst
         double across = most(L.link, L.nlinks) * net->beta_inter;
         t = net->alpha * (double)msgs + (inside > across ? inside : across);
     }
+    if (t < 0) /* out of memory */
+        t = bound_time(grid, peers, net);
     free(L.out);
     free(L.in);
     free(L.mout);
@@ -290,9 +331,8 @@ double dmxi_gemm_redist_time(const dmxi_gemm_data *d, const dmxi_gemm_net *net, 
         grid.mb = grid.m > 0 ? (grid.m + pr - 1) / pr : 1;
         grid.nb = grid.n > 0 ? (grid.n + pc - 1) / pc : 1;
         grid.prow = pr, grid.pcol = pc, grid.order = 'R';
-        double t = i == OP_C ? move_time(&grid, &d->d[i], 0, NULL, d->map[i], net)
-                             : move_time(&d->d[i], &grid, d->trans[i], d->map[i],
-                                         cannon ? skew[i] : NULL, net);
+        double t = move_time(&d->d[i], &grid, i == OP_C, i == OP_C ? 0 : d->trans[i], d->map[i],
+                             cannon && i < 2 ? skew[i] : NULL, net);
         part[i] = t > 0 ? t : 0.0;
         total += part[i];
     }
