@@ -66,6 +66,20 @@ dmx_status dmx_gemm_explain_operands(dmx_dtype dtype, int64_t m, int64_t n, int6
     DMXI_CHECK(dmx_dtype_size(dtype) != 0 && m >= 0 && n >= 0 && k >= 0 && p >= 1 && p <= INT_MAX &&
                    nodes >= 1 && nodes <= p,
                DMX_ERR_ARG, "invalid dtype, size, rank or node count");
+    for (int i = 0; i < 3; i++) { /* each description of its operand's size, on p ranks */
+        const dmx_relabel_desc *x = &data.d[i];
+        int tr = i < 2 && data.trans[i];
+        int64_t r0 = i == 1 ? k : m, c0 = i == 0 ? k : n;
+        int64_t rows = tr ? c0 : r0, cols = tr ? r0 : c0; /* as stored */
+        DMXI_CHECK(!data.known[i] || (x->m == rows && x->n == cols &&
+                                      (x->kind != DMX_RELABEL_DESC_BLOCK_CYCLIC ||
+                                       (int64_t)x->prow * x->pcol <= p)),
+                   DMX_ERR_ARG,
+                   "the description of %c is %lld x %lld (grid %d x %d); as stored it is %lld x "
+                   "%lld on at most %lld ranks",
+                   "ABC"[i], (long long)x -> m, (long long)x -> n, x -> prow, x -> pcol,
+                   (long long)rows, (long long)cols, (long long)p);
+    }
     dmx_gemm_options_init(&o);
     if (options)
         o = *options;

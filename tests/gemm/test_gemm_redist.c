@@ -148,6 +148,26 @@ static void unchanged(dmxt_count *cnt, int64_t n, int64_t p, int64_t nodes)
                 x.reason, y.reason);
 }
 
+/* A description of the wrong size is refused (not priced as if it were right). */
+static void refused(dmxt_count *cnt)
+{
+    dmx_relabel_desc d[3];
+    dmx_choice ch;
+    fitting(d, 256, 256, 128, 1, 4); /* A 256 x 128, but k = 256 below */
+    dmx_gemm_operands ops = {DMX_OP_N, DMX_OP_N, &d[0], NULL, NULL};
+    dmx_status st = dmx_gemm_explain_operands(DMX_DOUBLE, 256, 256, 256, 4, 1, NULL, &ops, &ch);
+    DMXT_EXPECT(cnt, st == DMX_ERR_ARG && strstr(dmx_last_error(), "description of A") != NULL,
+                "a 256 x 128 A for k = 256: status %d (%s)", (int)st, dmx_last_error());
+    ops.transa = DMX_OP_T; /* stored k x m = 256 x 256: the 256 x 128 one is still wrong */
+    st = dmx_gemm_explain_operands(DMX_DOUBLE, 256, 256, 256, 4, 1, NULL, &ops, &ch);
+    DMXT_EXPECT(cnt, st == DMX_ERR_ARG, "a transposed 256 x 128 A for 256 x 256: status %d",
+                (int)st);
+    /* the same 256 x 128 description as the stored A of m = 128, k = 256 with op T: right */
+    st = dmx_gemm_explain_operands(DMX_DOUBLE, 128, 256, 256, 4, 1, NULL, &ops, &ch);
+    DMXT_EXPECT(cnt, st == DMX_SUCCESS, "a stored 256 x 128 A^T for m = 128, k = 256: %s",
+                dmx_last_error());
+}
+
 /* The plan at 4 ranks on one node, operands on 1 x 4 (case (a) at p = 4). */
 static void plan_keeps(dmxt_count *cnt, int64_t n)
 {
@@ -222,6 +242,7 @@ int main(int argc, char **argv)
         scenario(&n, 256, 4, 1, 1, 4, 0);     /* (a) on one node: the plan's case below */
         unchanged(&n, 2048, 16, 16);
         unchanged(&n, 256, 4, 1);
+        refused(&n);
     }
     if (size == 4 && nodes == 1)
         plan_keeps(&n, 256);
