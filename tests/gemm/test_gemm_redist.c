@@ -12,9 +12,10 @@
  *  (c) without layouts nothing changes: dmx_gemm_explain_operands(NULL) = dmx_gemm_explain, and
  *      dmx_gemm_predict reports no term (tests/gemm/model_nodes.sh compares whole tables with
  *      outputs recorded before the term).
- * Plan (4 ranks on one node): A, B, C on a 1 x 4 grid in the blocks that fit SUMMA there, case
- * (a) at p = 4: the plan stays on 1 x 4 with every operand in place, and its product matches a
- * serial one. Rank 0 prints "N passed, N failed". */
+ * Plan (4 ranks on one node): A, B, C on a 1 x 4 grid in the blocks that fit SUMMA there (as
+ * block-cyclic and as custom layouts, which the plan describes by their blocks), case (a) at
+ * p = 4: the plan stays on 1 x 4 with every operand in place, and its product is right. Rank 0
+ * prints "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L /* unsetenv */
 #include "dmx.h"
 #include "dmx/expert.h"
@@ -169,19 +170,28 @@ static void refused(dmxt_count *cnt)
 }
 
 /* The plan at 4 ranks on one node, operands on 1 x 4 (case (a) at p = 4). */
-static void plan_keeps(dmxt_count *cnt, int64_t n)
+static void plan_keeps(dmxt_count *cnt, int64_t n, int custom)
 {
     const int64_t nb = (n + size - 1) / size;
     double *m[3];
     dmx_layout *l[3] = {NULL, NULL, NULL};
     dmx_gemm_plan *g = NULL;
     dmx_gemm_info info;
-    int ok = 1;
+    int ok = 1, own[64];
+    int64_t rs[2] = {0, n}, cs[65];
+    for (int j = 0; j <= size && j < 65; j++)
+        cs[j] = j * nb < n ? j * nb : n;
+    for (int j = 0; j < size && j < 64; j++)
+        own[j] = j;
     for (int i = 0; i < 3; i++) {
         m[i] = calloc((size_t)(n * nb), sizeof(double));
-        ok &= m[i] != NULL &&
-              dmx_layout_create_block_cyclic(MPI_COMM_WORLD, n, n, n, nb, 1, size, 'R', 0, 0, m[i],
-                                             n, &l[i]) == DMX_SUCCESS;
+        /* custom: the same blocks described by their owners (the grid form of the term) */
+        dmx_block blk = {0, rank, m[i], n, DMX_COL_MAJOR};
+        ok &= m[i] != NULL && size <= 64 &&
+              (custom ? dmx_layout_create_custom(MPI_COMM_WORLD, n, n, 1, rs, size, cs, own, 1,
+                                                 &blk, &l[i])
+                      : dmx_layout_create_block_cyclic(MPI_COMM_WORLD, n, n, n, nb, 1, size, 'R', 0,
+                                                       0, m[i], n, &l[i])) == DMX_SUCCESS;
     }
     /* A(i, j) = i + 2j, B(i, j) = 1 if i == j + 1 else 0: C(i, j) = A(i, j + 1) (0 at j = n-1) */
     for (int64_t j = 0; j < nb && ok; j++)
@@ -195,14 +205,15 @@ static void plan_keeps(dmxt_count *cnt, int64_t n)
         dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, (dmx_scalar){1.0, 0.0},
                              l[0], l[1], (dmx_scalar){0.0, 0.0}, l[2], NULL, &g) == DMX_SUCCESS &&
         dmx_gemm_plan_execute(g) == DMX_SUCCESS && dmx_gemm_plan_get_info(g, &info) == DMX_SUCCESS;
-    DMXT_EXPECT(cnt, ok, "plan on 1x%d: %s", size, dmx_last_error());
+    DMXT_EXPECT(cnt, ok, "plan on 1x%d (%s): %s", size, custom ? "custom" : "block-cyclic",
+                dmx_last_error());
     if (ok) {
         DMXT_EXPECT(cnt,
                     info.prow == 1 && info.pcol == size && info.a_in_place && info.b_in_place &&
                         info.c_in_place && info.redist_seconds == 0.0,
-                    "plan: operands on 1x%d, chose %dx%d (in place %d %d %d, term %g s)", size,
-                    info.prow, info.pcol, info.a_in_place, info.b_in_place, info.c_in_place,
-                    info.redist_seconds);
+                    "plan (%s): operands on 1x%d, chose %dx%d (in place %d %d %d, term %g s)",
+                    custom ? "custom" : "block-cyclic", size, info.prow, info.pcol, info.a_in_place,
+                    info.b_in_place, info.c_in_place, info.redist_seconds);
         int64_t bad = 0;
         for (int64_t j = 0; j < nb; j++)
             for (int64_t i = 0; i < n; i++) {
@@ -244,8 +255,10 @@ int main(int argc, char **argv)
         unchanged(&n, 256, 4, 1);
         refused(&n);
     }
-    if (size == 4 && nodes == 1)
-        plan_keeps(&n, 256);
+    if (size == 4 && nodes == 1) {
+        plan_keeps(&n, 256, 0);
+        plan_keeps(&n, 256, 1);
+    }
     dmxt_count all = {0, 0};
     MPI_Allreduce(&n.passed, &all.passed, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&n.failed, &all.failed, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
