@@ -317,8 +317,9 @@ static int parse(int argc, char **argv, gemm_args *g)
         CLI_OPT_REQ("outer", CLI_SIZE, &g->outer, 0, 0, "B",
                     "HSUMMA outer panel width; default 0 (the model's)", "only"),
         CLI_FLAG_OPT("data-grid", &g->datagrid,
-                     "with --only auto: the operands' grid forced, the rest chosen (the model\n"
-                     "prices no redistribution; this compares choices without one)"),
+                     "with --only auto: the operands' grid forced, the rest chosen (the\n"
+                     "model charges other grids the redistribution; this compares choices\n"
+                     "without one)"),
         CLI_OPT_REQ("nodes", CLI_SIZE, &g->nodes, 1, 0, "N",
                     "nodes the model assumes for its prediction; default 1", "only"),
         CLI_FLAG_OPT("no-peak", &g->nopeak,

@@ -119,7 +119,7 @@ table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl"; }
 
 # ---- gemm: seed 003 (HSUMMA). A point is summa:b, hsumma:G:b (outer panel B = the widest
 # panel, N/sqrt(P)), hsumma:G:b:B, cannon, auto (nothing forced) or auto:data (the data's grid
-# forced, the rest chosen: the model prices no redistribution to another grid); forced points
+# forced, the rest chosen; without it the model charges other grids the moves); forced points
 # use the data's square grid. SIM_POINTS default: SUMMA and HSUMMA at every power-of-two G.
 gemm() {
     local N=${1:-2048} plats=${SIM_PLATFORMS:-"latency bandwidth"} nps=${SIM_NP:-"256 1024"}

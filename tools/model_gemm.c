@@ -172,8 +172,45 @@ static int model_row(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, in
     return 0;
 }
 
+/* "RxC" (or "R,C"): the operands' grid for --data-grid. */
+static int parse_grid(const char *v, void *dest)
+{
+    int *g = dest;
+    char *end = NULL;
+    long r = strtol(v, &end, 10);
+    if (end == v || r < 1 || r > 1 << 30 || (*end != 'x' && *end != ','))
+        return -1;
+    const char *w = end + 1;
+    long c = strtol(w, &end, 10);
+    if (end == w || c < 1 || c > 1 << 30 || *end)
+        return -1;
+    g[0] = (int)r, g[1] = (int)c;
+    return 0;
+}
+
+/* The operands as bench gemm lays them out: A (m x k), B (k x n), C (m x n) block-cyclic on the
+ * grid g[0] x g[1] (row-major) in blocks of blk x blk, or (blk 0) in the blocks that fit SUMMA
+ * there (one block per rank). */
+static void data_descs(const int g[2], int64_t blk, int64_t m, int64_t n, int64_t k,
+                       dmx_relabel_desc d[3])
+{
+    const int64_t dims[3][2] = {{m, k}, {k, n}, {m, n}};
+    for (int i = 0; i < 3; i++) {
+        memset(&d[i], 0, sizeof d[i]);
+        d[i].kind = DMX_RELABEL_DESC_BLOCK_CYCLIC;
+        d[i].m = dims[i][0], d[i].n = dims[i][1];
+        d[i].mb = blk > 0 ? blk : (dims[i][0] + g[0] - 1) / g[0];
+        d[i].nb = blk > 0 ? blk : (dims[i][1] + g[1] - 1) / g[1];
+        d[i].mb = d[i].mb > 0 ? d[i].mb : 1;
+        d[i].nb = d[i].nb > 0 ? d[i].nb : 1;
+        d[i].prow = g[0], d[i].pcol = g[1], d[i].order = 'R';
+    }
+}
+
 int dmx_cmd_model_gemm(int argc, char **argv)
 {
+    int dgrid[2] = {0, 0};
+    int64_t dblock = 0;
     int64_t m = 0, n = 0, k = 0, nodes = 0;
     plist ps = {{0}, 0};
     const char *svgf = NULL, *model = NULL;
@@ -198,6 +235,19 @@ int dmx_cmd_model_gemm(int argc, char **argv)
                      "instead of the table: the plan's choice explained for\neach P "
                      "(dmx_gemm_explain)"),
         CLI_FLAG_REQ("json", &json, "with --explain: one JSON line per choice", "explain"),
+        {.name = "data-grid",
+         .kind = CLI_FUNC,
+         .dest = dgrid,
+         .parse = parse_grid,
+         .what = "RxC, two counts >= 1",
+         .meta = "RxC",
+         .help = "with --explain: A, B and C block-cyclic on this grid (row-\nmajor) in the "
+                 "blocks that fit SUMMA there, as bench gemm\nlays them out; the choice then "
+                 "charges each grid the\nredistribution into it; default: operands not known",
+         .requires = "explain"},
+        CLI_OPT_REQ("data-block", CLI_SIZE, &dblock, 1, 0, "MB",
+                    "with --data-grid: MB x MB blocks instead; default the\nfitting ones",
+                    "data-grid"),
     };
     cli_spec spec = {"model gemm",
                      0,
@@ -229,8 +279,17 @@ int dmx_cmd_model_gemm(int argc, char **argv)
         k = n;
     for (int pi = 0; pi < ps.n && explain; pi++) {
         dmx_choice c;
-        dmx_status st =
-            dmx_gemm_explain(t, m, n, k, ps.v[pi], nodes > 0 ? nodes : ps.v[pi], NULL, &c);
+        dmx_relabel_desc d[3];
+        dmx_gemm_operands ops = {DMX_OP_N, DMX_OP_N, &d[0], &d[1], &d[2]};
+        if (dgrid[0] && (int64_t)dgrid[0] * dgrid[1] > ps.v[pi]) {
+            fprintf(stderr, "dmx: model gemm: --data-grid %dx%d needs more than %lld ranks\n",
+                    dgrid[0], dgrid[1], (long long)ps.v[pi]);
+            return 2;
+        }
+        if (dgrid[0])
+            data_descs(dgrid, dblock, m, n, k, d);
+        dmx_status st = dmx_gemm_explain_operands(
+            t, m, n, k, ps.v[pi], nodes > 0 ? nodes : ps.v[pi], NULL, dgrid[0] ? &ops : NULL, &c);
         int rc = dmx_model_print_choice("model gemm", st, &c, json);
         if (rc != 0)
             return rc;

@@ -19,6 +19,7 @@
 #include "dmx/exchange.h"
 #include "dmx/gemm.h"
 #include "dmx/layout.h"
+#include "dmx/relabel.h"
 #include "dmx/rma.h"
 
 #include <mpi.h>
@@ -287,6 +288,24 @@ DMX_API dmx_status dmx_coll_explain(dmx_coll_kind kind, int64_t p, int64_t bytes
 DMX_API dmx_status dmx_gemm_explain(dmx_dtype dtype, int64_t m, int64_t n, int64_t k, int64_t p,
                                     int64_t nodes, const dmx_gemm_options *options,
                                     dmx_choice *out);
+
+/** Where a multiply's operands are, for the redistribution term of its choice: A as the caller
+ * stores it (m x k, or k x m when @p transa is not DMX_OP_N), B likewise (k x n or n x k), C
+ * (m x n), each described over the multiply's ranks as dmx_relabel_volume_create takes them
+ * (dmx/relabel.h); NULL: not known, not priced. Borrowed by the call. */
+typedef struct dmx_gemm_operands {
+    dmx_op transa, transb;
+    const dmx_relabel_desc *a, *b, *c;
+} dmx_gemm_operands;
+
+/** dmx_gemm_explain with the operands where @p operands says (NULL: as dmx_gemm_explain): each
+ * algorithm's best configuration with its multiply and redistribution times, and, with any
+ * operand known, the best configuration on each grid; the choice is dmx_gemm_plan_create's on
+ * layouts so described. */
+DMX_API dmx_status dmx_gemm_explain_operands(dmx_dtype dtype, int64_t m, int64_t n, int64_t k,
+                                             int64_t p, int64_t nodes,
+                                             const dmx_gemm_options *options,
+                                             const dmx_gemm_operands *operands, dmx_choice *out);
 
 /** A redistribution's engine for an m x n A of @p dtype between layouts known globally: the
  * one-shot path with no agreement (@p once: a dmx_transform_once call), the small engine (one

@@ -71,6 +71,10 @@ typedef struct dmx_gemm_info {
     int64_t shift_bytes; /**< their bytes */
     int64_t local_gemms; /**< local CBLAS calls */
     int64_t temp_bytes;  /**< temporary memory the plan holds (operand copies, panel buffers) */
+    /** the model's time for bringing A and B from the caller's layouts into the grid and C back
+     * (0 where nothing moves or the layouts are not known); AUTO compares the multiply's time
+     * plus this one */
+    double redist_seconds;
 } dmx_gemm_info;
 
 typedef struct dmx_gemm_plan dmx_gemm_plan;

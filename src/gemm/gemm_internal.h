@@ -3,6 +3,8 @@
 #ifndef DMXI_GEMM_INTERNAL_H
 #define DMXI_GEMM_INTERNAL_H
 
+#include "dmx/expert.h"
+#include "dmx/relabel.h"
 #include "dmxi.h"
 
 /* One rank's part of a plan. Partitions are arrays of part boundaries (parts+1 entries); part
@@ -78,9 +80,47 @@ dmx_status dmxi_gemm_summa(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated
 dmx_status dmxi_gemm_hsumma(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
 dmx_status dmxi_gemm_cannon(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated);
 
-/* The model (gemm_model.c): the plan's configuration for p ranks on @p nodes nodes. */
+/* Where the caller holds A, B and C, for the redistribution term of the choice (gemm_redist.c):
+ * each as a description over the plan's ranks (A as stored: op(A)'s transpose when trans[0]),
+ * known[i] = 0 where it cannot be described (a local-only layout, a layout on other processes,
+ * too many blocks): that operand is not priced. */
+typedef struct dmxi_gemm_data {
+    int known[3];
+    int trans[2];
+    dmx_relabel_desc d[3];
+    int *map[3];          /* the description's rank -> the plan's rank (NULL: the same) */
+    int64_t *split[3][2]; /* grid descriptions made here (freed by dmxi_gemm_data_free) */
+    int *owners[3];
+} dmxi_gemm_data;
+
+/* The operands' descriptions from the caller's layouts (plan's communicator comm), or from the
+ * public description (dmx_gemm_explain_operands; the descriptions are borrowed). Local. */
+dmx_status dmxi_gemm_data_from_layouts(MPI_Comm comm, const dmx_layout *a, const dmx_layout *b,
+                                       const dmx_layout *c, dmx_op ta, dmx_op tb,
+                                       dmxi_gemm_data *out);
+void dmxi_gemm_data_from_operands(const dmx_gemm_operands *ops, dmxi_gemm_data *out);
+void dmxi_gemm_data_free(dmxi_gemm_data *d);
+
+/* The network figures the redistribution term prices with (from the model's machine). */
+typedef struct dmxi_gemm_net {
+    int64_t p, nodes, m, n, k;
+    size_t esz;
+    double alpha;                  /* one message's latency (s) */
+    double beta_intra, beta_inter; /* s/byte inside a node, across nodes */
+} dmxi_gemm_net;
+
+/* Predicted seconds to bring A and B from @p d into a pr x pc grid (Cannon's skewed q x q with
+ * @p cannon) and C back; part[0..2] get A's, B's and C's shares (0 for an operand not known).
+ * Local. */
+double dmxi_gemm_redist_time(const dmxi_gemm_data *d, const dmxi_gemm_net *net, int pr, int pc,
+                             int cannon, double part[3]);
+
+/* The model (gemm_model.c): the plan's configuration for p ranks on @p nodes nodes; with @p data
+ * (not NULL) each grid is charged the redistribution of the operands into it (info's
+ * redist_seconds), which the comparison adds to the multiply's time. */
 dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int nodes,
-                            const dmx_gemm_options *opt, dmx_gemm_info *out);
+                            const dmx_gemm_options *opt, const dmxi_gemm_data *data,
+                            dmx_gemm_info *out);
 /* The machine the model prices (gemm_machine.c). The local multiply's rate as a function of the
  * update width w (the smallest of panel width, local rows and local columns: a rank-32 update runs
  * well below a wide one). Points (w, flop/s) ascending, interpolated linearly in log2(w), constant
@@ -105,5 +145,10 @@ const dmxi_gemm_curve *dmxi_gemm_machine(void);
 double dmxi_gemm_rate(double w);
 /* Group grid gr x gc for G groups on a pr x pc grid (gr | pr, gc | pc); 0 if impossible. */
 int dmxi_gemm_group_grid(int pr, int pc, int G, int *gr, int *gc);
+
+/* One hop of SimGrid's dimension-order route on the machine's torus (gemm_machine.c) from node
+ * @p s to @p d, now at @p cur: the next node, and the directed link taken in *link. */
+int64_t dmxi_gemm_torus_hop(const dmxi_gemm_curve *cv, int64_t s, int64_t d, int64_t cur,
+                            int64_t *link);
 
 #endif

@@ -171,3 +171,23 @@ double dmxi_gemm_rate(double w)
     double x = log2(w / cv->w[i]) / log2(cv->w[i + 1] / cv->w[i]);
     return cv->rate[i] + x * (cv->rate[i + 1] - cv->rate[i]);
 }
+
+/* SimGrid's dimension-order route on the torus, one hop (gemm_internal.h): x first, in each
+ * dimension the way the source's coordinates make shorter, wrapping round. */
+int64_t dmxi_gemm_torus_hop(const dmxi_gemm_curve *cv, int64_t s, int64_t d, int64_t cur,
+                            int64_t *link)
+{
+    int64_t dp = 1;
+    for (int j = 0; j < cv->ndims; j++) {
+        int64_t n = cv->dims[j], my = (s / dp) % n, to = (d / dp) % n, at = (cur / dp) % n;
+        if (at != to) {
+            int right = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
+            int64_t next = right ? (at == n - 1 ? cur + dp - dp * n : cur + dp)
+                                 : (at == 0 ? cur - dp + dp * n : cur - dp);
+            *link = ((right ? cur : next) * cv->ndims + j) * 2 + !right;
+            return next;
+        }
+        dp *= n;
+    }
+    return d;
+}

@@ -36,7 +36,7 @@ typedef struct centry {
 
 /* Messages a step puts through one node's links (see node_loads): for each kind of node, the
  * A broadcast's messages leaving the node (off) and staying in it (in), and B's. */
-enum { NSHAPES = 64, NKINDS = 32, NLEVELS = 3 };
+enum { NSHAPES = 64, NKINDS = 32, NLEVELS = 3, NMOVES = 128 };
 typedef struct nkind {
     int64_t off_a, in_a, off_b, in_b;
 } nkind;
@@ -54,6 +54,12 @@ typedef struct mctx {
         beta_intra; /* s/byte of one message across nodes and inside one (0: unset) */
     centry cache[NCACHE];
     nshape shapes[NSHAPES];
+    const dmxi_gemm_data *data; /* the operands' layouts (NULL: not known, nothing charged) */
+    int nmoves;
+    struct {
+        int pr, pc, cannon;
+        double t;
+    } moves[NMOVES]; /* redistribution time per grid, computed once per search */
 } mctx;
 
 static double coll_time(mctx *c, int kind, int64_t q, int64_t bytes)
@@ -185,23 +191,10 @@ typedef struct tally {
  * dimension the way the source's coordinates make shorter, wrapping round), each counted. */
 static void torus_route(tally *t, int64_t s, int64_t d, int isb)
 {
-    const dmxi_gemm_curve *cv = t->cv;
-    int64_t cur = s;
+    int64_t cur = s, id = 0;
     while (cur != d) {
-        int64_t dp = 1;
-        for (int j = 0; j < cv->ndims; j++) {
-            int64_t n = cv->dims[j], my = (s / dp) % n, to = (d / dp) % n, at = (cur / dp) % n;
-            if (at != to) {
-                int right = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
-                int64_t next = right ? (at == n - 1 ? cur + dp - dp * n : cur + dp)
-                                     : (at == 0 ? cur - dp + dp * n : cur - dp);
-                int64_t id = ((right ? cur : next) * cv->ndims + j) * 2 + !right;
-                t->link[id * 2 + isb]++;
-                cur = next;
-                break;
-            }
-            dp *= n;
-        }
+        cur = dmxi_gemm_torus_hop(t->cv, s, d, cur, &id);
+        t->link[id * 2 + isb]++;
     }
 }
 
@@ -473,16 +466,41 @@ cleanup:
     return st;
 }
 
+/* The redistribution term of a grid (gemm_redist.c), with the figures the broadcasts use:
+ * alpha a one-message broadcast's time, beta inside a node and across. 0 without layouts. */
+static double moves(mctx *c, int pr, int pc, int cannon)
+{
+    if (c->data == NULL)
+        return 0.0;
+    for (int i = 0; i < c->nmoves; i++)
+        if (c->moves[i].pr == pr && c->moves[i].pc == pc && c->moves[i].cannon == cannon)
+            return c->moves[i].t;
+    node_betas(c);
+    dmxi_gemm_net net = {c->p,          c->nodes,      c->m,
+                         c->n,          c->k,          dmx_dtype_size(c->t),
+                         tb(c, 2, 0.0), c->beta_intra, c->beta_inter};
+    double part[3];
+    double t = dmxi_gemm_redist_time(c->data, &net, pr, pc, cannon, part);
+    if (c->nmoves < NMOVES) {
+        int i = c->nmoves++;
+        c->moves[i].pr = pr, c->moves[i].pc = pc, c->moves[i].cannon = cannon, c->moves[i].t = t;
+    }
+    return t;
+}
+
 static void consider(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int gc, int64_t b,
                      int64_t B, dmx_gemm_info *best, int *have)
 {
     double t = predict_one(c, alg, pr, pc, gr, gc, b, B);
+    double r = moves(c, pr, pc, alg == DMX_GEMM_CANNON);
     /* Candidates come in order of growing panel memory (widths ascending; SUMMA, HSUMMA,
      * Cannon): a later one must be better by more than 1 %, the model's resolution, so near
-     * ties keep the smaller buffers. */
-    if (*have && !(t < 0.99 * best->predicted_seconds))
+     * ties keep the smaller buffers. With the operands' layouts known, the time compared is the
+     * multiply's plus the redistribution's (0 without layouts: the comparison as before). */
+    if (*have && !(t + r < 0.99 * (best->predicted_seconds + best->redist_seconds)))
         return;
     *have = 1;
+    best->redist_seconds = r;
     best->alg = alg;
     best->prow = pr, best->pcol = pc;
     best->group_rows = gr, best->group_cols = gc, best->groups = gr * gc;
@@ -578,7 +596,8 @@ cleanup:
 }
 
 dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_t p, int nodes,
-                            const dmx_gemm_options *opt, dmx_gemm_info *out)
+                            const dmx_gemm_options *opt, const dmxi_gemm_data *data,
+                            dmx_gemm_info *out)
 {
     dmx_status st = DMX_SUCCESS;
     dmx_gemm_alg alg = opt->alg;
@@ -586,6 +605,7 @@ dmx_status dmxi_gemm_choose(dmx_dtype t, int64_t m, int64_t n, int64_t k, int64_
     DMXI_CHECK(c != NULL, DMX_ERR_ALLOC, "out of memory for the model");
     c->t = t, c->m = m, c->n = n, c->k = k, c->nodes = nodes > 1 ? nodes : 1;
     c->overlap = opt->overlap;
+    c->data = data;
     if (alg == DMX_GEMM_AUTO)
         DMXI_TRY(env_alg(&alg));
     memset(out, 0, sizeof *out);

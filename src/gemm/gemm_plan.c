@@ -373,6 +373,8 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     dmx_gemm_plan *g = NULL;
     int64_t dims[3] = {0, 0, 0};
     dmx_gemm_options opt;
+    dmxi_gemm_data data;
+    memset(&data, 0, sizeof data);
     if (out != NULL)
         *out = NULL;
     if (comm == MPI_COMM_NULL) /* nobody to agree with: the others must not be left waiting */
@@ -417,7 +419,12 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     g->overlap = opt.overlap;
     int nodes = 1;
     DMXI_TRY(count_nodes(comm, &nodes));
-    local = dmxi_gemm_choose(dtype, g->m, g->n, g->k, g->p, nodes, &opt, &g->info);
+    /* The operands' layouts are global descriptions (every rank computes the same choice from
+     * them); the model charges each grid the redistributions into it. */
+    local = dmxi_gemm_data_from_layouts(g->comm, a, b, c, transa, transb, &data);
+    if (local == DMX_SUCCESS)
+        local = dmxi_gemm_choose(dtype, g->m, g->n, g->k, g->p, nodes, &opt, &data, &g->info);
+    dmxi_gemm_data_free(&data);
     DMXI_TRY(dmxi_agree(g->comm, local));
     g->pr = g->info.prow, g->pc = g->info.pcol;
     g->gr = g->info.group_rows, g->gc = g->info.group_cols;

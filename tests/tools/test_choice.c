@@ -4,7 +4,8 @@
  *   - exchange: the protocol a dmx_exchange reports it ran (AUTO and each protocol passed);
  *   - coll: what dmx_coll_auto_choice says the next AUTO call runs (run with DMX_COLL_TUNE=0,
  *     where that is the model's choice), for several collectives and sizes;
- *   - gemm: the algorithm and grid of a dmx_gemm_plan (dmx_gemm_plan_get_info);
+ *   - gemm: the algorithm and grid of a dmx_gemm_plan (dmx_gemm_plan_get_info), explained with
+ *     its operands' layouts described (dmx_gemm_explain_operands: the redistribution term);
  *   - rma: the path the heap's last strided transfer took (the heap's last_path, internal),
  *     with the heap's own probe and shared segment, for gets, puts and accumulates;
  *   - redist: the engine a dmx_plan_create plan runs (small or general, internal) with the
@@ -120,8 +121,19 @@ static void check_gemm(dmxt_count *n)
         if (st == DMX_SUCCESS)
             st = dmx_gemm_plan_get_info(g, &info);
         DMXT_EXPECT(n, st == DMX_SUCCESS, "gemm plan: %s", dmx_last_error());
+        /* the same layouts described: the choice charges the redistributions from them */
+        const int64_t dd[3][2] = {{m, k}, {k, nn}, {m, nn}};
+        dmx_relabel_desc d[3];
+        for (int x = 0; x < 3; x++) {
+            memset(&d[x], 0, sizeof d[x]);
+            d[x].kind = DMX_RELABEL_DESC_BLOCK_CYCLIC;
+            d[x].m = dd[x][0], d[x].n = dd[x][1], d[x].mb = 16, d[x].nb = 16;
+            d[x].prow = pr, d[x].pcol = size / pr, d[x].order = 'R';
+        }
+        dmx_gemm_operands ops = {DMX_OP_N, DMX_OP_N, &d[0], &d[1], &d[2]};
         DMXT_EXPECT(n,
-                    dmx_gemm_explain(DMX_DOUBLE, m, nn, k, size, nodes, NULL, &ch) == DMX_SUCCESS,
+                    dmx_gemm_explain_operands(DMX_DOUBLE, m, nn, k, size, nodes, NULL, &ops, &ch) ==
+                        DMX_SUCCESS,
                     "gemm explain: %s", dmx_last_error());
         if (st == DMX_SUCCESS) {
             char grid[32];
