@@ -152,14 +152,18 @@ static void tl_op_avx(const kjob *job, int64_t m, int64_t n, const void *s, void
 #define STAGE_RUN_MAX 512
 #define STAGE_PANEL 4096
 
-/* Rows of D in the staged blocks of a tile m rows x n columns of esz-byte elements: as few as
- * fill the buffer with whole panel rows of S (n columns, at most STAGE_PANEL bytes), between
- * STAGE_RUN_MIN and STAGE_RUN_MAX bytes, a multiple of a line; at most m. */
+/* Rows of D in the staged blocks of a tile m rows x n columns of esz-byte elements, a multiple of
+ * a line, at most m. Elements of 8 bytes or more: as few rows as fill the buffer with whole
+ * panel rows of S (n columns, at most STAGE_PANEL bytes), between STAGE_RUN_MIN and
+ * STAGE_RUN_MAX bytes. Floats: STAGE_RUN_MAX bytes (measured in the engine's order on 128 x 128
+ * tiles, docs/exec.md: whole rows made floats 1.99-2.03x the copy against 1.56-1.63x). */
 static int64_t stage_rows(int64_t m, int64_t n, int64_t esz)
 {
     const int64_t L = CACHE_LINE / esz, w = MIN64(n * esz, STAGE_PANEL);
     int64_t mc = STAGE_BYTES / w / L * L;
-    mc = mc < STAGE_RUN_MIN / esz ? STAGE_RUN_MIN / esz : MIN64(mc, STAGE_RUN_MAX / esz);
+    mc = esz < 8                    ? STAGE_RUN_MAX / esz
+         : mc < STAGE_RUN_MIN / esz ? STAGE_RUN_MIN / esz
+                                    : MIN64(mc, STAGE_RUN_MAX / esz);
     const int64_t nbk = (m + mc - 1) / mc;
     return ((m + nbk - 1) / nbk + L - 1) / L * L;
 }
