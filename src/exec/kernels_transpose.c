@@ -145,46 +145,70 @@ static void tl_op_avx(const kjob *job, int64_t m, int64_t n, const void *s, void
 
 /* ---- streamed transposes staged through L1 ------------------------------------------------ */
 
-/* Bytes of the staging buffer (in L1 with the source lines a block reads) and of each column run
- * of a staged block. */
+/* Bytes of the staging buffer (in L1 with the source lines a block reads); the least and the
+ * most bytes of each column run of a staged block; bytes of S's rows in one panel. */
 #define STAGE_BYTES 16384
-#define STAGE_RUN 512
+#define STAGE_RUN_MIN 128
+#define STAGE_RUN_MAX 512
+#define STAGE_PANEL 4096
 
-/* D = alpha*op(S) (beta = 0) written whole columns at a time: each block of at most STAGE_RUN
- * bytes of rows x STAGE_BYTES / STAGE_RUN columns is transformed by job->fallback (the cached
- * kernel: register transposes where it has them) into a packed buffer on the stack, then each of
- * its columns is copied into D as one run, with non-temporal stores (core/ntstore.h; short runs
- * by memcpy, as the copy-like kernel does). So D is written in the order and the runs a copy
- * writes it: one contiguous run per column, not one line per column and strip. Row blocks after
- * the first start on a line of D. */
+/* Rows of D in the staged blocks of a tile m rows x n columns of esz-byte elements, a multiple of
+ * a line, at most m. Elements of 8 bytes or more: as few rows as fill the buffer with whole
+ * panel rows of S (n columns, at most STAGE_PANEL bytes), between STAGE_RUN_MIN and
+ * STAGE_RUN_MAX bytes. Floats: STAGE_RUN_MAX bytes (measured in the engine's order on 128 x 128
+ * tiles, docs/exec.md: whole rows made floats 1.99-2.03x the copy against 1.56-1.63x). */
+static int64_t stage_rows(int64_t m, int64_t n, int64_t esz)
+{
+    const int64_t L = CACHE_LINE / esz, w = MIN64(n * esz, STAGE_PANEL);
+    int64_t mc = STAGE_BYTES / w / L * L;
+    mc = esz < 8                    ? STAGE_RUN_MAX / esz
+         : mc < STAGE_RUN_MIN / esz ? STAGE_RUN_MIN / esz
+                                    : MIN64(mc, STAGE_RUN_MAX / esz);
+    const int64_t nbk = (m + mc - 1) / mc;
+    return ((m + nbk - 1) / nbk + L - 1) / L * L;
+}
+
+/* D = alpha*op(S) (beta = 0) written whole columns at a time: each block of `per` rows (above)
+ * x STAGE_BYTES / (per * esz) columns is transformed by job->staged (the cached kernel: register
+ * transposes where it has them) into a packed buffer on the stack, then each of its columns is
+ * copied into D as one run, with non-temporal stores (core/ntstore.h; short runs by memcpy, as
+ * the copy-like kernel does). So D is written in the order and the runs a copy writes it: one
+ * contiguous run per column, not one line per column and strip. Row blocks after the first
+ * start on a line of D. The tile is walked in panels of STAGE_PANEL bytes of S's rows, in each
+ * panel block row after block row, so a block reads whole rows of the panel (measured on 128 x
+ * 128 double tiles, docs/exec.md: blocks of 16 rows x 128 columns beat 64 x 32 by about 10 %)
+ * and the pages of D a panel writes stay few. */
 static void tl_staged(const kjob *job, int64_t m, int64_t n, const void *s, void *d)
 {
     _Alignas(64) char buf[STAGE_BYTES];
     const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
-    const int64_t L = CACHE_LINE / esz, R = 32 / esz, mc = STAGE_RUN / esz;
+    const int64_t R = 32 / esz, pw = STAGE_PANEL / esz;
     const int64_t head = (int64_t)((CACHE_LINE - (uintptr_t)d % CACHE_LINE) % CACHE_LINE) / esz;
-    const int64_t nbk = (m + mc - 1) / mc, per = ((m + nbk - 1) / nbk + L - 1) / L * L;
+    const int64_t per = stage_rows(m, n, esz);
     kjob sub = *job;
     sub.stream = 0;
     if (m * esz < 4 * CACHE_LINE) { /* runs the copy-like kernel would not stream either */
         job->staged(&sub, m, n, s, d);
         return;
     }
-    for (int64_t i0 = 0; i0 < m;) {
-        const int64_t i1 = MIN64(m, i0 == 0 ? head + per : i0 + per), rows = i1 - i0;
-        const size_t run = (size_t)(rows * esz);
-        int64_t nc = STAGE_BYTES / (rows * esz);
-        nc = nc >= R ? nc / R * R : nc > 0 ? nc : 1;
-        sub.ldd = rows;
-        for (int64_t j0 = 0; j0 < n; j0 += nc) {
-            const int64_t cols = MIN64(nc, n - j0);
-            const char *sb = (const char *)s + i0 * lds + j0 * esz;
-            char *db = (char *)d + i0 * esz + j0 * ldd;
-            job->staged(&sub, rows, cols, sb, buf);
-            for (int64_t j = 0; j < cols; j++)
-                dmxi_nt_copy(db + j * ldd, buf + j * rows * esz, run);
+    for (int64_t p0 = 0; p0 < n; p0 += pw) {
+        const int64_t p1 = MIN64(n, p0 + pw);
+        for (int64_t i0 = 0; i0 < m;) {
+            const int64_t i1 = MIN64(m, i0 == 0 ? head + per : i0 + per), rows = i1 - i0;
+            const size_t run = (size_t)(rows * esz);
+            int64_t nc = STAGE_BYTES / (rows * esz);
+            nc = nc >= R ? nc / R * R : nc > 0 ? nc : 1;
+            sub.ldd = rows;
+            for (int64_t j0 = p0; j0 < p1; j0 += nc) {
+                const int64_t cols = MIN64(nc, p1 - j0);
+                const char *sb = (const char *)s + i0 * lds + j0 * esz;
+                char *db = (char *)d + i0 * esz + j0 * ldd;
+                job->staged(&sub, rows, cols, sb, buf);
+                for (int64_t j = 0; j < cols; j++)
+                    dmxi_nt_copy(db + j * ldd, buf + j * rows * esz, run);
+            }
+            i0 = i1;
         }
-        i0 = i1;
     }
 }
 

@@ -529,6 +529,41 @@ static void test_streaming_edges(void)
     }
 }
 
+/* The streamed transposes with beta = 0 are staged (kernels_transpose.c, tl_staged): panels of
+ * 4 KiB of S's rows (1024 floats, 512 doubles or complex floats, 256 complex doubles), in each
+ * blocks of D's rows sized so that the block reads whole panel rows (16 rows of 128 doubles,
+ * 8 of 128 complex doubles; 128 to 512 bytes), the first block stretched to D's first line
+ * boundary. Shapes whose rows are not a whole number of blocks and whose columns cross one or
+ * two panels and stop short of a register block, one row or one column, every dtype, op T and
+ * C with every scalar class that has beta = 0 and two that do not, odd leading dimensions of
+ * S and D, D on and off a line; against the element-by-element reference of run_case. */
+static void test_staged_panels(void)
+{
+    static const int64_t shapes[][2] = {{130, 129}, {37, 601}, {50, 1100}, {700, 1},
+                                        {1, 700},   {33, 258}, {129, 515}};
+    static const int64_t offs[] = {0, 16, 40};
+    const dmx_scalar one = {1, 0}, zero = {0, 0}, a = {0.75, -0.5}, b = {-1.25, 0.25};
+    const dmx_scalar al[4] = {one, a, a, one}, be[4] = {zero, zero, b, one};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int t = 0; t < 4; t++)
+            for (int op = 1; op < 3; op++)
+                for (int v = 0; v < 4; v++) {
+                    kcase c = {.dtype = (dmx_dtype)t,
+                               .op = (dmx_op)op,
+                               .so = (dmx_order)((sh + (size_t)v) % 2),
+                               .dord = DMX_COL_MAJOR,
+                               .alpha = al[v],
+                               .beta = be[v],
+                               .rows = shapes[sh][0],
+                               .cols = shapes[sh][1],
+                               .spad = 1 + 2 * (int64_t)((sh + (size_t)t) % 2),
+                               .dpad = (int64_t)(v % 2) * 3,
+                               .flags = DMXI_KERNEL_STREAM,
+                               .doff = offs[(sh + (size_t)t + (size_t)v) % 3]};
+                    count(run_case(&c));
+                }
+}
+
 /* The unstreamed transposed bit copy (AVX register blocks where the CPU has them) with S off a
  * cache line and at most 64 columns runs each register row-block across all the columns;
  * every dtype, op and 8-byte offset of S, D on and off a line, widths around the limit. */
@@ -1046,6 +1081,7 @@ int main(int argc, char **argv)
     test_streaming_off_line();
     test_streaming_edges();
     test_streaming_avx();
+    test_staged_panels();
     test_transpose_s_off_line();
     test_rounding();
     test_bit_patterns();
