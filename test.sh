@@ -43,7 +43,8 @@ if [ "${DMX_SKIP_MPICH:-0}" != 1 ]; then
     # (DMX_TEST_SCALE, tests/common/dmxtest.h): MPICH's blocking calls spin, so every case costs
     # several times more oversubscribed; DMX_TEST_YIELD preloads tests/common/mpi_yield.c, which
     # makes the tests' and the library's blocking point-to-point calls and collectives yield
-    # instead (docs/mpi.md).
+    # instead, and MPICH's own waits in the calls it cannot replace (MPI_Comm_split, windows)
+    # yield whenever there is nothing to progress (docs/mpi.md).
     # The Open MPI pass runs every case. The ScaLAPACK comparisons run at 1 and 2 ranks here (the
     # recipe, overlap and driver tests at 4): at 3-4 ranks MPICH's spinning made
     # scalapack_small_np3 take 180 s on a loaded machine.
