@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 #include <mpi.h>
 #include <sched.h>
+#include <string.h>
 
 static int finish(MPI_Request *req, MPI_Status *status)
 {
@@ -252,7 +253,9 @@ static ucp_progress_fn next_progress;
 /* looked up at load time, before any thread can poll */
 __attribute__((constructor)) static void find_progress(void)
 {
-    next_progress = (ucp_progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+    void *sym = dlsym(RTLD_NEXT, "ucp_worker_progress");
+    /* POSIX's way from dlsym's object pointer to a function pointer (ISO C has no cast) */
+    memcpy(&next_progress, &sym, sizeof next_progress);
 }
 
 unsigned ucp_worker_progress(void *worker);
