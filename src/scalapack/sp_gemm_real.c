@@ -100,21 +100,34 @@ static int plain(const sp_gemm_args *g, int *grid)
     return 1;
 }
 
+/* The part of the rule that reads only the sizes: why the call goes to ScaLAPACK whatever its
+ * descriptors hold, or NULL with *keep = 1 when it stays with dmx whatever they hold, or NULL with
+ * *keep = 0 when the descriptors decide. Products under 256^3 are small for every layout
+ * (negative sizes too: the call is illegal and ScaLAPACK reports it). */
+static const char *by_size(sp_type t, double mnk, int *keep)
+{
+    const int md = dmxsp_gemm_settings()->mode;
+    *keep = md == MODE_DMX || dmxsp_gemm_next(t) == NULL;
+    if (*keep)
+        return NULL;
+    if (md == MODE_SCALAPACK)
+        return "DMX_SCALAPACK_GEMM=scalapack";
+    return mnk < SP_GEMM_SMALL_INPLACE ? "a small product" : NULL;
+}
+
 /* Why the call goes to ScaLAPACK, or NULL when it stays with dmx. */
 static const char *reason(sp_type t, const sp_gemm_args *g)
 {
     const sp_gemm_set *set = dmxsp_gemm_settings();
-    const int md = set->mode;
-    if (md == MODE_DMX || dmxsp_gemm_next(t) == NULL)
-        return NULL;
-    if (md == MODE_SCALAPACK)
-        return "DMX_SCALAPACK_GEMM=scalapack";
     const double mnk = (double)g->m * (double)g->n * (double)g->k;
+    int keep = 0;
+    const char *why = by_size(t, mnk, &keep);
+    if (why != NULL || keep)
+        return why;
     int grid[4];
     /* SUMMA on the caller's arrays pays no planning and sends each panel once from where it
-     * lies, as ScaLAPACK does: it keeps every product but the tiny ones */
-    if (mnk >= SP_GEMM_SMALL_INPLACE && set->inplace && plain(g, grid) &&
-        dmxsp_gsumma_suits(g, grid))
+     * lies, as ScaLAPACK does: it keeps every product but the tiny ones (by_size handed those) */
+    if (set->inplace && plain(g, grid) && dmxsp_gsumma_suits(g, grid))
         return NULL;
     if (mnk < SP_GEMM_SMALL)
         return "a small product";
@@ -140,16 +153,9 @@ static int handed(sp_type t, int m, int n, int k, const char *why)
 
 int dmxsp_gemm_tiny(sp_type t, int m, int n, int k)
 {
-    const int md = dmxsp_gemm_settings()->mode;
-    if (md == MODE_DMX || dmxsp_gemm_next(t) == NULL)
-        return 0;
-    if (md == MODE_SCALAPACK)
-        return handed(t, m, n, k, "DMX_SCALAPACK_GEMM=scalapack");
-    /* reason()'s answer for these sizes, whatever the descriptors hold (negative sizes too: the
-     * call is illegal and ScaLAPACK reports it) */
-    if ((double)m * (double)n * (double)k < SP_GEMM_SMALL_INPLACE)
-        return handed(t, m, n, k, "a small product");
-    return 0;
+    int keep = 0;
+    const char *why = by_size(t, (double)m * (double)n * (double)k, &keep);
+    return why != NULL ? handed(t, m, n, k, why) : 0;
 }
 
 int dmxsp_gemm_to_scalapack(sp_type t, const sp_gemm_args *g)
