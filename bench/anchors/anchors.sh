@@ -88,7 +88,7 @@ dmxlib=${DMX_BUILD:-$root/build}/src/scalapack/libdmx_scalapack.so
 tmp=$(mktemp -d /tmp/dmx_anchors.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/anchors" "$root/bench/anchors/anchors.c" -lscalapack-openmpi -lm -ldl
-[ "$bound" = 1 ] && mpicc -O2 -o "$tmp/bound" "$root/bench/anchors/bound.c" -lblas -lm
+[ "$bound" = 1 ] && mpicc -O2 -o "$tmp/bound" "$root/bench/anchors/bound.c" -lscalapack-openmpi -lblas -lm
 
 cosma=${COSMA_DIR:+$COSMA_DIR/lib/libcosma_pxgemm.so}
 costa=${COSTA_DIR:+$COSTA_DIR/lib/libcosta_scalapack.so}

@@ -16,20 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
             const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
             const double *beta, double *c, const int *ldc);
-
-static int share(int n, int nb, int q, int p) /* numroc with source 0 */
-{
-    int blocks = n / nb, mine = blocks / p * nb;
-    int extra = blocks % p;
-    if (q < extra)
-        mine += nb;
-    else if (q == extra)
-        mine += n % nb;
-    return mine;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -53,7 +43,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bound: bad arguments (pr * pc must equal the number of ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int ml = share(m, nb, rank / pc, pr), nl = share(n, nb, rank % pc, pc);
+    const int src = 0, myrow = rank / pc, mycol = rank % pc; /* ScaLAPACK's share of each */
+    int ml = numroc_(&m, &nb, &myrow, &src, &pr), nl = numroc_(&n, &nb, &mycol, &src, &pc);
     int lda = ml > 1 ? ml : 1, ldb = k;
     double *a = malloc(sizeof(double) * (size_t)lda * (size_t)k);
     double *b = malloc(sizeof(double) * (size_t)k * (size_t)(nl > 1 ? nl : 1));
