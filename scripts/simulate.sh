@@ -220,8 +220,8 @@ calibrate() {
 # (TO), dmx against a hand-written MPI_Alltoallv, n = SIM_N (default 8192). SIM_CASES entries
 # "from_mb,from_nb:to_mb,to_nb[:from_grid:to_grid]" (grids PRxPC). Each point also times dmx
 # with relabeling (dmx_plan_create_relabeled, node-aware cost: across-node bytes cost
-# SIM_NODE_RATIO, default 50, times within-node ones; twolevel: 20 GB/s per pair inside a node
-# against a 25 GB/s NIC shared by 64 ranks) and prints its predicted cost beside, and the same
+# SIM_NODE_RATIO, default 8, times within-node ones; twolevel: a node's 200 GB/s of memory against
+# its 25 GB/s NIC, each shared by the node's ranks) and prints its predicted cost beside, and the same
 # call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
 # SIM_REPS runs of each (default 4; the table takes the least: successive runs of one plan
 # vary between two simulated times, docs/scale.md).
@@ -239,7 +239,7 @@ redist() {
                     bench redist --json --size "$n,$n" --from "$from" --to "$to" "${g[@]}" \
                     --reps "${SIM_REPS:-4}" --warmup 1 --impl dmx,alltoallv --op N --align 0 \
                     --case redist --relabel \
-                    --node-ratio "${SIM_NODE_RATIO:-50}"
+                    --node-ratio "${SIM_NODE_RATIO:-8}"
             done
         done
     done
