@@ -30,6 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The benchmark's communicator: a duplicate of MPI_COMM_WORLD. Under SimGrid's SMPI every rank
+ * shares one MPI_COMM_WORLD object and its attributes, so dmx's record of it (the node count
+ * among them) was one for all simulated ranks: at 32 and 128 ranks some ranks had counted the
+ * nodes and went on to the plan's agreement while others counted, a deadlock (docs/scale.md).
+ * A duplicate is each rank's own there, and harmless on a real MPI. */
+static MPI_Comm gworld = MPI_COMM_NULL;
+
 static double fa(int64_t i, int64_t j)
 {
     return (double)((i * 7 + j * 3) % 17 - 8) / 8.0;
@@ -70,7 +77,7 @@ static int make_bc(bc *x, int64_t m, int64_t n, int64_t mb, int64_t nb, int pr, 
                     j = (lj / nb * pc + myc) * nb + lj % nb;
             x->d[li + lj * x->lr] = f ? f(i, j) : 0.0;
         }
-    return dmx_layout_create_block_cyclic(MPI_COMM_WORLD, m, n, mb, nb, pr, pc, 'R', 0, 0, x->d,
+    return dmx_layout_create_block_cyclic(gworld, m, n, mb, nb, pr, pc, 'R', 0, 0, x->d,
                                           x->lr > 0 ? x->lr : 1, &x->l) != DMX_SUCCESS;
 }
 
@@ -98,7 +105,7 @@ static double check(const bc *c, int64_t k, int pr, int pc, int rank)
         err = e > err ? e : err;
     }
     double all = 0.0;
-    MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, gworld);
     return all;
 }
 
@@ -120,12 +127,12 @@ static double timed(dmx_gemm_plan *g, int reps)
     if (warmup)
         dmx_gemm_plan_execute(g);
     for (int r = 0; r < reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(gworld);
         double t0 = MPI_Wtime();
         dmx_gemm_plan_execute(g);
-        MPI_Barrier(MPI_COMM_WORLD); /* oversubscribed ranks start late: time until the last ends */
+        MPI_Barrier(gworld); /* oversubscribed ranks start late: time until the last ends */
         double e = MPI_Wtime() - t0;
-        MPI_Allreduce(&e, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&e, &t[r], 1, MPI_DOUBLE, MPI_MAX, gworld);
     }
     qsort(t, (size_t)reps, sizeof *t, cmp_d);
     best = t[reps / 2];
@@ -137,7 +144,7 @@ static void idle_barrier(void)
 {
     MPI_Request r;
     int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    MPI_Ibarrier(gworld, &r);
     while (!done) {
         MPI_Test(&r, &done, MPI_STATUS_IGNORE);
         if (!done) {
@@ -155,8 +162,8 @@ static double core_rate(int ncores)
     const int64_t n = 2048;
     int rank, np, measure;
     double rate = 0.0, sum = 0.0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_Comm_rank(gworld, &rank);
+    MPI_Comm_size(gworld, &np);
     measure = rank < ncores;
     idle_barrier();
     if (measure) {
@@ -194,7 +201,7 @@ static double core_rate(int ncores)
         free(c);
     }
     idle_barrier();
-    MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, gworld);
     return sum / (np < ncores ? np : ncores);
 }
 
@@ -257,13 +264,13 @@ static void time_pdgemm(int json, int rank, const char *lay, bc *A, bc *B, bc *C
     pdgemm_("N", "N", &M, &N, &K, &al, A->d, &one_i, &one_i, desca, B->d, &one_i, &one_i, descb,
             &be, C->d, &one_i, &one_i, descc);
     for (int r = 0; r < R; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(gworld);
         double t0 = MPI_Wtime();
         pdgemm_("N", "N", &M, &N, &K, &al, A->d, &one_i, &one_i, desca, B->d, &one_i, &one_i, descb,
                 &be, C->d, &one_i, &one_i, descc);
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(gworld);
         double e = MPI_Wtime() - t0;
-        MPI_Allreduce(&e, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&e, &t[r], 1, MPI_DOUBLE, MPI_MAX, gworld);
     }
     qsort(t, (size_t)R, sizeof *t, cmp_d);
     report(json, rank, "scalapack", "pdgemm", lay, m, n, k, np, t[R / 2], check(C, k, pr, pc, rank),
@@ -368,8 +375,8 @@ static int run(const gemm_args *ga)
     warmup = !ga->nowarmup;
     m = m > 0 ? m : n;
     k = k > 0 ? k : n;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_Comm_rank(gworld, &rank);
+    MPI_Comm_size(gworld, &np);
     for (int r = 1; r * r <= np; r++)
         if (np % r == 0)
             pr = r;
@@ -411,8 +418,8 @@ static int run(const gemm_args *ga)
             if ((a != DMX_GEMM_AUTO || ga->datagrid) && (a != DMX_GEMM_CANNON || pr == pc))
                 o.prow = pr, o.pcol = pc; /* data grid */
         }
-        if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
-                                 zero, C.l, &o, &g) != DMX_SUCCESS) {
+        if (dmx_gemm_plan_create(gworld, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l, zero, C.l,
+                                 &o, &g) != DMX_SUCCESS) {
             if (rank == 0)
                 fprintf(stderr, "%s: %s\n", dmx_gemm_alg_name(o.alg), dmx_last_error());
             continue;
@@ -445,8 +452,8 @@ static int run(const gemm_args *ga)
     if (!bad) {
         dmx_gemm_plan *g = NULL;
         cli_progress(rank != 0, "bench gemm", ++step, total, "dmx auto, 32 x 32 blocks");
-        if (dmx_gemm_plan_create(MPI_COMM_WORLD, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l,
-                                 zero, C.l, NULL, &g) == DMX_SUCCESS) {
+        if (dmx_gemm_plan_create(gworld, DMX_DOUBLE, DMX_OP_N, DMX_OP_N, one, A.l, B.l, zero, C.l,
+                                 NULL, &g) == DMX_SUCCESS) {
             double t = timed(g, reps);
             dmx_gemm_info info;
             dmx_gemm_plan_get_info(g, &info);
@@ -474,11 +481,14 @@ int dmx_cmd_bench_gemm(int argc, char **argv)
     if (p != CLI_RUN)
         return p == CLI_HELP ? 0 : 2;
     MPI_Init(&argc, &argv);
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &gworld) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     int rc = run(&ga);
     /* Every line out before any rank finalizes: under SimGrid's SMPI all ranks are one process,
      * and a rank may abort in MPI_Finalize (docs/scale.md), losing a buffered stdout. */
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm_free(&gworld);
     MPI_Finalize();
     return rc;
 }
