@@ -125,9 +125,15 @@ gemm() {
     local N=${1:-2048} plats=${SIM_PLATFORMS:-"latency bandwidth"} nps=${SIM_NP:-"256 1024"}
     for plat in $plats; do
         for np in $nps; do
-            local q=1
-            while [ $(((q + 1) * (q + 1))) -le "$np" ]; do q=$((q + 1)); done
-            local cap=$(((N + q - 1) / q)) pts=${SIM_POINTS:-} cores nodes
+            # bench gemm's grid: pr the largest divisor of np with pr^2 <= np, pc = np / pr; the
+            # widest outer panel is a piece along the longer side (N / sqrt(P) when square)
+            local pr=1 r=1
+            while [ $(((r + 1) * (r + 1))) -le "$np" ]; do
+                r=$((r + 1))
+                [ $((np % r)) -eq 0 ] && pr=$r
+            done
+            local pc=$((np / pr))
+            local cap=$(((N + pc - 1) / pc)) pts=${SIM_POINTS:-} cores nodes
             # the model column's nodes: ranks fill the hosts in order, cores of them per host
             read -r _ _ cores <<<"$(plat_hosts "$plat")"
             nodes=$(((np + cores - 1) / cores))
