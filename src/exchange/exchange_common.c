@@ -50,6 +50,7 @@ struct dmxi_xcomm {
     int busy;             /* an exchange is between begin and end */
     MPI_Win win;          /* RSX counter window, created by the first RSX */
     int64_t *win_counter; /* this rank's counter in win */
+    int nodes;            /* nodes the communicator spans, for AUTO (dmxi_exchange_select) */
 };
 
 /* Detach (core/comm.c): the user frees the communicator (collectively), or MPI_Finalize; so
@@ -90,6 +91,7 @@ static dmx_status xcomm_get(MPI_Comm comm, dmxi_xcomm **out)
     c->dup = MPI_COMM_NULL;
     c->win = MPI_WIN_NULL;
     DMXI_TRY(dmxi_comm_dup(rec, &c->dup));
+    DMXI_TRY(dmxi_comm_nodes(rec, &c->nodes)); /* collective here, as the duplicate; kept */
     DMXI_TRY(dmxi_comm_set_slot(rec, DMXI_SLOT_EXCHANGE, &xcomm_type, c));
     *out = c;
     c = NULL;
@@ -286,7 +288,8 @@ static dmx_status choose_auto(dmx_exchange_request *r, dmx_exchange_protocol *pr
     dmx_status st = DMX_SUCCESS;
     int env = dmxi_exchange_env_code();
     if (env == 0) {
-        *protocol = dmxi_exchange_select(r->size);
+        /* the planner's own exchanges (no cache) keep the one-node rule */
+        *protocol = dmxi_exchange_select(r->size, r->cache ? r->cache->nodes : 1);
         goto cleanup;
     }
     int in[3] = {(int)r->local, env, -env}, out[3];

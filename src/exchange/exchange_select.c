@@ -2,8 +2,16 @@
 /* AUTO's protocol choice, the DMX_EXCHANGE override and the protocol names. The thresholds
  * live here and only here; docs/exchange.md shows the measurements behind them.
  *
- * The only input is P, the communicator size, which every rank has: AUTO needs no agreement and
- * costs nothing beyond the chosen protocol (every rank computes the same choice from the same P).
+ * The inputs are P, the communicator size, and the number of nodes it spans (counted once per
+ * communicator, at its first exchange, with the cached duplicate), which every rank has: AUTO
+ * needs no agreement and costs nothing beyond the chosen protocol.
+ *
+ *   more than one node                 -> NBX  at every P: in the SimGrid runs (BG/P torus,
+ *                                              4 ranks a node, docs/scale.md) NBX was ahead of
+ *                                              PEX and PCX at every P from 2 to 512, by 1.5x at
+ *                                              8 ranks (2 nodes) and 1.9-2.9x at 16-32, where the
+ *                                              one-node rule below ran PEX and PCX
+ * on one node:
  *
  *   P <= PEX_MAX_P                     -> PEX  fastest for payloads up to 512 B and within
  *                                              6% of PCX at 4-64 KiB, at P = 2..16
@@ -20,7 +28,9 @@
  * consensus to them where PCX adds a reduce-scatter of P counts (simulated at P = 64, k = 26:
  * NBX 152 us, PEX 366 us, PCX slower still; docs/scale.md).
  *
- * The measurements (one node, 2 cores, up to 32 oversubscribed ranks) never showed NBX ahead:
+ * The one-node thresholds: the measurements (one node, 2 cores, up to 32 oversubscribed ranks;
+ * and 2 ranks on 2 cores, not oversubscribed: PEX 2.0 us, NBX 5.0 us at 8 B) never showed NBX
+ * ahead:
  * its synchronous sends need the receiver scheduled to complete. NBX_MIN_P is therefore not a
  * measured crossover on this machine. It follows the seed, whose microbenchmark (6 random
  * neighbors per rank, BlueGene/P and Cray XT-4) shows NBX ahead at large scale where the
@@ -38,8 +48,10 @@
 /* The thresholds. */
 enum { PEX_MAX_P = 16, NBX_MIN_P = 64 };
 
-dmx_exchange_protocol dmxi_exchange_select(int nproc)
+dmx_exchange_protocol dmxi_exchange_select(int nproc, int nodes)
 {
+    if (nodes > 1)
+        return DMX_EXCHANGE_NBX;
     if (nproc <= PEX_MAX_P)
         return DMX_EXCHANGE_PEX;
     if (nproc < NBX_MIN_P)
@@ -133,12 +145,13 @@ dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_c
         dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(protocol)),
                          "passed by the caller");
     } else if (env == 0) {
-        dmx_exchange_protocol q = dmxi_exchange_select((int)p);
+        dmx_exchange_protocol q = dmxi_exchange_select((int)p, 1);
         char rule[96];
         rule_of(q, rule, sizeof rule);
         dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(q)),
-                         "%s -> %s (P = %lld; neither sizes nor neighbours enter the rule)", rule,
-                         dmx_exchange_protocol_name(q), (long long)p);
+                         "%s -> %s (P = %lld on one node; on more than one node nbx at every "
+                         "P; neither sizes nor neighbours enter the rule)",
+                         rule, dmx_exchange_protocol_name(q), (long long)p);
     } else if (env > DMX_EXCHANGE_RSX) {
         dmxi_choice_pick(out, -1, "DMX_EXCHANGE=%s is no protocol: the exchange fails", set);
     } else {

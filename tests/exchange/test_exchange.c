@@ -707,15 +707,20 @@ static void test_api(dmxt_rng *r)
     bad += dmx_exchange_protocol_from_name("PCX", &q) != DMX_SUCCESS || q != DMX_EXCHANGE_PCX;
     bad += dmx_exchange_protocol_from_name("nope", &q) != DMX_ERR_ARG;
     bad += dmx_exchange_protocol_name((dmx_exchange_protocol)9) != NULL;
-    /* AUTO's rule, from P alone: PEX up to 16 ranks, PCX up to 63, then NBX */
-    bad += dmxi_exchange_select(8) != DMX_EXCHANGE_PEX;
-    bad += dmxi_exchange_select(16) != DMX_EXCHANGE_PEX;
-    bad += dmxi_exchange_select(32) != DMX_EXCHANGE_PCX;
-    bad += dmxi_exchange_select(63) != DMX_EXCHANGE_PCX;
-    bad += dmxi_exchange_select(64) != DMX_EXCHANGE_NBX;
+    /* AUTO's rule on one node, from P: PEX up to 16 ranks, PCX up to 63, then NBX */
+    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_PEX;
+    bad += dmxi_exchange_select(16, 1) != DMX_EXCHANGE_PEX;
+    bad += dmxi_exchange_select(32, 1) != DMX_EXCHANGE_PCX;
+    bad += dmxi_exchange_select(63, 1) != DMX_EXCHANGE_PCX;
+    bad += dmxi_exchange_select(64, 1) != DMX_EXCHANGE_NBX;
+    /* on more than one node NBX at every P */
+    bad += dmxi_exchange_select(2, 2) != DMX_EXCHANGE_NBX;
+    bad += dmxi_exchange_select(16, 4) != DMX_EXCHANGE_NBX;
+    bad += dmxi_exchange_select(32, 8) != DMX_EXCHANGE_NBX;
     /* ... never AUTO */
     for (int P = 1; P <= 4096; P *= 2)
-        bad += dmxi_exchange_select(P) == DMX_EXCHANGE_AUTO;
+        bad += dmxi_exchange_select(P, 1) == DMX_EXCHANGE_AUTO ||
+               dmxi_exchange_select(P, P > 1 ? 2 : 1) == DMX_EXCHANGE_AUTO;
     if (bad && !msg[0])
         appendf(msg, sizeof msg, "API check failed: %s", dmx_last_error());
     case_end(bad, msg, "api: busy communicator, accessors, local argument errors, names");
