@@ -178,14 +178,17 @@ exchange() {
 
 # ---- coll: seed 002. One point = one P and collective: every algorithm, AUTO (with the
 # platform's model) and MPI's (SMPI's) own call, sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
-# 4 KiB per block for allgather and alltoall: their buffers are real, P times that per rank).
+# SIM_MAX_BLOCK, default 4 KiB, per block for allgather and alltoall: their buffers are real, P
+# times that per rank; SIM_MAX_ALLTOALL, default SIM_MAX_BLOCK, for alltoall alone, whose
+# 4 KiB cell did not finish in 400 s at P = 128).
 coll() {
     local plats=${SIM_PLATFORMS:-"graphene_ib twolevel"} nps=${SIM_NP:-"64 256"}
     for plat in $plats; do
         for np in $nps; do
             for c in ${SIM_COLLS:-bcast allreduce allgather alltoall}; do
                 local max=${SIM_MAX:-262144}
-                case $c in allgather | alltoall) max=${SIM_MAX_BLOCK:-4096} ;; esac
+                case $c in allgather) max=${SIM_MAX_BLOCK:-4096} ;; esac
+                case $c in alltoall) max=${SIM_MAX_ALLTOALL:-${SIM_MAX_BLOCK:-4096}} ;; esac
                 echo "# coll $plat np $np $c" >&2
                 sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" '"bench":"coll"' bench coll --json --coll "$c" --min 8 \
                     --max "$max" --reps 1 --retries 0 --malloc-default
@@ -198,8 +201,9 @@ coll() {
 # dmx calibrate computes, from dmx bench coll's cells): for each platform and P, the coll
 # module's cells run with the platform's model file cut at the measured section (the formulas'
 # own predictions), into $SIM_OUT/coll_calib.jsonl (skipped where that file already holds the
-# platform and P), then scripts/simulate_calibrate.py writes the factors into
-# bench/simgrid/<platform>.model below its marker line (the last SIM_NP given wins).
+# platform and P), then scripts/simulate_calibrate.py writes the factors as the section np = P
+# of bench/simgrid/<platform>.model below its marker line, keeping the sections of other P (a
+# prediction for p uses the section nearest in log2; docs/coll.md).
 calibrate() {
     local plats=${SIM_PLATFORMS:-graphene_ib} nps=${SIM_NP:-64}
     for plat in $plats; do

@@ -7,11 +7,15 @@ FILE holds `dmx bench coll --json` lines from scripts/simulate.sh (run with the 
 file without measured factors, so that t_pred is the formula's own). For each collective and
 size, as dmx calibrate computes them: corr.<coll>.<alg> = simulated / predicted, and
 mpi.<coll> = the MPI call's simulated time / the best dmx algorithm's, one line per measured
-size, valid up to the geometric midpoint to the next size. Printed, or with MODEL written into
-that model file after the line MARK (everything after it replaced; the line added if missing).
-The last record of a cell wins."""
+size, valid up to the geometric midpoint to the next size. Printed as the section `np = NP`
+(docs/coll.md: a prediction for p uses the section nearest to p in log2), or with MODEL written
+into that model file after the line MARK: the section np = NP replaced or added, the sections of
+other np below MARK kept, sorted by np (factors below MARK outside any section, from before
+sections existed, are dropped; the line MARK is added if missing). The last record of a cell
+wins."""
 import json
 import math
+import re
 import sys
 
 MARK = "# ---- measured in the simulator (scripts/simulate.sh calibrate); do not edit below"
@@ -60,17 +64,26 @@ def main():
     lines = factors(path, plat, np)
     if not lines:
         sys.exit("simulate_calibrate: no coll records for %s at np %d in %s" % (plat, np, path))
-    head = ["%s" % MARK,
-            "# from %s, np %d: corr = simulated / predicted, mpi = MPI's call / the best dmx "
-            "algorithm, per size (dmx calibrate's rule)" % (plat, np)]
+    sec = ["np = %d" % np,
+           "# from %s, np %d: corr = simulated / predicted, mpi = MPI's call / the best dmx "
+           "algorithm, per size (dmx calibrate's rule)" % (plat, np)] + lines
     if len(sys.argv) == 4:
-        print("\n".join(head + lines))
+        print("\n".join(sec))
         return
     with open(sys.argv[4]) as f:
         old = f.read().split("\n")
     keep = old[:old.index(MARK)] if MARK in old else [l for l in old if l != ""]
+    sections, cur = {}, None
+    for l in old[old.index(MARK) + 1:] if MARK in old else []:
+        m = re.match(r"\s*np\s*=\s*(\d+)", l)
+        if m:
+            cur = int(m.group(1))
+            sections[cur] = []
+        if cur is not None and l != "":
+            sections[cur].append(l)
+    sections[np] = sec
     with open(sys.argv[4], "w") as f:
-        f.write("\n".join(keep + head + lines) + "\n")
+        f.write("\n".join(keep + [MARK] + [l for n in sorted(sections) for l in sections[n]]) + "\n")
 
 
 main()
