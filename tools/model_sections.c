@@ -51,8 +51,11 @@ int dmx_model_has_sections(const char *path)
     char *t = slurp(path);
     long long np = 0;
     int has = 0;
-    for (const char *l = t; l && *l && !has; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+    for (const char *l = t; l && *l && !has;) {
         has = np_line(l, &np);
+        const char *e = strchr(l, '\n');
+        l = e ? e + 1 : "";
+    }
     free(t);
     return has;
 }
