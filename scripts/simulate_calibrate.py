@@ -12,7 +12,8 @@ size, valid up to the geometric midpoint to the next size. Printed as the sectio
 into that model file after the line MARK: the section np = NP replaced or added, the sections of
 other np below MARK kept, sorted by np (factors below MARK outside any section, from before
 sections existed, are dropped; the line MARK is added if missing). The last record of a cell
-wins.
+wins. A collective measured at a single size is left out (its factor would stand for every
+size).
 
 --repredict: FILE's cells may come from a run with any model file (a check run of the coll
 module: every dmx algorithm's and MPI's simulated cell is the same whatever the model, only
@@ -62,6 +63,10 @@ def factors(path, plat, np, repredict=None):
     out = []
     for coll in sorted(cells):
         sizes = sorted(cells[coll])
+        if len(sizes) < 2:  # its one factor would stand for every size
+            print("simulate_calibrate: %s at np %d measured at one size only: left out" % (coll, np),
+                  file=sys.stderr)
+            continue
         if repredict:
             pred = predictions(*repredict, coll, np, sizes)
             for s in sizes:
