@@ -184,14 +184,17 @@ exchange() {
 
 # ---- coll: seed 002. One point = one P and collective: every algorithm, AUTO (with the
 # platform's model) and MPI's (SMPI's) own call, sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
-# 4 KiB per block for allgather and alltoall: their buffers are real, P times that per rank).
+# SIM_MAX_BLOCK, default 4 KiB, per block for allgather and alltoall: their buffers are real, P
+# times that per rank; SIM_MAX_ALLTOALL, default SIM_MAX_BLOCK, for alltoall alone, whose
+# 4 KiB cell did not finish in 400 s at P = 128).
 coll() {
     local plats=${SIM_PLATFORMS:-"graphene_ib twolevel"} nps=${SIM_NP:-"64 256"}
     for plat in $plats; do
         for np in $nps; do
             for c in ${SIM_COLLS:-bcast allreduce allgather alltoall}; do
                 local max=${SIM_MAX:-262144}
-                case $c in allgather | alltoall) max=${SIM_MAX_BLOCK:-4096} ;; esac
+                case $c in allgather) max=${SIM_MAX_BLOCK:-4096} ;; esac
+                case $c in alltoall) max=${SIM_MAX_ALLTOALL:-${SIM_MAX_BLOCK:-4096}} ;; esac
                 echo "# coll $plat np $np $c" >&2
                 sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" '"bench":"coll"' bench coll --json --coll "$c" --min 8 \
                     --max "$max" --reps 1 --retries 0 --malloc-default
@@ -204,14 +207,32 @@ coll() {
 # dmx calibrate computes, from dmx bench coll's cells): for each platform and P, the coll
 # module's cells run with the platform's model file cut at the measured section (the formulas'
 # own predictions), into $SIM_OUT/coll_calib.jsonl (skipped where that file already holds the
-# platform and P), then scripts/simulate_calibrate.py writes the factors into
-# bench/simgrid/<platform>.model below its marker line (the last SIM_NP given wins).
+# platform and P), then scripts/simulate_calibrate.py writes the factors as the section np = P
+# of bench/simgrid/<platform>.model below its marker line, keeping the sections of other P (a
+# prediction for p uses the section nearest in log2; docs/coll.md).
+# SIM_CALIB_CELLS=coll: no simulation; the cells are those of a coll run at that P already in
+# $SIM_OUT/coll.jsonl (run with any model file: the dmx algorithms' and MPI's cells do not
+# depend on it, only AUTO's), their predictions recomputed with the cut model file by the
+# simulated build's dmx model coll (simulate_calibrate.py --repredict). Checked: from the
+# P = 64 and 128 check runs' cells this gives exactly the factors of the calibration runs.
 calibrate() {
     local plats=${SIM_PLATFORMS:-graphene_ib} nps=${SIM_NP:-64}
     for plat in $plats; do
         for np in $nps; do
             local raw=$TMPD/$plat.model
             sed '/^# ---- measured in the simulator/,$d' "$SIM_DIR/$plat.model" >"$raw"
+            if [ "${SIM_CALIB_CELLS:-}" = coll ]; then
+                local base=$plat cores one=$TMPD/one_$plat
+                case $plat in latency | bandwidth) base=cluster_$plat ;; esac
+                read -r _ _ cores <<<"$(plat_hosts "$plat")"
+                head -1 "$(hostfile "$plat")" >"$one"
+                python3 scripts/simulate_calibrate.py --repredict "smpirun -np 1 -platform \
+                    $SIM_DIR/$base.xml -hostfile $one --log=root.thres:critical build-smpi/tools/dmx" \
+                    "$raw" $(((np + cores - 1) / cores)) "$OUT/coll.jsonl" "$plat" "$np" \
+                    "$SIM_DIR/$plat.model"
+                echo "# calibrated $SIM_DIR/$plat.model from the coll cells of $plat at np $np" >&2
+                continue
+            fi
             if ! grep -q "\"platform\":\"$plat\".*\"np\":$np," "$OUT/coll_calib.jsonl" 2>/dev/null; then
                 SIM_MODEL=$raw SIM_COLL_MOD=coll_calib SIM_PLATFORMS=$plat SIM_NP=$np coll
             fi

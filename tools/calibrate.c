@@ -13,7 +13,9 @@
  *  4. Corrections (unless --no-corr): every collective and algorithm, and the MPI library's own
  *     call, measured at a few sizes; corr.<coll>.<alg> = measured / predicted and mpi.<coll> =
  *     MPI's time / the best algorithm's, per size range (boundaries at geometric midpoints).
- * Timings on a shared machine are noisy: run it on a quiet one. */
+ * Everything measured is written as the section `np = P` of the output file: a file that already
+ * has sections keeps those of other np (factors measured at each job size, docs/coll.md), one
+ * without sections is replaced. Timings on a shared machine are noisy: run it on a quiet one. */
 #define _XOPEN_SOURCE 700 /* mkstemp, fdopen */
 
 #include "bench_coll.h"
@@ -234,18 +236,21 @@ static int fail(char *txt, int rank, const char *why)
     return 1;
 }
 
-/* The model file's opening comment. */
+/* The opening comment of a new model file. */
+static const char header[] =
+    "# dmx collectives model, written by dmx calibrate: one section per job size calibrated;\n"
+    "# np = N opens one (the lines below it apply to communicators nearest N ranks in log2).\n"
+    "# intra/inter = max_bytes alpha[s] beta[s/byte]: point-to-point time alpha + n beta\n"
+    "#   for messages up to max_bytes (ranges ascending; the last also covers larger).\n"
+    "# gamma [s/byte]: local reduction; segment_overhead [s]: per pipeline segment and hop.\n"
+    "# corr.<coll>.<alg> = max_bytes factor: measured/predicted, per size range.\n"
+    "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n";
+
+/* The section's opening lines: np = p and where it was measured. */
 static void write_header(char *txt, int p, int nodes)
 {
-    snprintf(
-        txt, TXT,
-        "# dmx collectives model, written by dmx calibrate at np %d on %d node(s).\n"
-        "# intra/inter = max_bytes alpha[s] beta[s/byte]: point-to-point time alpha + n beta\n"
-        "#   for messages up to max_bytes (ranges ascending; the last also covers larger).\n"
-        "# gamma [s/byte]: local reduction; segment_overhead [s]: per pipeline segment and hop.\n"
-        "# corr.<coll>.<alg> = max_bytes factor: measured/predicted, per size range.\n"
-        "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n",
-        p, nodes);
+    snprintf(txt, TXT, "np = %d\n# measured by dmx calibrate at np %d on %d node(s)\n", p, p,
+             nodes);
 }
 
 /* Step 1, the point-to-point lines (steps 1-3 of the progress): a ping-pong fit per size range,
@@ -358,20 +363,45 @@ static const char *segment_line(char *txt, int rank, int p, int total)
     return share_and_load(txt);
 }
 
-/* Rank 0 writes the model file; 0, or 1 when it could not. */
+/* Whether the output file, when it already has np sections (which are kept), loads as a model
+ * file on rank 0, so that a file the calibration would merge into is checked before minutes of
+ * measuring; 1 on every rank when so. */
+static int output_ok(const char *out, int rank)
+{
+    int ok = 1;
+    if (rank == 0 && dmx_model_has_sections(out) && dmx_coll_model_load(out) != DMX_SUCCESS) {
+        fprintf(stderr,
+                "dmx calibrate: %s (its other np sections would be kept, so it must load)\n",
+                dmx_last_error());
+        ok = 0;
+    }
+    return all_ok(ok);
+}
+
+/* Rank 0 writes the model file: txt as the section np = p, in place of the file's section
+ * np = p if it has one, the other sections kept; 0, or 1 when it could not. */
 static int write_model(const char *txt, const char *out, int p, int nodes)
 {
+    char kept[256];
+    char *all = dmx_model_merge_section(out, header, txt, p, kept, sizeof kept);
+    if (!all) {
+        fprintf(stderr, "dmx calibrate: out of memory merging into %s\n", out);
+        return 1;
+    }
     FILE *f = fopen(out, "w");
     if (!f) {
         fprintf(stderr, "dmx calibrate: cannot write %s\n", out);
+        free(all);
         return 1;
     }
-    fputs(txt, f);
+    fputs(all, f);
+    free(all);
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "dmx calibrate: error writing %s\n", out);
         return 1;
     }
-    printf("dmx calibrate: wrote %s (np %d, %d node(s))\n", out, p, nodes);
+    printf("dmx calibrate: wrote %s (section np = %d, %d node(s)%s%s)\n", out, p, nodes,
+           kept[0] ? "; kept np = " : "", kept);
     return 0;
 }
 
@@ -420,6 +450,8 @@ int dmx_cmd_calibrate(int argc, char **argv)
     char *txt = calloc(TXT, 1);
     if (!all_ok(txt != NULL))
         return fail(txt, rank, "out of memory");
+    if (!output_ok(out, rank))
+        return fail(txt, rank, "the output file does not load");
     int nodes = bcoll_nodes();
     write_header(txt, p, nodes);
     const char *why = pingpong_lines(txt, rank, p, nodes, total);

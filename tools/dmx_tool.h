@@ -4,6 +4,8 @@
 #ifndef DMX_TOOL_H
 #define DMX_TOOL_H
 
+#include <stddef.h>
+
 /* dmx plan [options]           (one process)  tools/plan.c */
 int dmx_cmd_plan(int argc, char **argv);
 
@@ -11,6 +13,13 @@ int dmx_cmd_plan(int argc, char **argv);
 int dmx_cmd_calibrate(int argc, char **argv);
 /* mpirun -n P dmx calibrate gemm [options]  tools/calibrate_gemm.c */
 int dmx_cmd_calibrate_gemm(int argc, char **argv);
+/* A collectives model file's np sections (tools/model_sections.c): whether the file at path
+ * has `np = N` lines; and the text of that file with its section np replaced by (or, if it has
+ * none, given) section, the others kept in place and their N listed in kept; a file without
+ * sections, or none at path, becomes header + section. NULL when out of memory (malloc'ed). */
+int dmx_model_has_sections(const char *path);
+char *dmx_model_merge_section(const char *path, const char *header, const char *section,
+                              long long np, char *kept, size_t kept_size);
 /* dmx model coll [options]     (one process)  tools/model_coll.c */
 int dmx_cmd_model_coll(int argc, char **argv);
 /* dmx model gemm [options]     (one process)  tools/model_gemm.c */

@@ -113,8 +113,12 @@ static int svg(const char *path, const int *kinds, int64_t p, int64_t nodes)
 /* The table of collective k at P = p over the sizes bs[0..nb), crossovers between them. */
 static void table(dmx_coll_kind k, int64_t p, const int64_t *bs, int nb, int64_t nodes)
 {
-    printf("\n%s, P = %lld, %lld node(s): predicted us (* = best dmx algorithm)\n%12s",
-           dmx_coll_kind_name(k), (long long)p, (long long)nodes, "bytes");
+    int64_t np = 0; /* the model file's section for this P, if it has sections */
+    char sec[64] = "";
+    if (dmx_coll_model_section(p, &np) == DMX_SUCCESS && np > 0)
+        snprintf(sec, sizeof sec, ", model section np = %lld", (long long)np);
+    printf("\n%s, P = %lld, %lld node(s)%s: predicted us (* = best dmx algorithm)\n%12s",
+           dmx_coll_kind_name(k), (long long)p, (long long)nodes, sec, "bytes");
     for (int a = DMX_COLL_MPI; a < DMX_COLL_NALGS; a++)
         if (dmx_coll_alg_valid(k, (dmx_coll_alg)a))
             printf(" %11s", dmx_coll_alg_name((dmx_coll_alg)a));

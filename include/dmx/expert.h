@@ -144,6 +144,11 @@ DMX_API int dmx_transform_once_is_local(dmx_dtype dtype, int64_t m, int64_t n);
 DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes, int64_t nodes,
                                    dmx_coll_alg *alg);
 
+/** Which section of the loaded model file a prediction for @p p ranks uses: *@p np = the N of
+ *  its `np = N` line (the section nearest to p in log2, ties to the smaller N), or 0 when the
+ *  model has no sections (a file without np lines, or the built-in defaults). Local. */
+DMX_API dmx_status dmx_coll_model_section(int64_t p, int64_t *np);
+
 /** Segment count the model picks for the pipelined ring broadcast, and the textbook optimum
  *  sqrt(m (p-2) beta / alpha) for comparison (either may be NULL). Local. */
 DMX_API dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes,

@@ -29,15 +29,21 @@
  *              grid (gc-1) t(gr m) + (gr-1) t(gc m)
  *   scan, exscan: hypercube l (t(m) + 2 g m); ring (p-1)(t(m) + g m)
  *   shift      ring min(k, p-k) t(m) (k = 1 here); grid 2 t(m)
- * (a, b: alpha and beta of the size in question.) */
+ * (a, b: alpha and beta of the size in question.)
+ *
+ * Sections by P: a model file may hold parameters measured at several communicator sizes, each
+ * after a line `np = N`; a prediction for p uses the section whose N is nearest to p in log2
+ * (ties to the smaller N), with the lines before the first section (the base) filling in what
+ * the section does not set. A file without sections is the base alone. */
 #include "coll_internal.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { MAXR = 12 };
+enum { MAXR = 12, MAXSEC = 32 };
 
 typedef struct range {
     double max_bytes, alpha, beta;
@@ -67,8 +73,31 @@ static double factor(const piecewise *w, double m)
     return w->f[i];
 }
 
-static params P;
+static params P; /* the base: built-in defaults, or a file's lines before any np line */
 static int P_ready = 0;
+static params *S = NULL; /* the loaded file's sections, each already filled in from the base */
+static int64_t S_np[MAXSEC];
+static int S_n = 0;
+
+/* The parameter set for a communicator of p ranks: the section whose np is nearest to p in
+ * log2, ties to the smaller np; the base when the file has no sections. */
+static const params *for_p(int64_t p)
+{
+    if (S_n == 0)
+        return &P;
+    int best = 0;
+    double bn = 0, bd = 0; /* the best ratio max(p, np) / min(p, np) as a fraction bn / bd */
+    for (int i = 0; i < S_n; i++) {
+        double n = (double)(p > S_np[i] ? p : S_np[i]), d = (double)(p > S_np[i] ? S_np[i] : p);
+        /* n / d < bn / bd, or equal with the smaller np */
+        if (i == 0 || n * bd < bn * d || (n * bd == bn * d && S_np[i] < S_np[best])) {
+            best = i;
+            bn = n;
+            bd = d;
+        }
+    }
+    return &S[best];
+}
 
 static void defaults(params *q)
 {
@@ -102,14 +131,25 @@ void dmxi_coll_model_env(void)
                 dmx_last_error());
 }
 
-static const params *get(void)
+static const params *get(int64_t p)
 {
     dmxi_coll_model_env(); /* DMX_MODEL, once */
     if (!P_ready) {
         defaults(&P);
         P_ready = 1;
     }
-    return &P;
+    return for_p(p);
+}
+
+dmx_status dmx_coll_model_section(int64_t p, int64_t *np)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(np != NULL, DMX_ERR_NULL, "np is NULL");
+    DMXI_CHECK(p >= 1, DMX_ERR_ARG, "need p >= 1");
+    const params *q = get(p);
+    *np = q == &P ? 0 : S_np[q - S];
+cleanup:
+    return st;
 }
 
 /* ---- the model file ----------------------------------------------------------------------- */
@@ -222,22 +262,69 @@ cleanup:
     return st;
 }
 
-dmx_status dmx_coll_model_load(const char *path)
+/* A file being read: the base, the sections opened so far, the one lines go to now. */
+typedef struct reading {
+    params base, *sec;
+    int64_t np[MAXSEC];
+    int nsec, base_inter; /* base_inter: the base has inter lines of its own */
+} reading;
+
+/* A section starts empty: nothing set (gamma and segment_overhead NAN), so that what it does
+ * not set can be taken from the base when the file is read. */
+static dmx_status open_section(reading *r, const char *val, const char *path, int line)
 {
     dmx_status st = DMX_SUCCESS;
-    FILE *f = NULL;
-    params q;
-    dmxi_coll_model_env(); /* DMX_MODEL first, so that this explicit load is the last word */
-    if (path == NULL) {
-        defaults(&P);
-        P_ready = 1;
-        dmxi_coll_model_epoch++;
-        goto cleanup;
+    double v;
+    DMXI_CHECK(numbers(val, &v, 1) && v >= 1 && v <= 1e15 && v == floor(v), DMX_ERR_ARG,
+               "%s:%d: np needs a whole number of ranks >= 1", path, line);
+    for (int i = 0; i < r->nsec; i++)
+        DMXI_CHECK(r->np[i] != (int64_t)v, DMX_ERR_ARG, "%s:%d: a second section np = %.0f", path,
+                   line, v);
+    DMXI_CHECK(r->nsec < MAXSEC, DMX_ERR_ARG, "%s:%d: more than %d np sections", path, line,
+               MAXSEC);
+    params *g = realloc(r->sec, (size_t)(r->nsec + 1) * sizeof *g);
+    DMXI_CHECK(g != NULL, DMX_ERR_ALLOC, "%s:%d: out of memory for np sections", path, line);
+    r->sec = g;
+    memset(&g[r->nsec], 0, sizeof *g);
+    g[r->nsec].gamma = g[r->nsec].seg_overhead = NAN;
+    r->np[r->nsec++] = (int64_t)v;
+cleanup:
+    return st;
+}
+
+/* What a section does not set, from the base (an empty inter table follows the section's own
+ * intra when the base had no inter lines either: all ranks on one node). */
+static void fill_in(params *s, const params *b, int base_inter)
+{
+    if (s->ninter == 0 && (base_inter || s->nintra == 0)) {
+        memcpy(s->inter, b->inter, sizeof s->inter);
+        s->ninter = b->ninter;
     }
-    defaults(&q);
-    q.nintra = q.ninter = 0;
-    f = fopen(path, "r");
-    DMXI_CHECK(f != NULL, DMX_ERR_ARG, "cannot open model file %s", path);
+    if (s->nintra == 0) {
+        memcpy(s->intra, b->intra, sizeof s->intra);
+        s->nintra = b->nintra;
+    }
+    if (s->ninter == 0) {
+        memcpy(s->inter, s->intra, sizeof s->intra);
+        s->ninter = s->nintra;
+    }
+    if (isnan(s->gamma))
+        s->gamma = b->gamma;
+    if (isnan(s->seg_overhead))
+        s->seg_overhead = b->seg_overhead;
+    for (int k = 0; k < DMX_COLL_NKINDS; k++) {
+        if (s->mpi[k].n == 0)
+            s->mpi[k] = b->mpi[k];
+        for (int a = 0; a < DMX_COLL_NALGS; a++)
+            if (s->corr[k][a].n == 0)
+                s->corr[k][a] = b->corr[k][a];
+    }
+}
+
+/* Reads the file's lines into r. */
+static dmx_status read_lines(reading *r, FILE *f, const char *path)
+{
+    dmx_status st = DMX_SUCCESS;
     char buf[512];
     int line = 0;
     while (fgets(buf, sizeof buf, f)) {
@@ -252,17 +339,61 @@ dmx_status dmx_coll_model_load(const char *path)
         char *eq = strchr(s, '=');
         DMXI_CHECK(eq != NULL, DMX_ERR_ARG, "%s:%d: expected key = value", path, line);
         *eq = '\0';
-        DMXI_TRY(parse_line(&q, trim(s), trim(eq + 1), path, line));
+        char *key = trim(s), *val = trim(eq + 1);
+        if (strcmp(key, "np") == 0) {
+            DMXI_TRY(open_section(r, val, path, line));
+            continue;
+        }
+        if (r->nsec == 0 && strcmp(key, "inter") == 0)
+            r->base_inter = 1;
+        DMXI_TRY(parse_line(r->nsec ? &r->sec[r->nsec - 1] : &r->base, key, val, path, line));
     }
-    DMXI_CHECK(q.nintra > 0, DMX_ERR_ARG, "%s: no intra = max_bytes alpha beta line", path);
-    if (q.ninter == 0) { /* one node: inter-node parameters default to the intra ones */
-        memcpy(q.inter, q.intra, sizeof q.intra);
-        q.ninter = q.nintra;
+cleanup:
+    return st;
+}
+
+dmx_status dmx_coll_model_load(const char *path)
+{
+    dmx_status st = DMX_SUCCESS;
+    FILE *f = NULL;
+    reading r = {.sec = NULL, .nsec = 0, .base_inter = 0};
+    dmxi_coll_model_env(); /* DMX_MODEL first, so that this explicit load is the last word */
+    if (path == NULL) {
+        defaults(&P);
+        free(S);
+        S = NULL;
+        S_n = 0;
+        P_ready = 1;
+        dmxi_coll_model_epoch++;
+        goto cleanup;
     }
-    P = q;
+    defaults(&r.base);
+    r.base.nintra = r.base.ninter = 0;
+    f = fopen(path, "r");
+    DMXI_CHECK(f != NULL, DMX_ERR_ARG, "cannot open model file %s", path);
+    DMXI_TRY(read_lines(&r, f, path));
+    int every = r.nsec > 0; /* every section has intra lines of its own */
+    for (int i = 0; i < r.nsec; i++)
+        every = every && r.sec[i].nintra > 0;
+    DMXI_CHECK(r.base.nintra > 0 || every, DMX_ERR_ARG,
+               "%s: no intra = max_bytes alpha beta line%s", path,
+               r.nsec ? " before the first np line, nor in every np section" : "");
+    if (r.base.ninter == 0) { /* one node: inter-node parameters default to the intra ones */
+        memcpy(r.base.inter, r.base.intra, sizeof r.base.intra);
+        r.base.ninter = r.base.nintra;
+    }
+    for (int i = 0; i < r.nsec; i++)
+        fill_in(&r.sec[i], &r.base, r.base_inter);
+    P = r.base;
+    free(S);
+    S = r.sec;
+    r.sec = NULL;
+    S_n = r.nsec;
+    memcpy(S_np, r.np, sizeof S_np);
     P_ready = 1;
     dmxi_coll_model_epoch++;
 cleanup:
+    free(r.sec);
     if (f)
         fclose(f);
     return st;
@@ -433,7 +564,7 @@ dmx_status dmx_coll_predict(dmx_coll_kind kind, dmx_coll_alg alg, int64_t p, int
                             int64_t nodes, double *seconds, dmx_coll_alg *chosen)
 {
     dmx_status st = DMX_SUCCESS;
-    const params *q = get();
+    const params *q = get(p);
     DMXI_CHECK(seconds != NULL, DMX_ERR_NULL, "seconds is NULL");
     DMXI_CHECK(kind >= 0 && kind < DMX_COLL_NKINDS, DMX_ERR_ARG, "unknown collective %d",
                (int)kind);
@@ -481,7 +612,7 @@ dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes, i
                                       double *textbook)
 {
     dmx_status st = DMX_SUCCESS;
-    const params *q = get();
+    const params *q = get(p);
     DMXI_CHECK(p >= 1 && bytes >= 0 && nodes >= 1, DMX_ERR_ARG,
                "need p >= 1, bytes >= 0, nodes >= 1");
     int nd = nodes > 1 ? 2 : 1;
