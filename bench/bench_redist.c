@@ -366,6 +366,10 @@ int dmx_cmd_bench_redist(int argc, char **argv)
         }
     }
     redist_blacs_exit();
+    /* Every line out before any rank finalizes: under SimGrid's SMPI all ranks are one process,
+     * and a rank may abort in MPI_Finalize (docs/scale.md), losing the results not yet printed. */
+    fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return rc;
 }

@@ -251,7 +251,9 @@ calibrate() {
 # its 25 GB/s NIC, each shared by the node's ranks) and prints its predicted cost beside, and the same
 # call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
 # SIM_REPS runs of each (default 4; the table takes the least: successive runs of one plan
-# vary between two simulated times, docs/scale.md).
+# vary between two simulated times, docs/scale.md). No detached sends (SIM_CFG default
+# smpi/send-is-detached-thresh:0): SimGrid 3.32 keeps every detached send on one global list
+# that each completion walks, which made 256-rank points unaffordable (docs/scale.md).
 redist() {
     local plats=${SIM_PLATFORMS:-twolevel} nps=${SIM_NP:-"64 256"} n=${SIM_N:-8192}
     for plat in $plats; do
@@ -262,7 +264,8 @@ redist() {
                 [ -n "${fg:-}" ] && g+=(--from-grid "$fg")
                 [ -n "${tg:-}" ] && g+=(--to-grid "$tg")
                 echo "# redist $plat np $np $cs" >&2
-                SIM_TAG="\"case_sim\":\"$cs\"," sim redist "$plat" "$np" '"bench":"redist"' \
+                SIM_CFG=${SIM_CFG:---cfg=smpi/send-is-detached-thresh:0} \
+                    SIM_TAG="\"case_sim\":\"$cs\"," sim redist "$plat" "$np" '"bench":"redist"' \
                     bench redist --json --size "$n,$n" --from "$from" --to "$to" "${g[@]}" \
                     --reps "${SIM_REPS:-4}" --warmup 1 --impl dmx,alltoallv --op N --align 0 \
                     --case redist --relabel \

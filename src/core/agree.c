@@ -12,6 +12,21 @@
  * waited for with dmxi_wait_bounded. The buffers are on the heap: after a timeout the reduction
  * stays pending and may still write into them, so they are then left allocated (at most 256
  * bytes) rather than freed or taken from the stack. */
+int dmxi_iallreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *req)
+{
+#ifdef DMX_SIM_WAIT
+    /* Simulation builds (see wait.c): SMPI's MPI_Iallreduce posts a message between every pair of
+     * ranks (p^2 messages), which the simulator cannot afford at 1024 ranks (at 256 ranks the
+     * plan setup's reductions were most of a redistribution's simulator time, docs/scale.md);
+     * its blocking MPI_Allreduce uses a logarithmic algorithm. No timeout there. */
+    *req = MPI_REQUEST_NULL;
+    return MPI_Allreduce(in, out, n, type, op, comm);
+#else
+    return MPI_Iallreduce(in, out, n, type, op, comm, req);
+#endif
+}
+
 static dmx_status reduce_bounded(MPI_Comm comm, const void *in, void *out, int n, MPI_Datatype type,
                                  MPI_Op op)
 {
@@ -20,16 +35,8 @@ static dmx_status reduce_bounded(MPI_Comm comm, const void *in, void *out, int n
     MPI_Request req = MPI_REQUEST_NULL;
     DMXI_CHECK(buf, DMX_ERR_ALLOC, "out of memory");
     memcpy(buf, in, (size_t)n * sizeof *buf);
-#ifdef DMX_SIM_WAIT
-    /* Simulation builds (see wait.c): SMPI's MPI_Iallreduce posts a message between every pair of
-     * ranks (p^2 messages), which the simulator cannot afford at 1024 ranks; its blocking
-     * MPI_Allreduce uses a logarithmic algorithm. No timeout there. */
-    (void)req;
-    DMXI_MPI(MPI_Allreduce(buf, buf + n, n, type, op, comm));
-#else
-    DMXI_MPI(MPI_Iallreduce(buf, buf + n, n, type, op, comm, &req));
+    DMXI_MPI(dmxi_iallreduce(buf, buf + n, n, type, op, comm, &req));
     st = dmxi_wait_bounded(&req, "the agreement on the arguments");
-#endif
     if (st != DMX_SUCCESS) {
         if (req != MPI_REQUEST_NULL)
             buf = NULL; /* still pending: MPI may write into it */

@@ -130,6 +130,13 @@ dmx_status dmxi_reserve(void **arr, int64_t *cap, int64_t need, size_t sz);
  * communicator (or never calls) ends in the error handler after DMX_TIMEOUT, not in a hang. */
 dmx_status dmxi_agree(MPI_Comm comm, dmx_status local);
 
+/* MPI_Iallreduce (returns MPI's code). In simulation builds (DMX_SIM_WAIT) a blocking
+ * MPI_Allreduce instead, and *req = MPI_REQUEST_NULL, so the caller's wait returns at once:
+ * SimGrid 3.32's MPI_Iallreduce posts a message between every pair of ranks (p^2), its blocking
+ * one is logarithmic (agree.c). */
+int dmxi_iallreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *req);
+
 /* dmxi_agree that also agrees on the largest *value over the ranks (one reduction): on return
  * *value holds the maximum (also when the status is an error). Collective on comm. */
 dmx_status dmxi_agree_max(MPI_Comm comm, dmx_status local, int64_t *value);

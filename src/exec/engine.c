@@ -358,6 +358,31 @@ static void advance_rings(dmxi_exec *e)
         e->rpeer[i].seq += e->rpeer[i].shm ? e->rpeer[i].nring : 0;
 }
 
+#ifdef DMX_SIM_WAIT
+#define SIM_NO_POLL 1
+/* Simulation builds (-DDMX_SIM_WAIT, scripts/simulate.sh): the receives are completed one by
+ * one in the order they were started, each by a blocking MPI_Wait once nothing else is left,
+ * never by MPI_Testany or MPI_Waitany. SimGrid 3.32 makes both of those cost the simulator
+ * time in proportion to the list they are given: MPI_Waitany tests every request of it before
+ * blocking (its observer), so waiting for n receives one MPI_Waitany at a time took n^2 / 2
+ * tests per rank, and every test of a finished transfer walks lists of the simulator that grow
+ * with the transfers in flight (docs/scale.md, "The simulator's cost"). All receives are
+ * started before the first wait and the unpacking takes no simulated time
+ * (smpi/simulate-computation:no), so the order of the waits does not change when the last
+ * receive ends; only the polls' own simulated cost (smpi/test per MPI_Testany) is gone. The
+ * @p left receives still to complete are requests nrreq - left ... nrreq - 1. */
+static dmx_status sim_next_recv(dmxi_exec *e, int left, int *idx)
+{
+    dmx_status st = DMX_SUCCESS;
+    *idx = e->nrreq - left;
+    DMXI_MPI(MPI_Wait(&e->rreq[*idx], MPI_STATUS_IGNORE));
+cleanup:
+    return st;
+}
+#else
+#define SIM_NO_POLL 0
+#endif
+
 dmx_status dmxi_p2p_execute(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
@@ -419,12 +444,13 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         /* A message package that has arrived, in whatever order. */
         if (recv_left > 0) {
             int idx = MPI_UNDEFINED, flag = 0;
-#ifdef DMX_SIM_WAIT /* simulation builds (src/core/wait.c): block when nothing else is left */
+#ifdef DMX_SIM_WAIT /* simulation builds: no polls, one MPI_Wait at a time (sim_next_recv) */
+            (void)flag;
             if (rings_left == 0 && next_local >= e->nlocal)
-                DMXI_MPI(MPI_Waitany(e->nrreq, e->rreq, &idx, MPI_STATUS_IGNORE));
-            else
+                DMXI_TRY(sim_next_recv(e, recv_left, &idx));
+#else
+            DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
 #endif
-                DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
             if (idx != MPI_UNDEFINED) {
                 dmxi_peer *q = &e->rpeer[e->rreq_peer[idx]];
                 recv_left--;
@@ -443,7 +469,8 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
             w.since = -1.0;
         } else {
             /* the Testany above already called MPI when receives are left */
-            DMXI_TRY(idle_turn(e, &w, recv_left == 0, recv_left > 0 ? "messages" : "ring chunks",
+            DMXI_TRY(idle_turn(e, &w, recv_left == 0 || SIM_NO_POLL,
+                               recv_left > 0 ? "messages" : "ring chunks",
                                recv_left > 0 ? recv_left : rings_left));
             prof_tick(&f, &f.idle);
         }

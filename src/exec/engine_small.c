@@ -175,9 +175,11 @@ static dmx_status small_execute(dmxi_exec *e)
     double since = -1.0;
     for (int left = e->nrreq; left > 0;) {
         int idx = MPI_UNDEFINED, flag = 0;
-#ifdef DMX_SIM_WAIT /* simulation builds (src/core/wait.c): block instead of polling */
+#ifdef DMX_SIM_WAIT /* simulation builds: one MPI_Wait at a time, in the order posted (engine.c)   \
+                     */
         (void)flag;
-        DMXI_MPI(MPI_Waitany(e->nrreq, e->rreq, &idx, MPI_STATUS_IGNORE));
+        idx = e->nrreq - left;
+        DMXI_MPI(MPI_Wait(&e->rreq[idx], MPI_STATUS_IGNORE));
 #else
         DMXI_MPI(MPI_Testany(e->nrreq, e->rreq, &idx, &flag, MPI_STATUS_IGNORE));
 #endif

@@ -252,7 +252,7 @@ static dmx_status agree_wanted(dmxi_exec *e, int *all)
     dmx_status st = DMX_SUCCESS;
     int want = dmxi_setting_int(DMXI_SET_SHM) != 0;
     MPI_Request ar = MPI_REQUEST_NULL;
-    DMXI_MPI(MPI_Iallreduce(&want, all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
+    DMXI_MPI(dmxi_iallreduce(&want, all, 1, MPI_INT, MPI_MIN, e->comm, &ar));
     DMXI_MPI(dmxi_wait_yield(&ar));
 cleanup:
     return st;

@@ -51,7 +51,7 @@ static dmx_status agree_cut_sizes(dmxi_exec *e)
     /* sender and receiver must cut alike: the smallest settings win (nonblocking, waited
      * for with test-and-yield: MPICH's blocking calls spin) */
     MPI_Request req = MPI_REQUEST_NULL;
-    DMXI_MPI(MPI_Iallreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, e->comm, &req));
+    DMXI_MPI(dmxi_iallreduce(mine, agreed, 2, MPI_INT64_T, MPI_MIN, e->comm, &req));
     DMXI_TRY(dmxi_wait_bounded(&req, "the agreement on the message and chunk sizes"));
     e->max_msg = agreed[0];
     e->chunk_bytes = agreed[1];

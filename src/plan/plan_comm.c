@@ -185,7 +185,7 @@ dmx_status dmxi_plan_comm_acquire(MPI_Comm comm, dmx_status local, MPI_Comm *dup
     buf[0] = (int64_t)local;
     buf[1] = choice;
     buf[2] = -choice;
-    DMXI_MPI(MPI_Iallreduce(buf, buf + 3, 3, MPI_INT64_T, MPI_MAX, comm, &req));
+    DMXI_MPI(dmxi_iallreduce(buf, buf + 3, 3, MPI_INT64_T, MPI_MAX, comm, &req));
     st = dmxi_wait_bounded(&req, "the agreement on the arguments");
     if (st != DMX_SUCCESS) {
         if (req != MPI_REQUEST_NULL)
