@@ -175,8 +175,7 @@ static dmx_status small_execute(dmxi_exec *e)
     double since = -1.0;
     for (int left = e->nrreq; left > 0;) {
         int idx = MPI_UNDEFINED, flag = 0;
-#ifdef DMX_SIM_WAIT /* simulation builds: one MPI_Wait at a time, in the order posted (engine.c)   \
-                     */
+#ifdef DMX_SIM_WAIT /* simulation builds: one MPI_Wait at a time, as posted (engine.c) */
         (void)flag;
         idx = e->nrreq - left;
         DMXI_MPI(MPI_Wait(&e->rreq[idx], MPI_STATUS_IGNORE));
