@@ -250,8 +250,8 @@ calibrate() {
 # SIM_NODE_RATIO, default 8, times within-node ones; twolevel: a node's 200 GB/s of memory against
 # its 25 GB/s NIC, each shared by the node's ranks) and prints its predicted cost beside, and the same
 # call with sigma = identity (the relabeled path's own cost: its gain is identity / exact).
-# SIM_REPS runs of each (default 4; the table takes the least: successive runs of one plan
-# vary between two simulated times, docs/scale.md). No detached sends (SIM_CFG default
+# SIM_REPS runs of each (default 4; the table takes the least; since the simulation build stopped
+# polling, the runs of one plan give the same simulated time). No detached sends (SIM_CFG default
 # smpi/send-is-detached-thresh:0): SimGrid 3.32 keeps every detached send on one global list
 # that each completion walks, which made 256-rank points unaffordable (docs/scale.md).
 redist() {

@@ -215,20 +215,6 @@ static void local_one(const dmxi_exec *e, const dmxi_local *lp)
                lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
 }
 
-/* Bytes of local work between two looks at the peers: a chunk while anything is still expected
- * from them, else all that is left. Simulation builds take it all at once: the simulator charges
- * each poll (smpi/test) and no local work, so slices only add polls, and a plan with more local
- * data (what relabeling aims at) looked slower for them (docs/scale.md, Redistribution). */
-static int64_t local_slice(const dmxi_exec *e, int expecting)
-{
-#ifdef DMX_SIM_WAIT
-    (void)e, (void)expecting;
-    return INT64_MAX;
-#else
-    return expecting ? e->chunk_bytes : INT64_MAX;
-#endif
-}
-
 /* Apply local rectangles from *next on until about max_bytes have been written (at least
  * one rectangle); with more than one thread about max_bytes per thread, the rectangles of one
  * transform split over them in groups of a few. */
@@ -461,7 +447,10 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         }
         prof_tick(&f, &f.unpack);
         if (!busy && next_local < e->nlocal) {
-            dmxi_exec_apply_local(e, &next_local, local_slice(e, rings_left > 0 || recv_left > 0));
+            /* a slice between looks at the peers; all that is left when none is expected
+             * (simulation builds look at them only when nothing else is left: no polls) */
+            dmxi_exec_apply_local(e, &next_local,
+                                  rings_left > 0 || recv_left > 0 ? e->chunk_bytes : INT64_MAX);
             busy = 1;
             prof_tick(&f, &f.local);
         }
