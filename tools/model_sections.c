@@ -46,9 +46,9 @@ static char *slurp(const char *path)
     return t;
 }
 
-int dmx_model_has_sections(const char *path)
+/* Whether text t (may be NULL) has an `np = N` line. */
+static int has_sections(const char *t)
 {
-    char *t = slurp(path);
     long long np = 0;
     int has = 0;
     for (const char *l = t; l && *l && !has;) {
@@ -56,6 +56,13 @@ int dmx_model_has_sections(const char *path)
         const char *e = strchr(l, '\n');
         l = e ? e + 1 : "";
     }
+    return has;
+}
+
+int dmx_model_has_sections(const char *path)
+{
+    char *t = slurp(path);
+    const int has = has_sections(t);
     free(t);
     return has;
 }
@@ -85,7 +92,7 @@ char *dmx_model_merge_section(const char *path, const char *header, const char *
     int ok = 0, placed = 0, in_old = 0; /* in_old: inside a section being replaced */
     if (kept_size)
         kept[0] = '\0';
-    if (!old || !dmx_model_has_sections(path)) { /* new, or the old format: replaced */
+    if (!has_sections(old)) { /* new, or the old format: replaced */
         ok = put(&out, &len, &cap, header, strlen(header)) == 0 &&
              put(&out, &len, &cap, section, strlen(section)) == 0;
         free(old);
