@@ -29,7 +29,7 @@ enum { MAXS = 32, MAXREP = 41, AUTOREP = 21 };
 typedef struct opts {
     int json, reps, retries, kinds[DMX_COLL_NKINDS], algs[DMX_COLL_NALGS];
     int64_t minb, maxb, sweep, cap, overhead;
-    double budget;
+    double budget, sample;
 } opts;
 
 MPI_Comm bcoll_world;
@@ -217,6 +217,10 @@ static int parse_coll(int argc, char **argv, opts *o, int *malloc_default)
                 "rounds per cell; default 0: as many as --budget allows\n(7 to 41)"),
         CLI_OPT("budget", CLI_DOUBLE, &o->budget, 0, 0, "SECONDS",
                 "time per cell when --reps is 0; default 0.6"),
+        CLI_OPT("sample", CLI_DOUBLE, &o->sample, 0, 0, "SECONDS",
+                "time one sample (a batch of calls) should last; default\n200e-6. Shorter "
+                "makes fewer calls per cell (simulators\nsimulate every call); longer keeps "
+                "more of the barrier's\nskew out of sub-microsecond calls"),
         CLI_OPT("retries", CLI_INT, &o->retries, 0, 0, "N",
                 "measure a cell again (up to N times) when auto and the\nalgorithm it runs "
                 "measure more than 10% apart; default 2"),
@@ -342,6 +346,7 @@ static void one_cell(const opts *o, int kind, const int *algs, int na, int64_t b
     bcoll_case c;
     if (bcoll_setup(&c, (dmx_coll_kind)kind, b) != 0)
         return;
+    c.sample = o->sample;
     cell x = {.calls = 1, .agree = 1, .pick = DMX_COLL_MPI, .mpick = DMX_COLL_MPI};
     (void)dmx_coll_choose((dmx_coll_kind)kind, p, c.bytes, nodes, &x.mpick);
     int ia = -1, ip = -1; /* AUTO's column and its pick's: the same algorithm twice */
@@ -438,6 +443,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     o.maxb = 64 << 20;
     o.cap = 128 << 20;
     o.budget = 0.6;
+    o.sample = BCOLL_SAMPLE;
     o.retries = 2;
     for (int i = 0; i < DMX_COLL_NKINDS; i++)
         o.kinds[i] = 1;

@@ -27,6 +27,7 @@ typedef struct bcoll_case {
     int rank, size, root;
     char *in, *out, *ref;
     int64_t in_bytes, out_bytes, cmp_bytes; /* cmp: bytes of out to verify on this rank */
+    double sample; /* seconds one sample should last (bcoll_calls); BCOLL_SAMPLE from setup */
 } bcoll_case;
 
 /* Allocate, fill and compute MPI's reference. Returns 0, or -1 if memory is short (every rank
@@ -38,15 +39,15 @@ void bcoll_free(bcoll_case *c);
  * checked: *wrong = number of ranks whose output differs from the reference (or whose call failed).
  * The broadcast root's buffer is filled before the clock starts. Collective. */
 double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong);
-/* Calls per sample so that one sample lasts about BCOLL_SAMPLE seconds (a single call of a few
- * hundred ns after a barrier is mostly the barrier's skew), given one call's time; 1 for calls
- * longer than that, at most BCOLL_MAX_CALLS. Every rank gets the same answer from the same
- * t_call. Local. */
+/* Calls per sample so that one sample lasts about @p sample seconds (BCOLL_SAMPLE by default: a
+ * single call of a few hundred ns after a barrier is mostly the barrier's skew), given one call's
+ * time; 1 for calls longer than that, at most BCOLL_MAX_CALLS. Every rank gets the same answer
+ * from the same t_call. Local. */
 #define BCOLL_SAMPLE 200e-6
 #define BCOLL_MAX_CALLS 4096
-int bcoll_calls(double t_call);
+int bcoll_calls(double t_call, double sample);
 /* Measure algs[0..na) (dmx_coll_alg values, na <= BCOLL_MAXALGS) on c: warm-up, calls per
- * sample by bcoll_calls, then `reps` rounds (reps <= 0: as many as `budget` seconds allow, 7 to
+ * sample by bcoll_calls (c->sample), then `reps` rounds (reps <= 0: as many as `budget` seconds allow, 7 to
  * max_reps, at most 64), each round every algorithm once, starting with a different one.
  * med[i] = median over rounds of algs[i]'s time per call (max over ranks); wrong[i] = wrong
  * results summed over samples; *calls_out = calls per sample. Returns the rounds. Collective. */

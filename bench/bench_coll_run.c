@@ -81,6 +81,7 @@ int bcoll_setup(bcoll_case *c, dmx_coll_kind kind, int64_t bytes)
     MPI_Comm_rank(bcoll_world, &c->rank);
     MPI_Comm_size(bcoll_world, &c->size);
     c->kind = kind;
+    c->sample = BCOLL_SAMPLE;
     c->count = bytes / 4;
     c->bytes = c->count * 4;
     c->root = 0;
@@ -210,11 +211,11 @@ double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong)
     return tmax;
 }
 
-int bcoll_calls(double t_call)
+int bcoll_calls(double t_call, double sample)
 {
     if (!(t_call > 0))
         return BCOLL_MAX_CALLS;
-    double n = ceil(BCOLL_SAMPLE / t_call);
+    double n = ceil(sample / t_call);
     return n < 1 ? 1 : (n > BCOLL_MAX_CALLS ? BCOLL_MAX_CALLS : (int)n);
 }
 
@@ -241,7 +242,7 @@ int bcoll_measure(bcoll_case *c, const int *algs, int na, int reps, double budge
             warm += x * calls;
             fastest = x < fastest ? x : fastest;
         }
-        calls = bcoll_calls(fastest);
+        calls = bcoll_calls(fastest, c->sample > 0 ? c->sample : BCOLL_SAMPLE);
     }
     if (max_reps > CAP)
         max_reps = CAP;

@@ -196,8 +196,9 @@ coll() {
                 case $c in allgather) max=${SIM_MAX_BLOCK:-4096} ;; esac
                 case $c in alltoall) max=${SIM_MAX_ALLTOALL:-${SIM_MAX_BLOCK:-4096}} ;; esac
                 echo "# coll $plat np $np $c" >&2
-                sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" '"bench":"coll"' bench coll --json --coll "$c" --min 8 \
-                    --max "$max" --reps 1 --retries 0 --malloc-default
+                SIM_TAG="\"sample\":${SIM_SAMPLE:-200e-6}," sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" \
+                    '"bench":"coll"' bench coll --json --coll "$c" --min 8 --max "$max" --reps 1 \
+                    --retries 0 --malloc-default --sample "${SIM_SAMPLE:-200e-6}"
             done
         done
     done

@@ -60,7 +60,7 @@ static double pingpong(MPI_Comm c, int rank, char *buf, int64_t n, int reps)
         if (k >= 0)
             t[k] = x;
         else
-            calls = bcoll_calls(2 * x);
+            calls = bcoll_calls(2 * x, BCOLL_SAMPLE);
     }
     return bench_median(t, reps);
 }
