@@ -79,10 +79,11 @@ static void report_json(const group *g, double bound)
         if (rel && strcmp(r->status, "ok") == 0)
             printf("\"node_ratio\":%g,\"roles_moved\":%d,\"volume_identity\":%lld,\"volume_"
                    "relabeled\":%lld,"
-                   "\"cost_identity\":%.9g,\"cost_relabeled\":%.9g,",
+                   "\"cost_identity\":%.9g,\"cost_relabeled\":%.9g,\"busiest_identity\":%.9g,"
+                   "\"busiest_relabeled\":%.9g,",
                    o->node_ratio, rl->moved, (long long)rl->res.volume_identity,
                    (long long)rl->res.volume_relabeled, rl->res.cost_identity,
-                   rl->res.cost_relabeled);
+                   rl->res.cost_relabeled, rl->res.busiest_identity, rl->res.busiest_relabeled);
         if (i != IMPL_DMX) {
             if (timed && have_dmx)
                 printf("\"dmx_speedup\":%.4g,", r->t_med / d->t_med);
@@ -131,10 +132,13 @@ static void report_table(const group *g, double bound)
                          i == IMPL_DMX_BATCH ? ", times per matrix" : "");
         } else if (i == IMPL_DMX_RELABEL || i == IMPL_DMX_RELABEL_ID) {
             const relabeled *rl = &g->rl[i - IMPL_DMX_RELABEL];
-            snprintf(
-                extra, sizeof extra, "%.2fx; predicted cost %.4g -> %.4g (%.2fx)",
-                have_dmx ? r->t_med / d->t_med : 0.0, rl->res.cost_identity, rl->res.cost_relabeled,
-                rl->res.cost_relabeled > 0 ? rl->res.cost_relabeled / rl->res.cost_identity : 0.0);
+            snprintf(extra, sizeof extra,
+                     "%.2fx; predicted cost %.4g -> %.4g (%.2fx), busiest link %.4g -> %.4g",
+                     have_dmx ? r->t_med / d->t_med : 0.0, rl->res.cost_identity,
+                     rl->res.cost_relabeled,
+                     rl->res.cost_relabeled > 0 ? rl->res.cost_relabeled / rl->res.cost_identity
+                                                : 0.0,
+                     rl->res.busiest_identity, rl->res.busiest_relabeled);
         } else if (have_dmx) {
             snprintf(extra, sizeof extra, "%.2fx", r->t_med / d->t_med);
         }

@@ -165,8 +165,8 @@ def redist(rows):
         cells.setdefault(key, {})[r["impl"]] = r  # the last record of a point wins
     print("| platform | P | case | m = n | dmx us | alltoallv us | relabeled: identity us | "
           "exact us | roles moved | remote MB (identity -> exact) | simulated gain | "
-          "predicted gain | sim wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "predicted gain: total cost | busiest link | sim wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(cells, key=lambda k: (k[0], k[1], str(k[2]), k[3], k[4])):
         c = cells[key]
 
@@ -176,20 +176,22 @@ def redist(rows):
 
         td, ta, tr, ti = t("dmx"), t("alltoallv"), t("dmx_relabel"), t("dmx_relabel_identity")
         rel = c.get("dmx_relabel") or {}
-        vol = pred = gain = "-"
+        vol = pred = busy = gain = "-"
         if "volume_identity" in rel:
             vol = "%.1f -> %.1f" % (rel["volume_identity"] / 1e6, rel["volume_relabeled"] / 1e6)
             if rel["cost_relabeled"] > 0:
                 pred = "%.2fx" % (rel["cost_identity"] / rel["cost_relabeled"])
+            if rel.get("busiest_relabeled", 0) > 0:
+                busy = "%.2fx" % (rel["busiest_identity"] / rel["busiest_relabeled"])
         if ti and tr:
             gain = "%.2fx" % (ti / tr)
         note = "" if td or "dmx" not in c else " (dmx: %s)" % c["dmx"].get("status")
         anyr = next(iter(c.values()))
         name = key[3] if key[3] == "same" else str(key[2])
-        print("| %s | %d | %s | %d | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %d | %s | %d | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             key[0], key[1], name, anyr.get("m", 0), us(td) if td else "-", note,
             us(ta) if ta else "-", us(ti) if ti else "-", us(tr) if tr else "-",
-            rel.get("roles_moved", "-"), vol, gain, pred, anyr.get("sim_wall_s")))
+            rel.get("roles_moved", "-"), vol, gain, pred, busy, anyr.get("sim_wall_s")))
 
 
 def main():

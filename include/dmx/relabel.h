@@ -77,6 +77,16 @@ typedef struct dmx_relabel_result {
     double cost_identity;     /**< total cost without relabeling, under the chosen cost */
     double cost_relabeled;    /**< total cost with sigma */
     double solve_seconds;     /**< time of the assignment solve */
+    /** The busiest link's load without relabeling and with sigma, in the cost's units. With
+     * DMX_COST_NODE each node has a link out and a link in (an across-node package loads its
+     * sender's out and its receiver's in link with its cost) and a memory its ranks share (a
+     * package between two of its ranks loads it with its cost); with the other kinds each rank
+     * has a link out and a link in. A rank's packages to itself load nothing. Where the links
+     * work at the same time, time follows the busiest one: busiest_identity /
+     * busiest_relabeled predicts the time gain, cost_identity / cost_relabeled (all links
+     * added) the gain in volume. The assignment minimizes the total cost, not this one. */
+    double busiest_identity;
+    double busiest_relabeled;
 } dmx_relabel_result;
 
 /**

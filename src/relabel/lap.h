@@ -93,4 +93,21 @@ dmx_status dmxi_lap_dense(int n, const double *gain, int *sigma, double *total_g
  */
 dmx_status dmxi_lap_complete(int n, int *sigma);
 
+/* The package matrix by role (relabel.c): role j needs bytes[k] from rank src[k] for rowptr[j]
+ * <= k < rowptr[j + 1], tbytes[k] of them of transforms that transpose or scale. */
+typedef struct dmxi_relabel_pkgs {
+    int p;
+    int64_t *rowptr; /* p + 1 */
+    int *src;
+    int64_t *bytes, *tbytes;
+} dmxi_relabel_pkgs;
+
+/* The busiest link's load (dmx_relabel_result's busiest_*) when role j is played by rank
+ * sigma[j], under o's cost: with DMX_COST_NODE per node (node[i]: rank i's node number, in
+ * [0, p)) a link out, a link in and the memory its ranks share, otherwise per rank a link out
+ * and a link in; a rank's packages to itself load nothing. @p load is scratch of 3 p doubles.
+ * Local, O(p + packages). */
+double dmxi_relabel_busiest(const dmx_relabel_opts *o, const dmxi_relabel_pkgs *M, const int *node,
+                            const int *sigma, double *load);
+
 #endif /* DMXI_RELABEL_LAP_H */

@@ -78,13 +78,7 @@ cleanup:
     return st;
 }
 
-/* Rank 0's view of the whole package matrix, by role: role j needs bytes[k] from src[k]. */
-typedef struct matrix {
-    int p;
-    int64_t *rowptr; /* p + 1 */
-    int *src;
-    int64_t *bytes, *tbytes;
-} matrix;
+typedef dmxi_relabel_pkgs matrix; /* rank 0's view of the whole package matrix (lap.h) */
 
 static void matrix_free(matrix *m)
 {
@@ -94,32 +88,65 @@ static void matrix_free(matrix *m)
     free(m->tbytes);
 }
 
+/* Cost of package k (of some role's row) sent from its source to rank y. */
+static double pkg_cost(const dmx_relabel_opts *o, const matrix *M, const int *node, int64_t k,
+                       int y)
+{
+    int i = M->src[k];
+    double b = (double)M->bytes[k], tb = (double)M->tbytes[k], c = 0.0;
+    switch (o->cost) {
+    case DMX_COST_LATBW:
+        if (i != y)
+            c += o->latency[(size_t)i * (size_t)M->p + (size_t)y] +
+                 o->bandwidth[(size_t)i * (size_t)M->p + (size_t)y] * b;
+        break;
+    case DMX_COST_NODE:
+        if (i != y)
+            c += node[i] == node[y] ? b : b * (o->node_ratio > 0 ? o->node_ratio : 10.0);
+        break;
+    case DMX_COST_CALLBACK: c += o->fn(i, y, M->bytes[k], M->tbytes[k], o->ctx); break;
+    default:
+        if (i != y)
+            c += b;
+    }
+    if (i != y)
+        c += o->transform_weight * tb;
+    return c;
+}
+
 /* Cost of role j played by rank y under a dense cost kind. */
 static double dense_cost(const dmx_relabel_opts *o, const matrix *M, const int *node, int j, int y)
 {
     double c = 0.0;
-    for (int64_t k = M->rowptr[j]; k < M->rowptr[j + 1]; k++) {
-        int i = M->src[k];
-        double b = (double)M->bytes[k], tb = (double)M->tbytes[k];
-        switch (o->cost) {
-        case DMX_COST_LATBW:
-            if (i != y)
-                c += o->latency[(size_t)i * (size_t)M->p + (size_t)y] +
-                     o->bandwidth[(size_t)i * (size_t)M->p + (size_t)y] * b;
-            break;
-        case DMX_COST_NODE:
-            if (i != y)
-                c += node[i] == node[y] ? b : b * (o->node_ratio > 0 ? o->node_ratio : 10.0);
-            break;
-        case DMX_COST_CALLBACK: c += o->fn(i, y, M->bytes[k], M->tbytes[k], o->ctx); break;
-        default:
-            if (i != y)
-                c += b;
-        }
-        if (i != y)
-            c += o->transform_weight * tb;
-    }
+    for (int64_t k = M->rowptr[j]; k < M->rowptr[j + 1]; k++)
+        c += pkg_cost(o, M, node, k, y);
     return c;
+}
+
+double dmxi_relabel_busiest(const dmx_relabel_opts *o, const dmxi_relabel_pkgs *M, const int *node,
+                            const int *sigma, double *load)
+{
+    const int p = M->p, by_node = o->cost == DMX_COST_NODE;
+    double *out = load, *in = load + p, *mem = load + 2 * p, most = 0.0;
+    for (int v = 0; v < 3 * p; v++)
+        load[v] = 0.0;
+    for (int j = 0; j < p; j++)
+        for (int64_t k = M->rowptr[j]; k < M->rowptr[j + 1]; k++) {
+            const int i = M->src[k], y = sigma[j];
+            if (i == y)
+                continue;
+            const double c = pkg_cost(o, M, node, k, y);
+            const int a = by_node ? node[i] : i, b = by_node ? node[y] : y;
+            if (by_node && a == b) {
+                mem[a] += c;
+            } else {
+                out[a] += c;
+                in[b] += c;
+            }
+        }
+    for (int v = 0; v < 3 * p; v++)
+        most = load[v] > most ? load[v] : most;
+    return most;
 }
 
 /* Solve on rank 0: fills sigma and the result. */
@@ -128,7 +155,8 @@ static dmx_status solve(const dmx_relabel_opts *o, const matrix *M, const int *n
 {
     dmx_status st = DMX_SUCCESS;
     int p = M->p;
-    double *gain = NULL;
+    double *gain = NULL, *load = NULL;
+    int *ident = NULL;
     double t0 = MPI_Wtime();
     if (o->method == DMX_RELABEL_IDENTITY) {
         for (int j = 0; j < p; j++)
@@ -167,8 +195,17 @@ static dmx_status solve(const dmx_relabel_opts *o, const matrix *M, const int *n
         res->cost_identity += dense_cost(o, M, node, j, j);
         res->cost_relabeled += dense_cost(o, M, node, j, sigma[j]);
     }
+    load = dmxi_malloc(3 * (int64_t)p, sizeof *load);
+    ident = dmxi_malloc(p, sizeof *ident);
+    DMXI_CHECK(load && ident, DMX_ERR_ALLOC, "out of memory for the links' loads of %d ranks", p);
+    for (int j = 0; j < p; j++)
+        ident[j] = j;
+    res->busiest_identity = dmxi_relabel_busiest(o, M, node, ident, load);
+    res->busiest_relabeled = dmxi_relabel_busiest(o, M, node, sigma, load);
 cleanup:
     free(gain);
+    free(load);
+    free(ident);
     return st;
 }
 
@@ -256,13 +293,14 @@ static dmx_status build_matrix(int size, const int64_t *recv, const int *counts,
 static dmx_status share_result(MPI_Comm comm, dmx_relabel_result *res)
 {
     dmx_status st = DMX_SUCCESS;
-    double r[4];
+    double r[5] = {res->cost_identity, res->cost_relabeled, res->solve_seconds,
+                   res->busiest_identity, res->busiest_relabeled};
     int64_t v[2] = {res->volume_identity, res->volume_relabeled};
-    r[0] = res->cost_identity, r[1] = res->cost_relabeled, r[2] = res->solve_seconds, r[3] = 0;
     DMXI_MPI(MPI_Bcast(v, 2, MPI_INT64_T, 0, comm));
-    DMXI_MPI(MPI_Bcast(r, 4, MPI_DOUBLE, 0, comm));
+    DMXI_MPI(MPI_Bcast(r, 5, MPI_DOUBLE, 0, comm));
     res->volume_identity = v[0], res->volume_relabeled = v[1];
     res->cost_identity = r[0], res->cost_relabeled = r[1], res->solve_seconds = r[2];
+    res->busiest_identity = r[3], res->busiest_relabeled = r[4];
 cleanup:
     return st;
 }
