@@ -216,12 +216,20 @@ coll() {
 # depend on it, only AUTO's), their predictions recomputed with the cut model file by the
 # simulated build's dmx model coll (simulate_calibrate.py --repredict). Checked: from the
 # P = 64 and 128 check runs' cells this gives exactly the factors of the calibration runs.
+# SIM_CALIB_CELLS=exchange: no simulation either; the fastest of NBX, PEX and PCX among the
+# exchange module's cells at that P ($SIM_OUT/exchange.jsonl) becomes `exchange = NAME` in the
+# section np = P (what dmx calibrate measures on a job of one node; AUTO runs it there).
 calibrate() {
     local plats=${SIM_PLATFORMS:-graphene_ib} nps=${SIM_NP:-64}
     for plat in $plats; do
         for np in $nps; do
             local raw=$TMPD/$plat.model
             sed '/^# ---- measured in the simulator/,$d' "$SIM_DIR/$plat.model" >"$raw"
+            if [ "${SIM_CALIB_CELLS:-}" = exchange ]; then
+                python3 scripts/simulate_calibrate.py --exchange "$OUT/exchange.jsonl" "$plat" "$np" \
+                    "$SIM_DIR/$plat.model"
+                continue
+            fi
             if [ "${SIM_CALIB_CELLS:-}" = coll ]; then
                 local base=$plat cores one=$TMPD/one_$plat
                 case $plat in latency | bandwidth) base=cluster_$plat ;; esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Collectives' model factors measured in the simulator: simulate_calibrate.py [--repredict DMX
-RAW NODES] FILE PLATFORM NP [MODEL].
+RAW NODES] FILE PLATFORM NP [MODEL]; or the sparse exchange's protocol on one node:
+simulate_calibrate.py --exchange FILE PLATFORM NP MODEL.
 
 FILE holds `dmx bench coll --json` lines from scripts/simulate.sh (run with the platform's model
 file without measured factors, so that t_pred is the formula's own). For each collective and
@@ -20,7 +21,13 @@ module: every dmx algorithm's and MPI's simulated cell is the same whatever the 
 AUTO's differs), and each algorithm's predicted time is recomputed with the model file RAW
 (the platform's file without measured factors) by `DMX model coll --explain --json --nodes
 NODES`, DMX being the command that runs the dmx program (under smpirun -np 1 for the simulated
-build)."""
+build).
+
+--exchange: FILE holds `dmx bench exchange --json` lines from scripts/simulate.sh; the protocol
+of NBX, PEX and PCX with the least simulated time at NP on PLATFORM (the last record of each
+wins) is written as `exchange = NAME` into the section np = NP of MODEL below MARK (dmx
+calibrate's exchange step, docs/exchange.md), the section's other lines kept, the section added
+if missing."""
 import json
 import math
 import re
@@ -91,7 +98,54 @@ def factors(path, plat, np, repredict=None):
     return out
 
 
+def read_sections(model):
+    """MODEL's lines above MARK, and its sections below MARK by np (each a list of lines)."""
+    with open(model) as f:
+        old = f.read().split("\n")
+    keep = old[:old.index(MARK)] if MARK in old else [l for l in old if l != ""]
+    sections, cur = {}, None
+    for l in old[old.index(MARK) + 1:] if MARK in old else []:
+        m = re.match(r"\s*np\s*=\s*(\d+)", l)
+        if m:
+            cur = int(m.group(1))
+            sections[cur] = []
+        if cur is not None and l != "":
+            sections[cur].append(l)
+    return keep, sections
+
+
+def write_sections(model, keep, sections):
+    with open(model, "w") as f:
+        f.write("\n".join(keep + [MARK] + [l for n in sorted(sections) for l in sections[n]]) + "\n")
+
+
+def exchange(path, plat, np, model):
+    best = {}
+    for line in open(path):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("platform") == plat and r.get("np") == np and r.get("protocol") in ("nbx", "pex", "pcx"):
+            best[r["protocol"]] = r
+    if not best:
+        sys.exit("simulate_calibrate: no nbx, pex or pcx records for %s at np %d in %s" % (plat, np, path))
+    name = min(best, key=lambda p: best[p]["t_med"])
+    keep, sections = read_sections(model)
+    sec = [l for l in sections.get(np, ["np = %d" % np]) if not re.match(r"\s*exchange\s*=", l)
+           and not l.startswith("# exchange:")]
+    sec += ["# exchange: simulated us " + ", ".join("%s %.1f" % (p, 1e6 * best[p]["t_med"])
+                                                     for p in sorted(best)),
+            "exchange = %s" % name]
+    sections[np] = sec
+    write_sections(model, keep, sections)
+    print("simulate_calibrate: %s np %d: exchange = %s" % (plat, np, name))
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--exchange":
+        exchange(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+        return
     repredict = None
     if len(sys.argv) > 4 and sys.argv[1] == "--repredict":
         repredict = (sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -108,20 +162,11 @@ def main():
     if len(sys.argv) == 4:
         print("\n".join(sec))
         return
-    with open(sys.argv[4]) as f:
-        old = f.read().split("\n")
-    keep = old[:old.index(MARK)] if MARK in old else [l for l in old if l != ""]
-    sections, cur = {}, None
-    for l in old[old.index(MARK) + 1:] if MARK in old else []:
-        m = re.match(r"\s*np\s*=\s*(\d+)", l)
-        if m:
-            cur = int(m.group(1))
-            sections[cur] = []
-        if cur is not None and l != "":
-            sections[cur].append(l)
-    sections[np] = sec
-    with open(sys.argv[4], "w") as f:
-        f.write("\n".join(keep + [MARK] + [l for n in sorted(sections) for l in sections[n]]) + "\n")
+    keep, sections = read_sections(sys.argv[4])
+    old_exchange = [l for l in sections.get(np, []) if re.match(r"\s*exchange\s*=", l)
+                    or l.startswith("# exchange:")]
+    sections[np] = sec + old_exchange  # the exchange's measured protocol stays
+    write_sections(sys.argv[4], keep, sections)
 
 
 main()

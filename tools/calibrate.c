@@ -10,7 +10,9 @@
  *  2. gamma: a timed MPI_Reduce_local (sum of ints) over 8 MiB.
  *  3. segment_overhead (p >= 3): the pipelined broadcast of 8 MiB with 1..64 segments; the
  *     least-squares o in T(r) = (p + r - 2)(t(m / r) + o).
- *  4. Corrections (unless --no-corr): every collective and algorithm, and the MPI library's own
+ *  4. The sparse exchange (one node, p >= 2): NBX, PEX and PCX timed, the fastest written as
+ *     `exchange = NAME`, AUTO's protocol on one node (tools/calibrate_exchange.c).
+ *  5. Corrections (unless --no-corr): every collective and algorithm, and the MPI library's own
  *     call, measured at a few sizes; corr.<coll>.<alg> = measured / predicted and mpi.<coll> =
  *     MPI's time / the best algorithm's, per size range (boundaries at geometric midpoints).
  * Everything measured is written as the section `np = P` of the output file: a file that already
@@ -147,9 +149,9 @@ static void append(char *txt, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Steps shown by the progress lines: ping-pong ranges, gamma, segment overhead, then one per
- * collective for the corrections. */
-enum { STEPS_BASE = 5 };
+/* Steps shown by the progress lines: ping-pong ranges, gamma, segment overhead, the sparse
+ * exchange, then one per collective for the corrections. */
+enum { STEPS_BASE = 6 };
 
 static void corrections(char *txt, int p, int quick, int rank, int total)
 {
@@ -244,7 +246,8 @@ static const char header[] =
     "#   for messages up to max_bytes (ranges ascending; the last also covers larger).\n"
     "# gamma [s/byte]: local reduction; segment_overhead [s]: per pipeline segment and hop.\n"
     "# corr.<coll>.<alg> = max_bytes factor: measured/predicted, per size range.\n"
-    "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n";
+    "# mpi.<coll> = max_bytes factor: MPI's own call / the best dmx algorithm.\n"
+    "# exchange = nbx|pex|pcx: the sparse exchange's protocol for AUTO on one node.\n";
 
 /* The section's opening lines: np = p and where it was measured. */
 static void write_header(char *txt, int p, int nodes)
@@ -461,6 +464,15 @@ int dmx_cmd_calibrate(int argc, char **argv)
         why = share_and_load(txt);
     if (!why)
         why = segment_line(txt, rank, p, total);
+    if (!why) {
+        char line[256];
+        cli_progress(rank != 0, "calibrate", 6, total, "sparse exchange%s",
+                     p >= 2 && nodes == 1 ? ": NBX, PEX, PCX, 8 B to up to 6 neighbours"
+                                          : " (skipped: one rank, or more than one node)");
+        why = dmx_calibrate_exchange(line, sizeof line, p, nodes);
+        if (!why)
+            append(txt, "%s", line);
+    }
     if (why)
         return fail(txt, rank, why);
     if (!nocorr && p >= 2) {

@@ -11,6 +11,11 @@ int dmx_cmd_plan(int argc, char **argv);
 
 /* mpirun -n P dmx calibrate [options]  tools/calibrate.c */
 int dmx_cmd_calibrate(int argc, char **argv);
+/* dmx calibrate's sparse-exchange step (tools/calibrate_exchange.c): on a job of one node,
+ * NBX, PEX and PCX timed and the fastest written to line as `exchange = NAME` with a comment
+ * (line empty on more than one node or one rank). Collective on MPI_COMM_WORLD. NULL, or why
+ * every rank stops. */
+const char *dmx_calibrate_exchange(char *line, size_t len, int p, int nodes);
 /* mpirun -n P dmx calibrate gemm [options]  tools/calibrate_gemm.c */
 int dmx_cmd_calibrate_gemm(int argc, char **argv);
 /* A collectives model file's np sections (tools/model_sections.c): whether the file at path

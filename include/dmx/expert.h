@@ -149,6 +149,12 @@ DMX_API dmx_status dmx_coll_choose(dmx_coll_kind kind, int64_t p, int64_t bytes,
  *  model has no sections (a file without np lines, or the built-in defaults). Local. */
 DMX_API dmx_status dmx_coll_model_section(int64_t p, int64_t *np);
 
+/** The sparse exchange's protocol the loaded model file measured for @p p ranks on one node
+ *  (`exchange = nbx|pex|pcx` in the section a prediction for p uses, which dmx calibrate
+ *  writes), or DMX_EXCHANGE_AUTO when the file sets none: then AUTO's built-in rule decides.
+ *  AUTO on a communicator of one node runs this protocol. Local. */
+DMX_API dmx_status dmx_model_exchange(int64_t p, dmx_exchange_protocol *protocol);
+
 /** Segment count the model picks for the pipelined ring broadcast, and the textbook optimum
  *  sqrt(m (p-2) beta / alpha) for comparison (either may be NULL). Local. */
 DMX_API dmx_status dmx_coll_pipeline_segments(int64_t p, int64_t bytes, int64_t nodes,

@@ -34,7 +34,11 @@
  * Sections by P: a model file may hold parameters measured at several communicator sizes, each
  * after a line `np = N`; a prediction for p uses the section whose N is nearest to p in log2
  * (ties to the smaller N), with the lines before the first section (the base) filling in what
- * the section does not set. A file without sections is the base alone. */
+ * the section does not set. A file without sections is the base alone.
+ *
+ * The file also carries one choice of another module, measured on the same machine: `exchange
+ * = nbx|pex|pcx` is the sparse exchange's protocol for AUTO on one node (dmx calibrate measures
+ * it; exchange_select.c). */
 #include "coll_internal.h"
 
 #include <errno.h>
@@ -61,6 +65,7 @@ typedef struct params {
     double gamma, seg_overhead;
     piecewise corr[DMX_COLL_NKINDS][DMX_COLL_NALGS];
     piecewise mpi[DMX_COLL_NKINDS];
+    int exchange; /* the sparse exchange's protocol on one node (0: AUTO's built-in rule) */
 } params;
 
 static double factor(const piecewise *w, double m)
@@ -148,6 +153,16 @@ dmx_status dmx_coll_model_section(int64_t p, int64_t *np)
     DMXI_CHECK(p >= 1, DMX_ERR_ARG, "need p >= 1");
     const params *q = get(p);
     *np = q == &P ? 0 : S_np[q - S];
+cleanup:
+    return st;
+}
+
+dmx_status dmx_model_exchange(int64_t p, dmx_exchange_protocol *protocol)
+{
+    dmx_status st = DMX_SUCCESS;
+    DMXI_CHECK(protocol != NULL, DMX_ERR_NULL, "protocol is NULL");
+    DMXI_CHECK(p >= 1, DMX_ERR_ARG, "need p >= 1");
+    *protocol = (dmx_exchange_protocol)get(p)->exchange;
 cleanup:
     return st;
 }
@@ -253,6 +268,13 @@ static dmx_status parse_line(params *q, char *key, char *val, const char *path, 
         DMXI_CHECK(k >= 0 && a >= 2, DMX_ERR_ARG,
                    "%s:%d: \"%s\" is not corr.<collective>.<algorithm>", path, line, key);
         DMXI_TRY(parse_factor(&q->corr[k][a], val, key, path, line));
+    } else if (strcmp(key, "exchange") == 0) {
+        dmx_exchange_protocol x = DMX_EXCHANGE_AUTO;
+        DMXI_CHECK(dmx_exchange_protocol_from_name(val, &x) == DMX_SUCCESS &&
+                       x != DMX_EXCHANGE_RSX,
+                   DMX_ERR_ARG, "%s:%d: exchange needs nbx, pex, pcx or auto (the rule)", path,
+                   line);
+        q->exchange = (int)x;
     } else if (strcmp(key, "note") == 0) {
         /* free text */
     } else {
@@ -312,6 +334,8 @@ static void fill_in(params *s, const params *b, int base_inter)
         s->gamma = b->gamma;
     if (isnan(s->seg_overhead))
         s->seg_overhead = b->seg_overhead;
+    if (s->exchange == DMX_EXCHANGE_AUTO)
+        s->exchange = b->exchange;
     for (int k = 0; k < DMX_COLL_NKINDS; k++) {
         if (s->mpi[k].n == 0)
             s->mpi[k] = b->mpi[k];

@@ -125,7 +125,8 @@ dmx_status dmxi_exchange(MPI_Comm comm, int tag, dmx_exchange_protocol protocol,
 /* ---- selection (exchange_select.c) ------------------------------------------------------- */
 
 /* AUTO's choice for a communicator of @p nproc ranks on @p nodes nodes. Local and free; every
- * rank of the communicator gets the same answer. Never returns AUTO. */
+ * rank of the communicator gets the same answer (on one node, given the same model file). Never
+ * returns AUTO. */
 dmx_exchange_protocol dmxi_exchange_select(int nproc, int nodes);
 
 /* DMX_EXCHANGE as a code: 0 unset or "auto", 1..4 a dmx_exchange_protocol, 5 invalid. */

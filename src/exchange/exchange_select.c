@@ -37,7 +37,14 @@
  * census's Theta(P) term dominates, our TCP runs, where NBX's gap to the best shrank from 1.7x
  * at P = 4 to 1.2x at P = 32, and the simulated BG/P torus, where NBX is the fastest protocol at
  * every P simulated (16-512). RSX never won (its two fences cost about what PCX's census does,
- * and it needs a window) and is not chosen. Re-tune on a new machine with `dmx bench exchange`. */
+ * and it needs a window) and is not chosen.
+ *
+ * The machine's own answer on one node: a model file (DMX_MODEL, the collectives' file) may say
+ * `exchange = nbx|pex|pcx`, per np section like the collectives' factors; `dmx calibrate`
+ * measures the three protocols at its P and writes the fastest. On one node that answer replaces
+ * the thresholds above for the P its section covers (nearest in log2). The simulated BG/P node
+ * is why: there NBX beat PEX at 2 and 4 ranks (8.5 against 9.0 us, 21.6 against 25.0), where
+ * this machine's 2 cores run PEX 2.5x faster than NBX; only a measurement on the machine tells. */
 #include "exchange.h"
 
 #include "choice.h"
@@ -52,6 +59,9 @@ dmx_exchange_protocol dmxi_exchange_select(int nproc, int nodes)
 {
     if (nodes > 1)
         return DMX_EXCHANGE_NBX;
+    dmx_exchange_protocol measured = DMX_EXCHANGE_AUTO; /* the model file's, dmx/expert.h */
+    if (dmx_model_exchange(nproc, &measured) == DMX_SUCCESS && measured != DMX_EXCHANGE_AUTO)
+        return measured;
     if (nproc <= PEX_MAX_P)
         return DMX_EXCHANGE_PEX;
     if (nproc < NBX_MIN_P)
@@ -132,6 +142,7 @@ dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_c
                "invalid exchange protocol %d", (int)protocol);
     int env = dmxi_exchange_env_code();
     const char *set = dmxi_setting_str(DMXI_SET_EXCHANGE);
+    dmx_exchange_protocol measured = DMX_EXCHANGE_AUTO;
     dmxi_choice_init(out, "exchange", "p=%lld protocol=%s DMX_EXCHANGE=%s", (long long)p,
                      dmx_exchange_protocol_name(protocol), set ? set : "unset");
     for (int q = DMX_EXCHANGE_NBX; q <= DMX_EXCHANGE_RSX; q++) {
@@ -144,6 +155,15 @@ dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_c
     if (protocol != DMX_EXCHANGE_AUTO) {
         dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(protocol)),
                          "passed by the caller");
+    } else if (env == 0 && dmx_model_exchange(p, &measured) == DMX_SUCCESS &&
+               measured != DMX_EXCHANGE_AUTO) {
+        dmx_exchange_protocol q = dmxi_exchange_select((int)p, 1);
+        int64_t np = 0;
+        (void)dmx_coll_model_section(p, &np);
+        dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(q)),
+                         "measured on this machine: the model file's exchange = %s (section np "
+                         "= %lld; P = %lld on one node; on more than one node nbx at every P)",
+                         dmx_exchange_protocol_name(q), (long long)np, (long long)p);
     } else if (env == 0) {
         dmx_exchange_protocol q = dmxi_exchange_select((int)p, 1);
         char rule[96];

@@ -15,7 +15,7 @@
  * back-to-back rounds with a different pattern and protocol each, a sub-communicator that is
  * freed afterwards, the internal entry point, and errors on some ranks (bad destination, a
  * payload over INT_MAX, a NULL payload) that must fail alike on every rank and leave nothing
- * behind for the next round.
+ * behind for the next round; a model file's `exchange = ...` replacing the one-node rule.
  *
  * Settings: DMX_TEST_SEED (default 20240521), DMX_TEST_TIMEOUT seconds (default 240). */
 #define _POSIX_C_SOURCE 200809L
@@ -781,6 +781,88 @@ static void test_env(dmxt_rng *r)
     free(pt.e);
 }
 
+/* Write a model file (this rank's own temporary) holding @p text; returns its path in buf. */
+static int write_model(char *buf, size_t len, const char *text)
+{
+    snprintf(buf, len, "/tmp/dmx_xmodel_%d_XXXXXX", world_rank);
+    int fd = mkstemp(buf);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return -1;
+    }
+    fputs(text, f);
+    fclose(f);
+    return 0;
+}
+
+/* The model file's `exchange = ...`: on one node it replaces the built-in rule for the P its
+ * section covers (nearest in log2, ties to the smaller N); across nodes NBX stays; an AUTO
+ * exchange runs it; values other than nbx, pex, pcx and auto are refused. */
+static void test_model(dmxt_rng *r)
+{
+    char path[64], msg[256] = "", text[256];
+    int64_t bad = 0;
+    pattern pt = {0};
+    snprintf(current, sizeof current, "model file exchange = ...");
+    bad += write_model(path, sizeof path,
+                       "intra = 1e30 1e-6 1e-9\nnp = 4\nexchange = nbx\nnp = 64\nexchange = "
+                       "pex\n") != 0;
+    bad += dmx_coll_model_load(path) != DMX_SUCCESS;
+    remove(path);
+    bad += dmxi_exchange_select(2, 1) != DMX_EXCHANGE_NBX;   /* nearest: 4 */
+    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_NBX;   /* 2x from 4, 8x from 64 */
+    bad += dmxi_exchange_select(16, 1) != DMX_EXCHANGE_NBX;  /* a tie: the smaller N */
+    bad += dmxi_exchange_select(32, 1) != DMX_EXCHANGE_PEX;  /* the rule: PCX */
+    bad += dmxi_exchange_select(4096, 1) != DMX_EXCHANGE_PEX; /* the rule: NBX */
+    bad += dmxi_exchange_select(32, 2) != DMX_EXCHANGE_NBX;  /* across nodes: NBX */
+    dmx_choice ch;
+    bad += dmx_exchange_explain(32, DMX_EXCHANGE_AUTO, &ch) != DMX_SUCCESS ||
+           strstr(ch.reason, "measured") == NULL || ch.chosen < 0 ||
+           strcmp(ch.cand[ch.chosen].name, "pex") != 0;
+    /* a section at this job's size saying PCX, which the rule never picks below 17 ranks: an
+     * AUTO exchange runs PCX */
+    snprintf(text, sizeof text, "intra = 1e30 1e-6 1e-9\nnp = %d\nexchange = pcx\n", world_size);
+    bad += write_model(path, sizeof path, text) != 0;
+    bad += dmx_coll_model_load(path) != DMX_SUCCESS;
+    remove(path);
+    make_pattern(&pt, PAT_MIXED, world_size, r);
+    int round = global_round++;
+    sendset ss;
+    sendset_make(&ss, &pt, world_rank, round);
+    dmx_exchange_result *res = NULL;
+    dmx_status st = dmx_exchange(MPI_COMM_WORLD, DMX_EXCHANGE_AUTO, ss.n, ss.s, &res);
+    if (st != DMX_SUCCESS) {
+        appendf(msg, sizeof msg, "status %s: %s", dmx_status_string(st), dmx_last_error());
+        bad++;
+    } else {
+        bad += check_result(res, &pt, world_rank, round, DMX_EXCHANGE_PCX, msg, sizeof msg);
+    }
+    dmx_exchange_result_destroy(&res);
+    sendset_free(&ss);
+    /* refused values; a file without the key leaves the rule */
+    const char *refused[] = {"rsx", "fastest", ""};
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text, "intra = 1e30 1e-6 1e-9\nexchange = %s\n", refused[i]);
+        bad += write_model(path, sizeof path, text) != 0;
+        bad += dmx_coll_model_load(path) != DMX_ERR_ARG;
+        remove(path);
+    }
+    bad += write_model(path, sizeof path, "intra = 1e30 1e-6 1e-9\nexchange = auto\n") != 0;
+    bad += dmx_coll_model_load(path) != DMX_SUCCESS;
+    remove(path);
+    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_PEX || dmxi_exchange_select(32, 1) !=
+                                                                 DMX_EXCHANGE_PCX;
+    dmx_coll_model_load(NULL);
+    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_PEX;
+    if (bad && !msg[0])
+        appendf(msg, sizeof msg, "model check failed: %s", dmx_last_error());
+    case_end(bad, msg, "model file exchange = ...: replaces the one-node rule, runs, refuses");
+    free(pt.e);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -806,6 +888,7 @@ int main(int argc, char **argv)
     test_internal(&r);
     test_errors(&r);
     test_env(&r);
+    test_model(&r);
 
     if (world_rank == 0) {
         dmxt_count_print(&results);
