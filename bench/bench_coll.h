@@ -47,9 +47,9 @@ double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong);
 #define BCOLL_MAX_CALLS 4096
 int bcoll_calls(double t_call, double sample);
 /* Measure algs[0..na) (dmx_coll_alg values, na <= BCOLL_MAXALGS) on c: warm-up, calls per
- * sample by bcoll_calls (c->sample), then `reps` rounds (reps <= 0: as many as `budget` seconds allow, 7 to
- * max_reps, at most 64), each round every algorithm once, starting with a different one.
- * med[i] = median over rounds of algs[i]'s time per call (max over ranks); wrong[i] = wrong
+ * sample by bcoll_calls (c->sample), then `reps` rounds (reps <= 0: as many as `budget` seconds
+ * allow, 7 to max_reps, at most 64), each round every algorithm once, starting with a different
+ * one. med[i] = median over rounds of algs[i]'s time per call (max over ranks); wrong[i] = wrong
  * results summed over samples; *calls_out = calls per sample. Returns the rounds. Collective. */
 #define BCOLL_MAXALGS 16
 int bcoll_measure(bcoll_case *c, const int *algs, int na, int reps, double budget, int max_reps,

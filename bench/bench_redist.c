@@ -132,13 +132,12 @@ static void report_table(const group *g, double bound)
                          i == IMPL_DMX_BATCH ? ", times per matrix" : "");
         } else if (i == IMPL_DMX_RELABEL || i == IMPL_DMX_RELABEL_ID) {
             const relabeled *rl = &g->rl[i - IMPL_DMX_RELABEL];
-            snprintf(extra, sizeof extra,
-                     "%.2fx; predicted cost %.4g -> %.4g (%.2fx), busiest link %.4g -> %.4g",
-                     have_dmx ? r->t_med / d->t_med : 0.0, rl->res.cost_identity,
-                     rl->res.cost_relabeled,
-                     rl->res.cost_relabeled > 0 ? rl->res.cost_relabeled / rl->res.cost_identity
-                                                : 0.0,
-                     rl->res.busiest_identity, rl->res.busiest_relabeled);
+            snprintf(
+                extra, sizeof extra,
+                "%.2fx; predicted cost %.4g -> %.4g (%.2fx), busiest link %.4g -> %.4g",
+                have_dmx ? r->t_med / d->t_med : 0.0, rl->res.cost_identity, rl->res.cost_relabeled,
+                rl->res.cost_relabeled > 0 ? rl->res.cost_relabeled / rl->res.cost_identity : 0.0,
+                rl->res.busiest_identity, rl->res.busiest_relabeled);
         } else if (have_dmx) {
             snprintf(extra, sizeof extra, "%.2fx", r->t_med / d->t_med);
         }

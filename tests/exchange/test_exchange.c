@@ -812,12 +812,12 @@ static void test_model(dmxt_rng *r)
                        "pex\n") != 0;
     bad += dmx_coll_model_load(path) != DMX_SUCCESS;
     remove(path);
-    bad += dmxi_exchange_select(2, 1) != DMX_EXCHANGE_NBX;   /* nearest: 4 */
-    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_NBX;   /* 2x from 4, 8x from 64 */
-    bad += dmxi_exchange_select(16, 1) != DMX_EXCHANGE_NBX;  /* a tie: the smaller N */
-    bad += dmxi_exchange_select(32, 1) != DMX_EXCHANGE_PEX;  /* the rule: PCX */
+    bad += dmxi_exchange_select(2, 1) != DMX_EXCHANGE_NBX;    /* nearest: 4 */
+    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_NBX;    /* 2x from 4, 8x from 64 */
+    bad += dmxi_exchange_select(16, 1) != DMX_EXCHANGE_NBX;   /* a tie: the smaller N */
+    bad += dmxi_exchange_select(32, 1) != DMX_EXCHANGE_PEX;   /* the rule: PCX */
     bad += dmxi_exchange_select(4096, 1) != DMX_EXCHANGE_PEX; /* the rule: NBX */
-    bad += dmxi_exchange_select(32, 2) != DMX_EXCHANGE_NBX;  /* across nodes: NBX */
+    bad += dmxi_exchange_select(32, 2) != DMX_EXCHANGE_NBX;   /* across nodes: NBX */
     dmx_choice ch;
     bad += dmx_exchange_explain(32, DMX_EXCHANGE_AUTO, &ch) != DMX_SUCCESS ||
            strstr(ch.reason, "measured") == NULL || ch.chosen < 0 ||
@@ -853,8 +853,8 @@ static void test_model(dmxt_rng *r)
     bad += write_model(path, sizeof path, "intra = 1e30 1e-6 1e-9\nexchange = auto\n") != 0;
     bad += dmx_coll_model_load(path) != DMX_SUCCESS;
     remove(path);
-    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_PEX || dmxi_exchange_select(32, 1) !=
-                                                                 DMX_EXCHANGE_PCX;
+    bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_PEX ||
+           dmxi_exchange_select(32, 1) != DMX_EXCHANGE_PCX;
     dmx_coll_model_load(NULL);
     bad += dmxi_exchange_select(8, 1) != DMX_EXCHANGE_PEX;
     if (bad && !msg[0])

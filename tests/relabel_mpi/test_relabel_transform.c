@@ -232,8 +232,7 @@ static void run_case(dmxt_ctx *ctx, dmxt_rng *rng, const tcase *c, const char *n
             if ((double)b0 != res.busiest_identity || (double)b1 != res.busiest_relabeled) {
                 bad++;
                 snprintf(msg, sizeof msg, "busiest link: dmx says %g -> %g, counted %lld -> %lld",
-                         res.busiest_identity, res.busiest_relabeled, (long long)b0,
-                         (long long)b1);
+                         res.busiest_identity, res.busiest_relabeled, (long long)b0, (long long)b1);
             }
         }
         if (res.cost_relabeled > res.cost_identity * (1 + 1e-12) + 1e-9) {
