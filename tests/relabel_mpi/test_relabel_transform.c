@@ -7,7 +7,9 @@
  *   - sigma is a permutation, the same on every rank, and the relabeled communicator gives each
  *     rank the role sigma assigns it;
  *   - the volumes dmx reports against a count made here from the test-side layout description
- *     (bytes of B whose target role is played by another rank);
+ *     (bytes of B whose target role is played by another rank), and with the volume cost the
+ *     busiest link dmx reports (the most bytes a rank sends to or receives from others) against
+ *     the same count;
  *   - exact never moves more than greedy or identity; the known cases (equal blocks, row- vs
  *     column-major grids) move nothing.
  */
@@ -25,12 +27,14 @@ static int bc_role(int64_t i, int64_t j, int64_t mb, int64_t nb, int pr, int pc,
     return ord == 'R' ? r * pc + c : r + c * pr;
 }
 
-/* Bytes that cross ranks when role j is played by rank sigma[j], counted element by element
- * over this rank's part of B; summed over ranks. */
-static int64_t count_remote(dmxt_ctx *ctx, const dmxt_matrix *B, dmx_op op, const int *sigma,
-                            int64_t mb, int64_t nb, int pr, int pc, char ord)
+/* Bytes that cross ranks when role j is played by rank sigma[j] (*remote, summed over ranks),
+ * and the busiest rank link (*busiest: the most bytes a rank sends to others or receives from
+ * others), counted element by element over each rank's part of B. */
+static void count_moves(dmxt_ctx *ctx, const dmxt_matrix *B, dmx_op op, const int *sigma,
+                        int64_t mb, int64_t nb, int pr, int pc, char ord, int64_t *remote,
+                        int64_t *busiest)
 {
-    int64_t mine = 0, all = 0;
+    int64_t *in = calloc((size_t)ctx->size, sizeof *in), out = 0;
     size_t es = dmx_dtype_size(B->dtype);
     for (int64_t k = 0; k < B->nblk; k++) {
         const dmxt_block *b = &B->blk[k];
@@ -39,39 +43,19 @@ static int64_t count_remote(dmxt_ctx *ctx, const dmxt_matrix *B, dmx_op op, cons
                 int role = op == DMX_OP_N ? bc_role(i, j, mb, nb, pr, pc, ord)
                                           : bc_role(j, i, mb, nb, pr, pc, ord);
                 int who = role < ctx->size ? (sigma ? sigma[role] : role) : -1;
-                mine += who != ctx->rank ? (int64_t)es : 0;
-            }
-    }
-    MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
-    return all;
-}
-
-/* The busiest rank link (bytes a rank sends to others or receives from others, the larger)
- * when role j is played by rank sigma[j], counted element by element like count_remote. */
-static int64_t count_busiest(dmxt_ctx *ctx, const dmxt_matrix *B, dmx_op op, const int *sigma,
-                             int64_t mb, int64_t nb, int pr, int pc, char ord)
-{
-    int64_t *in = calloc((size_t)ctx->size, sizeof *in), out = 0, most = 0;
-    size_t es = dmx_dtype_size(B->dtype);
-    for (int64_t k = 0; k < B->nblk; k++) {
-        const dmxt_block *b = &B->blk[k];
-        for (int64_t j = b->col0; j < b->col0 + b->cols; j++)
-            for (int64_t i = b->row0; i < b->row0 + b->rows; i++) {
-                int role = op == DMX_OP_N ? bc_role(i, j, mb, nb, pr, pc, ord)
-                                          : bc_role(j, i, mb, nb, pr, pc, ord);
-                int who = role < ctx->size ? (sigma ? sigma[role] : role) : -1;
-                if (who >= 0 && who != ctx->rank) {
-                    out += (int64_t)es;
+                if (who == ctx->rank)
+                    continue;
+                out += (int64_t)es;
+                if (who >= 0)
                     in[who] += (int64_t)es;
-                }
             }
     }
+    MPI_Allreduce(&out, remote, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
     MPI_Allreduce(MPI_IN_PLACE, in, ctx->size, MPI_INT64_T, MPI_SUM, ctx->comm);
-    MPI_Allreduce(&out, &most, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
+    MPI_Allreduce(&out, busiest, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
     for (int r = 0; r < ctx->size; r++)
-        most = in[r] > most ? in[r] : most;
+        *busiest = in[r] > *busiest ? in[r] : *busiest;
     free(in);
-    return most;
 }
 
 /* Check every element of a dmx-allocated relabeled target. */
@@ -218,8 +202,9 @@ static void run_case(dmxt_ctx *ctx, dmxt_rng *rng, const tcase *c, const char *n
     }
     if (st == DMX_SUCCESS) {
         bad += check_sigma(ctx, sigma, nc, msg, sizeof msg);
-        int64_t before = count_remote(ctx, &B, c->op, NULL, c->mb, c->nb, c->pr, c->pc, c->ord);
-        int64_t after = count_remote(ctx, &B, c->op, sigma, c->mb, c->nb, c->pr, c->pc, c->ord);
+        int64_t before = 0, after = 0, b0 = 0, b1 = 0;
+        count_moves(ctx, &B, c->op, NULL, c->mb, c->nb, c->pr, c->pc, c->ord, &before, &b0);
+        count_moves(ctx, &B, c->op, sigma, c->mb, c->nb, c->pr, c->pc, c->ord, &after, &b1);
         if (before != res.volume_identity || after != res.volume_relabeled) {
             bad++;
             snprintf(msg, sizeof msg, "volumes: dmx says %lld -> %lld, counted %lld -> %lld",
@@ -227,8 +212,6 @@ static void run_case(dmxt_ctx *ctx, dmxt_rng *rng, const tcase *c, const char *n
                      (long long)before, (long long)after);
         }
         if (c->opts.cost == DMX_COST_VOLUME && c->opts.transform_weight == 0.0) {
-            int64_t b0 = count_busiest(ctx, &B, c->op, NULL, c->mb, c->nb, c->pr, c->pc, c->ord);
-            int64_t b1 = count_busiest(ctx, &B, c->op, sigma, c->mb, c->nb, c->pr, c->pc, c->ord);
             if ((double)b0 != res.busiest_identity || (double)b1 != res.busiest_relabeled) {
                 bad++;
                 snprintf(msg, sizeof msg, "busiest link: dmx says %g -> %g, counted %lld -> %lld",
