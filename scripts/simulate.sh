@@ -5,14 +5,15 @@
 # (one smpirun) at a time, each killed after SIM_TIMEOUT seconds (default 900), and appends its
 # JSON lines, tagged with "platform" and the simulator's wall time "sim_wall_s", to
 # $SIM_OUT/<module>.jsonl (default SIM_OUT=bench/simgrid/results); then prints the module's
-# table (scripts/simulate_table.py) from that file. Not part of CI.
+# table (scripts/simulate_table.py) from that file and draws its charts into
+# $SIM_OUT/<module>.svg (scripts/simulate_plot.py). Not part of CI.
 #
 #   scripts/simulate.sh gemm [N]       SUMMA over b, HSUMMA over G, Cannon, AUTO (seed 003)
 #   scripts/simulate.sh exchange       NBX, PEX, PCX, RSX, AUTO over P, stencils (seed 004)
 #   scripts/simulate.sh coll           every algorithm, AUTO, MPI's own per cell (seed 002)
 #   scripts/simulate.sh redist         block-cyclic and grid changes, dmx vs MPI_Alltoallv (seed 000)
 #   scripts/simulate.sh calibrate      the collectives' model factors measured in the simulator
-#   scripts/simulate.sh table MODULE   the table again from $SIM_OUT/MODULE.jsonl
+#   scripts/simulate.sh table MODULE   the table and charts again from $SIM_OUT/MODULE.jsonl
 #   scripts/simulate.sh smoke          the smallest point of each module (a few seconds each)
 #   scripts/simulate.sh platforms      loads each platform file with a 16-rank run
 # Environment: SIM_PLATFORMS, SIM_NP (lists), SIM_TIMEOUT, SIM_OUT; per module below. SIM_MODEL
@@ -115,7 +116,7 @@ sim() {
         tee -a "$OUT/$mod.jsonl"
 }
 
-table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl"; }
+table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl" "$OUT/$1.svg"; }
 
 # ---- gemm: seed 003 (HSUMMA). A point is summa:b, hsumma:G:b (outer panel B = the widest
 # panel, N/sqrt(P)), hsumma:G:b:B, cannon, auto (nothing forced) or auto:data (the data's grid

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tables of scripts/simulate.sh's JSON lines: simulate_table.py MODULE FILE.
+"""Tables of scripts/simulate.sh's JSON lines: simulate_table.py MODULE FILE [SVG].
+With SVG, the module's charts too (scripts/simulate_plot.py): exchange, time per protocol over P;
+coll, AUTO / best over the size per collective; gemm, time over G (SUMMA, Cannon and AUTO as
+levels); redist, simulated against predicted gains.
 
 gemm: simulated time per point and the model's, AUTO against the best point, and the
 communication ratio SUMMA / best HSUMMA (time minus the flops at one core's rate).
@@ -11,7 +14,13 @@ the identity and with the exact sigma), and the relabeling's simulated gain (t_i
 against its predicted one (cost_identity / cost_relabeled).
 The last record of a point wins (a file may hold reruns)."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simulate_plot  # noqa: E402
+
+CHARTS = []  # what main() writes to the SVG file
 
 
 def load(path):
@@ -49,6 +58,12 @@ def exchange(rows):
     groups = sorted({k[:4] for k in cells})
     protos = ["nbx", "pex", "pcx", "rsx"]
     for g in groups:
+        series = {n: [] for n in ("NBX", "PEX", "PCX", "RSX", "AUTO")}
+        for key in sorted(k for k in cells if k[:4] == g):
+            for name, (_, t) in cells[key].items():
+                series[name.upper()].append((key[4], t * 1e6))
+        CHARTS.append({"title": "exchange %s, k = %d (%s), %d B" % g, "xlabel": "P (ranks)",
+                       "ylabel": "simulated us", "logx": 2, "logy": 10, "series": series})
         print("\n### exchange %s, k = %d (%s), %d B per payload; simulated us" % g)
         print("| P | NBX | PEX | PCX | RSX | best | AUTO (ran) | AUTO/best | "
               "sim wall s (NBX/PEX/PCX/RSX/AUTO) |")
@@ -86,6 +101,10 @@ def coll(rows):
         print("|---|---|---|---|---|---|---|---|")
         n = within = 0
         worst = (0, None)
+        series = {}
+        CHARTS.append({"title": "coll %s, P = %d: AUTO / best simulated algorithm" % (plat, np_),
+                       "xlabel": "bytes", "ylabel": "AUTO / best", "logx": 8, "logy": 0,
+                       "hline": 1.1, "series": series})
         for key in sorted(k for k in cells if k[:2] == (plat, np_)):
             c = cells[key]
             algs = {a: r["t_med"] for a, r in c.items() if a != "auto"}
@@ -93,6 +112,7 @@ def coll(rows):
                 continue
             best = min(algs, key=algs.get)
             ratio = c["auto"]["t_med"] / algs[best]
+            series.setdefault(key[2], []).append((key[3], ratio))
             n += 1
             within += ratio <= 1.1
             if ratio > worst[0]:
@@ -133,6 +153,17 @@ def gemm(rows):
                 r.get("grid"), r.get("G"), r.get("b"), r.get("B"), r["t_med"] * 1e3,
                 r["t_model"] * 1e3, r.get("sim_wall_s")))
         forced = {k: v for k, v in p.items() if not k.startswith("auto") and "failed" not in v}
+        hs_pts = [(v["G"], v["t_med"] * 1e3) for k, v in forced.items()
+                  if k.startswith("hsumma") and k.count(":") == 2]
+        if hs_pts:
+            gs = [g for g, _ in hs_pts]
+            series = {"HSUMMA": hs_pts}
+            for name, r in p.items():
+                if "failed" not in r and not name.startswith("hsumma"):
+                    lab = name if not name.startswith("auto") else "%s: %s" % (name, r["alg"])
+                    series[lab] = [(min(gs), r["t_med"] * 1e3), (max(gs), r["t_med"] * 1e3)]
+            CHARTS.append({"title": "gemm %s, P = %d, n = %d" % key, "xlabel": "G (groups)",
+                           "ylabel": "simulated ms", "logx": 2, "logy": 0, "series": series})
         if forced:
             best = min(forced, key=lambda k: forced[k]["t_med"])
             line = "best point %s %.3f ms" % (best, forced[best]["t_med"] * 1e3)
@@ -167,6 +198,10 @@ def redist(rows):
           "exact us | roles moved | remote MB (identity -> exact) | simulated gain | "
           "predicted gain: total cost | busiest link | sim wall s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    series = {"total cost": [], "busiest link": []}
+    CHARTS.append({"title": "redist: relabeling's simulated gain against dmx's predictions",
+                   "xlabel": "predicted gain", "ylabel": "simulated gain", "logx": 2, "logy": 2,
+                   "points": True, "diagonal": True, "series": series})
     for key in sorted(cells, key=lambda k: (k[0], k[1], str(k[2]), k[3], k[4])):
         c = cells[key]
 
@@ -185,6 +220,11 @@ def redist(rows):
                 busy = "%.2fx" % (rel["busiest_identity"] / rel["busiest_relabeled"])
         if ti and tr:
             gain = "%.2fx" % (ti / tr)
+            if pred != "-":
+                series["total cost"].append((rel["cost_identity"] / rel["cost_relabeled"], ti / tr))
+            if busy != "-":
+                series["busiest link"].append((rel["busiest_identity"] / rel["busiest_relabeled"],
+                                               ti / tr))
         note = "" if td or "dmx" not in c else " (dmx: %s)" % c["dmx"].get("status")
         anyr = next(iter(c.values()))
         name = key[3] if key[3] == "same" else str(key[2])
@@ -195,11 +235,14 @@ def redist(rows):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: simulate_table.py gemm|exchange|coll|redist FILE")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: simulate_table.py gemm|exchange|coll|redist FILE [SVG]")
     rows = load(sys.argv[2])
     {"gemm": gemm, "exchange": exchange, "coll": coll, "redist": redist,
      "platforms": lambda rs: [print(json.dumps(r)) for r in rs]}[sys.argv[1]](rows)
+    if len(sys.argv) == 4:
+        n = simulate_plot.write(sys.argv[3], CHARTS)
+        print("\n(%d chart(s) in %s)" % (n, sys.argv[3]))
 
 
 if __name__ == "__main__":
