@@ -2,6 +2,11 @@
 /* ScaLAPACK's p?gemm_ (Fortran convention) on dmx's multiply: sub(C) = alpha op(sub(A))
  * op(sub(B)) + beta sub(C) with sub(X) = X(IX:IX+rows-1, JX:JX+cols-1), as the PBLAS define it.
  *
+ * A context of one process (a 1 x 1 grid) first: a legal call, whatever its size, is one local
+ * multiply on the caller's arrays (single() below), without ScaLAPACK's layers or dmx's planning;
+ * anything else takes the steps below (and small calls on larger grids go to ScaLAPACK's own
+ * routine, sp_gemm_real.c).
+ *
  * Each call, in PDGEMM's order:
  * 1. The descriptors are read by the PBLAS' rule (sp_desc.c: DTYPE 1, 9 integers; DTYPE 2, 11
  *    integers with first blocks IMB x INB). A's context is the call's (B's and C's must be it).
@@ -161,6 +166,55 @@ static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scala
     free(ranks);
 }
 
+/* One process (a 1 x 1 grid, the context's in desca): a legal call is one local multiply on the
+ * caller's arrays, where the single process holds every block in order, so global (i, j) is local
+ * (i - 1, j - 1). That is what ScaLAPACK's PDGEMM computes there, without its layers (its 1 x 1 x
+ * 1 call takes 470 ns here, docs/scalapack.md) and without dmx's planning, for every size. What
+ * the PBLAS would report, and replicated operands (RSRC or CSRC = -1), go the usual way. Returns
+ * 1 when the call is done. Local. */
+static int single(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scalar alpha,
+                  const void *a, const void *b, dmx_scalar beta, void *c)
+{
+    int grid[4];
+    char msg[8];
+    if (!dmxsp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] != 1 ||
+        grid[1] != 1 || dmxsp_gemm_check(g, grid, msg, sizeof msg) != 0 || replicated(&g->a) ||
+        replicated(&g->b) || replicated(&g->c))
+        return 0;
+    const int zero_a = alpha.re == 0.0 && alpha.im == 0.0, one_b = beta.re == 1.0 && beta.im == 0.0;
+    if (g->m == 0 || g->n == 0 || ((zero_a || g->k == 0) && one_b))
+        return 1; /* PDGEMM's quick return */
+    const size_t es = dmx_dtype_size(t);
+    const char *pa =
+        (const char *)a + ((size_t)(g->ia - 1) + (size_t)(g->ja - 1) * (size_t)g->a.lld) * es;
+    const char *pb =
+        (const char *)b + ((size_t)(g->ib - 1) + (size_t)(g->jb - 1) * (size_t)g->b.lld) * es;
+    char *pc = (char *)c + ((size_t)(g->ic - 1) + (size_t)(g->jc - 1) * (size_t)g->c.lld) * es;
+    /* the BLAS read neither A nor B when alpha = 0 or k = 0, and write zeros when beta = 0 */
+    dmxsp_gemm_local(t, g->ta, g->tb, g->m, g->n, g->k, alpha, pa, g->a.lld, pb, g->b.lld, beta, pc,
+                     g->c.lld);
+    dmxsp_count_gemm();
+    dmxsp_gemm_path_single();
+    if (dmxsp_gemm_settings()->profile) {
+        int rank = -1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr,
+                "dmx profile rank %d: %s %c%c %d x %d x %d: one process, one local multiply\n",
+                rank, name, g->ta, g->tb, g->m, g->n, g->k);
+    }
+    return 1;
+}
+
+/* Whether desca's context is a 1 x 1 grid of this process (one BLACS lookup: what a call on a
+ * larger grid pays for single()). */
+static int one_process(const int *desca)
+{
+    int grid[4];
+    return dmxsp_gemm_single_allowed() &&
+           dmxsp_grid_member(desca[1], &grid[0], &grid[1], &grid[2], &grid[3]) && grid[0] == 1 &&
+           grid[1] == 1;
+}
+
 static dmx_scalar sc_s(const float *v)
 {
     return (dmx_scalar){v[0], 0.0};
@@ -201,6 +255,11 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
         const int *descb, const R *beta, R *c, const int *ic, const int *jc, const int *descc)     \
     {                                                                                              \
         sp_gemm_args g;                                                                            \
+        if (one_process(desca)) {                                                                  \
+            args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                \
+            if (single("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c))             \
+                return;                                                                            \
+        }                                                                                          \
         if (dmxsp_gemm_tiny(SPT, *m, *n, *k)) {                                                    \
             dmxsp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, \
                                  c, ic, jc, descc);                                                \

@@ -151,6 +151,11 @@ static int handed(sp_type t, int m, int n, int k, const char *why)
     return 1;
 }
 
+int dmxsp_gemm_single_allowed(void)
+{
+    return dmxsp_gemm_settings()->mode != MODE_SCALAPACK;
+}
+
 int dmxsp_gemm_tiny(sp_type t, int m, int n, int k)
 {
     int keep = 0;

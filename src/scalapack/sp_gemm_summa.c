@@ -276,6 +276,13 @@ static void local_gemm(dmx_dtype t, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int6
     }
 }
 
+void dmxsp_gemm_local(dmx_dtype t, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                      dmx_scalar alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                      dmx_scalar beta, void *c, int64_t ldc)
+{
+    local_gemm(t, cblas_op(ta, t), cblas_op(tb, t), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 /* Copy rows x cols from src (leading dimension lds) to dst (ldd). */
 static void copy2d(size_t es, int64_t rows, int64_t cols, const char *src, int64_t lds, char *dst,
                    int64_t ldd)

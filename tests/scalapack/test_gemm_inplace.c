@@ -12,8 +12,9 @@
  * descriptors: alpha1/beta1; alpha2/beta2 (beta = 0 with NaN in C now and then); alpha2/beta2
  * again on new arrays. After each, every local element of C (padding included) must agree with
  * ScaLAPACK's within rounding, and the path counters must show the expected path: SUMMA in place
- * for N N in line (and any op on a 1 x 1 grid), found in the cache on calls 2 and 3; dmx_gemm's
- * plan otherwise, found in the cache on call 3 (call 2's alpha and beta differ).
+ * for N N in line, found in the cache on calls 2 and 3; dmx_gemm's plan otherwise, found in the
+ * cache on call 3 (call 2's alpha and beta differ); on a 1 x 1 grid one local multiply on the
+ * caller's arrays (sp_gemm.c), no plan and no cache.
  *
  * With a third argument most > 0 (run under a small DMX_CACHE_BYTES or DMX_SCALAPACK_GEMM_CACHE),
  * dmx's plan cache of the grid's communicator (where the drop-in keeps the grid and its plans)
@@ -33,7 +34,7 @@
 #include <string.h>
 
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
-void dmxsp_gemm_paths(int64_t out[4]);
+void dmxsp_gemm_paths(int64_t out[5]);
 MPI_Comm Cblacs2sys_handle(int sysctxt);
 
 /* Entries in dmx's plan cache of grid ctxt's communicator (-1 when it cannot be read). */
@@ -166,6 +167,7 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
         return -1;
     int grid[4];
     Cblacs_gridinfo(ctxts[q], &grid[0], &grid[1], &grid[2], &grid[3]);
+    const int single = grid[0] == 1 && grid[1] == 1;
     (void)shapes;
     ccase x;
     draw(&x, &g, ctxts[q], grid);
@@ -193,7 +195,7 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
                 spt_put(x.t, x.c.d, e, NAN, NAN);
                 spt_put(x.t, c2.d, e, NAN, NAN);
             }
-        int64_t p0[4], p1[4];
+        int64_t p0[5], p1[5];
         dmxsp_gemm_paths(p0);
         call_gemm(1, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &x.c);
         call_gemm(0, x.t, x.ta, x.tb, x.m, x.n, x.k, al[call], &x.a, &x.b, be[call], &c2);
@@ -208,8 +210,12 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
             bad++;
         }
         const int hit_expected = x.inplace ? call > 0 : call == 2;
-        const int path_ok = p1[0] - p0[0] == x.inplace && p1[1] - p0[1] == !x.inplace &&
-                            p1[2] - p0[2] == hit_expected && p1[3] - p0[3] == !hit_expected;
+        /* a 1 x 1 grid: one local multiply, no plan and no cache */
+        const int path_ok = single ? p1[4] - p0[4] == 1 && p1[0] == p0[0] && p1[1] == p0[1] &&
+                                         p1[2] == p0[2] && p1[3] == p0[3]
+                                   : p1[0] - p0[0] == x.inplace && p1[1] - p0[1] == !x.inplace &&
+                                         p1[2] - p0[2] == hit_expected &&
+                                         p1[3] - p0[3] == !hit_expected && p1[4] == p0[4];
         if (worst > tol || !path_ok) {
             fprintf(
                 stderr,
@@ -217,8 +223,11 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
                 "%.3g; path %s expected, counters +%lld in place +%lld plan +%lld found "
                 "+%lld made\n",
                 cs, call, "sdcz"[x.t], x.ta, x.tb, x.m, x.n, x.k, grid[0], grid[1], me, worst,
-                x.inplace ? "in place" : "plan", (long long)(p1[0] - p0[0]),
-                (long long)(p1[1] - p0[1]), (long long)(p1[2] - p0[2]), (long long)(p1[3] - p0[3]));
+                single      ? "one process"
+                : x.inplace ? "in place"
+                            : "plan",
+                (long long)(p1[0] - p0[0]), (long long)(p1[1] - p0[1]), (long long)(p1[2] - p0[2]),
+                (long long)(p1[3] - p0[3]));
             bad++;
         }
     }
