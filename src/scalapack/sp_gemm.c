@@ -2,10 +2,10 @@
 /* ScaLAPACK's p?gemm_ (Fortran convention) on dmx's multiply: sub(C) = alpha op(sub(A))
  * op(sub(B)) + beta sub(C) with sub(X) = X(IX:IX+rows-1, JX:JX+cols-1), as the PBLAS define it.
  *
- * A context of one process (a 1 x 1 grid) first: a legal call, whatever its size, is one local
- * multiply on the caller's arrays (single() below), without ScaLAPACK's layers or dmx's planning;
- * anything else takes the steps below (and small calls on larger grids go to ScaLAPACK's own
- * routine, sp_gemm_real.c).
+ * First, a call whose operands all sit on one process (each in one block; any size on a 1 x 1
+ * grid) is one local multiply on the caller's arrays there (one_owner() below), without
+ * ScaLAPACK's layers or dmx's planning; the other calls take the steps below (small ones on larger
+ * grids go to ScaLAPACK's own routine, sp_gemm_real.c).
  *
  * Each call, in PDGEMM's order:
  * 1. The descriptors are read by the PBLAS' rule (sp_desc.c: DTYPE 1, 9 integers; DTYPE 2, 11
@@ -166,53 +166,112 @@ static void gemm(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scala
     free(ranks);
 }
 
-/* One process (a 1 x 1 grid, the context's in desca): a legal call is one local multiply on the
- * caller's arrays, where the single process holds every block in order, so global (i, j) is local
- * (i - 1, j - 1). That is what ScaLAPACK's PDGEMM computes there, without its layers (its 1 x 1 x
- * 1 call takes 470 ns here, docs/scalapack.md) and without dmx's planning, for every size. What
- * the PBLAS would report, and replicated operands (RSRC or CSRC = -1), go the usual way. Returns
- * 1 when the call is done. Local. */
-static int single(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scalar alpha,
-                  const void *a, const void *b, dmx_scalar beta, void *c)
+/* Where entries [g, g + n) of rows (or columns) with a first block of `first`, then blocks of
+ * bs, block 0 on process src of np, lie when one process holds them all at consecutive local
+ * indices: that process (*owner) and the local index of g (*local). One process holds everything
+ * in order; on more, the entries must sit in one block. 0 when they are spread. n >= 1. */
+static int one_piece(int64_t g, int64_t n, int64_t first, int64_t bs, int src, int np, int *owner,
+                     int64_t *local)
 {
-    int grid[4];
-    char msg[8];
-    if (!dmxsp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) || grid[0] != 1 ||
-        grid[1] != 1 || dmxsp_gemm_check(g, grid, msg, sizeof msg) != 0 || replicated(&g->a) ||
-        replicated(&g->b) || replicated(&g->c))
+    const int64_t e = g + n - 1;
+    const int64_t b0 = g < first ? 0 : 1 + (g - first) / bs,
+                  b1 = e < first ? 0 : 1 + (e - first) / bs;
+    if (np != 1 && b0 != b1)
+        return 0;
+    *owner = (int)((src + b0) % np);
+    *local = dmxsp_local_index(g, first, bs, src, np, *owner);
+    return 1;
+}
+
+/* sub(X), rows x cols at 1-based (i, j), on one process: its grid coordinates and the local
+ * offset of X(i, j) in elements; 0 when spread. */
+static int one_block(const sp_desc *d, int i, int rows, int j, int cols, const int *grid, int *pr,
+                     int *pc, int64_t *off)
+{
+    int64_t lr = 0, lc = 0;
+    if (!one_piece(i - 1, rows, d->imb, d->mb, d->rsrc, grid[0], pr, &lr) ||
+        !one_piece(j - 1, cols, d->inb, d->nb, d->csrc, grid[1], pc, &lc))
+        return 0;
+    *off = lr + lc * (int64_t)d->lld;
+    return 1;
+}
+
+static int op_n(char t)
+{
+    return t == 'N' || t == 'n';
+}
+
+/* A call whose sub(A), sub(B) and sub(C) all sit on one process, each in one block (any size on
+ * a 1 x 1 grid, where the one process holds every block in order): that process makes one local
+ * multiply on the caller's arrays and the others have nothing to do. It is what PDGEMM computes,
+ * without ScaLAPACK's layers (470 ns for a 1 x 1 x 1 call on one process, 2.15 us on a 2 x 2
+ * grid, docs/scalapack.md) or dmx's planning. Every process decides alike, from the arguments
+ * every process is given alike, and checks its own (LLD included) before anything else: an
+ * illegal one is reported as in step 2 below, but without the exchange, since the other
+ * processes return at once. Replicated operands (RSRC or CSRC = -1), arguments too wrong to place
+ * (checked by dmxsp_gemm_check on the usual path) and calls spread over processes go the usual
+ * way. Returns 1 when the call is done. Local. */
+static int one_owner(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scalar alpha,
+                     const void *a, const void *b, dmx_scalar beta, void *c)
+{
+    int grid[4], cr = 0, cc = 0, ar = 0, ac = 0, br = 0, bc = 0;
+    int64_t co = 0, ao = 0, bo = 0;
+    char msg[256];
+    if (!dmxsp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) ||
+        replicated(&g->a) || replicated(&g->b) || replicated(&g->c))
         return 0;
     const int zero_a = alpha.re == 0.0 && alpha.im == 0.0, one_b = beta.re == 1.0 && beta.im == 0.0;
-    if (g->m == 0 || g->n == 0 || ((zero_a || g->k == 0) && one_b))
+    const int quick = g->m == 0 || g->n == 0 || ((zero_a || g->k == 0) && one_b);
+    /* placing needs sane sizes, origins and blocks; anything else is the check's to report */
+    const sp_desc *d[3] = {&g->a, &g->b, &g->c};
+    for (int x = 0; x < 3; x++)
+        if (d[x]->dtype != 1 && d[x]->dtype != 2)
+            return 0;
+        else if (d[x]->imb < 1 || d[x]->inb < 1 || d[x]->mb < 1 || d[x]->nb < 1)
+            return 0;
+    if (g->m < 0 || g->n < 0 || g->k < 0 || g->ia < 1 || g->ja < 1 || g->ib < 1 || g->jb < 1 ||
+        g->ic < 1 || g->jc < 1)
+        return 0;
+    const int scale = !quick && (zero_a || g->k == 0); /* sub(C) = beta sub(C), A and B not read */
+    if (!quick && !scale) {
+        if (!one_block(&g->c, g->ic, g->m, g->jc, g->n, grid, &cr, &cc, &co))
+            return 0;
+        const int ra = op_n(g->ta) ? g->m : g->k, ca = op_n(g->ta) ? g->k : g->m;
+        const int rb = op_n(g->tb) ? g->k : g->n, cb = op_n(g->tb) ? g->n : g->k;
+        if ((!one_block(&g->a, g->ia, ra, g->ja, ca, grid, &ar, &ac, &ao) ||
+             !one_block(&g->b, g->ib, rb, g->jb, cb, grid, &br, &bc, &bo) || ar != cr || ac != cc ||
+             br != cr || bc != cc))
+            return 0;
+    }
+    const int info = dmxsp_gemm_check(g, grid, msg, sizeof msg);
+    if (info != 0) {
+        illegal(g->a.ctxt, name, info, msg);
+        return 1;
+    }
+    if (scale) { /* step 4 below: each process its own elements of sub(C) (beta = 0 writes 0) */
+        scale_local(name, t, g, grid, c, beta);
+        dmxsp_count_gemm();
+        return 1;
+    }
+    if (quick)
         return 1; /* PDGEMM's quick return */
-    const size_t es = dmx_dtype_size(t);
-    const char *pa =
-        (const char *)a + ((size_t)(g->ia - 1) + (size_t)(g->ja - 1) * (size_t)g->a.lld) * es;
-    const char *pb =
-        (const char *)b + ((size_t)(g->ib - 1) + (size_t)(g->jb - 1) * (size_t)g->b.lld) * es;
-    char *pc = (char *)c + ((size_t)(g->ic - 1) + (size_t)(g->jc - 1) * (size_t)g->c.lld) * es;
-    /* the BLAS read neither A nor B when alpha = 0 or k = 0, and write zeros when beta = 0 */
-    dmxsp_gemm_local(t, g->ta, g->tb, g->m, g->n, g->k, alpha, pa, g->a.lld, pb, g->b.lld, beta, pc,
-                     g->c.lld);
     dmxsp_count_gemm();
     dmxsp_gemm_path_single();
+    if (grid[2] != cr || grid[3] != cc)
+        return 1; /* no part of sub(C) here */
+    const size_t es = dmx_dtype_size(t);
+    dmxsp_gemm_local(t, g->ta, g->tb, g->m, g->n, g->k, alpha, (const char *)a + (size_t)ao * es,
+                     g->a.lld, (const char *)b + (size_t)bo * es, g->b.lld, beta,
+                     (char *)c + (size_t)co * es, g->c.lld);
     if (dmxsp_gemm_settings()->profile) {
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr,
-                "dmx profile rank %d: %s %c%c %d x %d x %d: one process, one local multiply\n",
+                "dmx profile rank %d: %s %c%c %d x %d x %d: one local multiply (its operands on "
+                "one process)\n",
                 rank, name, g->ta, g->tb, g->m, g->n, g->k);
     }
     return 1;
-}
-
-/* Whether desca's context is a 1 x 1 grid of this process (one BLACS lookup: what a call on a
- * larger grid pays for single()). */
-static int one_process(const int *desca)
-{
-    int grid[4];
-    return dmxsp_gemm_single_allowed() &&
-           dmxsp_grid_member(desca[1], &grid[0], &grid[1], &grid[2], &grid[3]) && grid[0] == 1 &&
-           grid[1] == 1;
 }
 
 static dmx_scalar sc_s(const float *v)
@@ -255,17 +314,15 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
         const int *descb, const R *beta, R *c, const int *ic, const int *jc, const int *descc)     \
     {                                                                                              \
         sp_gemm_args g;                                                                            \
-        if (one_process(desca)) {                                                                  \
-            args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                \
-            if (single("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c))             \
-                return;                                                                            \
-        }                                                                                          \
+        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
+        if (dmxsp_gemm_single_allowed() &&                                                         \
+            one_owner("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c))              \
+            return;                                                                                \
         if (dmxsp_gemm_tiny(SPT, *m, *n, *k)) {                                                    \
             dmxsp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, \
                                  c, ic, jc, descc);                                                \
             return;                                                                                \
         }                                                                                          \
-        args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
         if (dmxsp_gemm_to_scalapack(SPT, &g)) {                                                    \
             dmxsp_gemm_next(SPT)(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, \
                                  c, ic, jc, descc);                                                \

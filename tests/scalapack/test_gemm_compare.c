@@ -4,8 +4,10 @@
  * outside the grid included), all four types, op pairs N/T/C in both cases of letter, submatrix
  * offsets ia/ja, block sizes, rsrc/csrc, 9-integer (DTYPE 1) and 11-integer (DTYPE 2) descriptors
  * with first blocks IMB x INB different from MB x NB, alpha and beta including 0, k = 0 (then C
- * replicated, RSRC = -1, now and then), NaN in C when beta = 0. Both results must agree within
- * rounding on every local element (padding included).
+ * replicated, RSRC = -1, now and then), NaN in C when beta = 0; a quarter of the cases with
+ * blocks of 10-14 and sizes up to 6 on one process (the first block's, or two when the first
+ * blocks IMB, INB split them), which the drop-in multiplies there alone. Both results must agree
+ * within rounding on every local element (padding included).
  *
  * Then the illegal arguments: every argument of p?gemm made illegal in turn, as
  * ScaLAPACK's PBLAS testers do it, given to both; the PBLAS' error code each reports through
@@ -47,12 +49,21 @@ static int numroc_first(int n, int first, int bs, int p, int src, int np)
 }
 
 /* Random descriptor for a rows x cols submatrix, local array filled from its seed. */
+/* A case whose operands all sit in one block of one process (the drop-in then multiplies there
+ * alone, sp_gemm.c): blocks of 10-14 for sizes up to 6 at origins up to 4, all on process
+ * (g_rs, g_cs). Otherwise 0. */
+static int g_one, g_rs, g_cs;
+
 static void make(mat *x, dmxt_rng *g, int t, int rows, int cols, int ctxt, int pr, int pc, int myr,
                  int myc, int id, int rep)
 {
     x->rows = rows, x->cols = cols;
     x->mb = spt_int(g, 1, 8), x->nb = spt_int(g, 1, 8);
     x->rsrc = spt_int(g, 0, pr - 1), x->csrc = spt_int(g, 0, pc - 1);
+    if (g_one) {
+        x->mb = spt_int(g, 10, 14), x->nb = spt_int(g, 10, 14);
+        x->rsrc = g_rs % pr, x->csrc = g_cs % pc;
+    }
     x->i = spt_int(g, 1, 4), x->j = spt_int(g, 1, 4);
     const int inb = spt_int(g, 0, 2) == 0; /* a third: 11 integers, first blocks 1 .. MB + 3 */
     x->imb = inb ? spt_int(g, 1, x->mb + 3) : x->mb;
@@ -102,8 +113,11 @@ static int one_case(int cs, uint64_t seed, const int *ctxts, int (*shapes)[2], i
     int t = spt_int(&g, 0, 3);
     const char ops[6] = {'N', 'T', 'C', 'n', 't', 'c'};
     char ta = ops[spt_int(&g, 0, 5)], tb = ops[spt_int(&g, 0, 5)];
-    int m = spt_int(&g, 1, 30), n = spt_int(&g, 1, 30),
-        k = spt_int(&g, 0, 5) == 0 ? 0 : spt_int(&g, 1, 40);
+    g_one = spt_int(&g, 0, 3) == 0; /* a quarter: every operand on one process */
+    g_rs = spt_int(&g, 0, 5), g_cs = spt_int(&g, 0, 5);
+    const int most = g_one ? 6 : 30;
+    int m = spt_int(&g, 1, most), n = spt_int(&g, 1, most),
+        k = spt_int(&g, 0, 5) == 0 ? 0 : spt_int(&g, 1, g_one ? 6 : 40);
     double al[2] = {spt_int(&g, 0, 4) == 0 ? 0.0 : spt_unit(&g) * 2 - 1, spt_unit(&g)};
     double be[2] = {spt_int(&g, 0, 3) == 0 ? 0.0 : spt_unit(&g) * 2 - 1, spt_unit(&g)};
     if (t < 2)
