@@ -71,6 +71,9 @@ trap 'rm -rf "$tmp"' EXIT
     die "cannot build sp_calls.so"
 [ -n "$keep" ] && mkdir -p "$keep"
 
+# testers of Debian's that fail now and then by themselves (see the loop below)
+flaky="xcheevr xzheevr"
+
 # family, .dat file, precisions (the testers Debian ships for it)
 families=(
     "lu LU.dat sdcz" "qr QR.dat sdcz" "llt LLT.dat sdcz" "inv INV.dat sdcz" "ls LS.dat sdcz"
@@ -93,6 +96,12 @@ counts() {
         /END OF TESTS|^End of tests/ { c = 1 }
         /BAD TERMINATION|Segmentation|dmx_scalapack:|DMX_ERR/ { bad = 1 }
         END { printf "%d %d %d\n", p, f, (c && !bad) }' "$1"
+}
+
+# residuals LOG -> the result rows of an eigensolver tester without their times and verdict
+# (N NB P Q TYP SUB, then CHK and QTQ), one per line
+residuals() {
+    awk '/ (PASSED|FAILED) / && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6, $9, $10 }' "$1"
 }
 
 # run NAME MODE PRELOAD -> log in $tmp/NAME.MODE.log, prints "rc seconds"
@@ -124,22 +133,40 @@ for fam in "${families[@]}"; do
         [[ $name =~ $only ]] || continue
         [ -n "$skip" ] && [[ $name =~ $skip ]] && continue
         [ -x "$bindir/$name" ] || { echo "| $name | - | - | - | - | MISSING | |" | tee -a "$table"; nbad=$((nbad + 1)); continue; }
-        read -r prc pt <<<"$(run "$name" plain "$tmp/mpi_yield.so")"
-        read -r drc dt <<<"$(run "$name" dmx "$tmp/mpi_yield.so:$tmp/sp_calls.so:$lib")"
-        read -r pp pf pc <<<"$(counts "$tmp/$name.plain.log")"
-        read -r dp df dc <<<"$(counts "$tmp/$name.dmx.log")"
-        calls=$(sed -n 's/^sp_calls: //p' "$tmp/$name.dmx.log" | tail -1)
-        why=
-        [ "$prc" = 124 ] || [ "$prc" = 137 ] && why+=" plain-timeout"
-        [ "$drc" = 124 ] || [ "$drc" = 137 ] && why+=" dmx-timeout"
-        [ -z "$why" ] && [ "$prc" != 0 ] && why+=" plain-rc=$prc"
-        [ -z "$why" ] && [ "$drc" != 0 ] && why+=" dmx-rc=$drc"
-        [ "$pc" = 1 ] || why+=" plain-incomplete"
-        [ "$dc" = 1 ] || why+=" dmx-incomplete"
-        [ "$pf" = 0 ] && [ "$df" = 0 ] || why+=" failed"
-        [ "$pp" -gt 0 ] || why+=" none-passed"
-        [ "$pp" = "$dp" ] || why+=" dmx!=plain"
+        # Debian's own x[cz]heevr fail now and then with no dmx in the process: on 2026-11-28
+        # the plain xzheevr printed FAILED in 5 of 8 runs, every time with the same residuals
+        # (CHK 0.16, QTQ 2.0, threshold 100) as the runs that printed PASSED. Those get up to 5
+        # attempts, each plain and dmx, and pass when one attempt passes; when none does, they
+        # pass if every attempt's dmx rows show the same residuals as Debian's (residuals()).
+        attempts=1
+        [[ " $flaky " == *" $name "* ]] && attempts=5
+        same=1
+        for ((try = 1; try <= attempts; try++)); do
+            read -r prc pt <<<"$(run "$name" plain "$tmp/mpi_yield.so")"
+            read -r drc dt <<<"$(run "$name" dmx "$tmp/mpi_yield.so:$tmp/sp_calls.so:$lib")"
+            read -r pp pf pc <<<"$(counts "$tmp/$name.plain.log")"
+            read -r dp df dc <<<"$(counts "$tmp/$name.dmx.log")"
+            calls=$(sed -n 's/^sp_calls: //p' "$tmp/$name.dmx.log" | tail -1)
+            why=
+            [ "$prc" = 124 ] || [ "$prc" = 137 ] && why+=" plain-timeout"
+            [ "$drc" = 124 ] || [ "$drc" = 137 ] && why+=" dmx-timeout"
+            [ -z "$why" ] && [ "$prc" != 0 ] && why+=" plain-rc=$prc"
+            [ -z "$why" ] && [ "$drc" != 0 ] && why+=" dmx-rc=$drc"
+            [ "$pc" = 1 ] || why+=" plain-incomplete"
+            [ "$dc" = 1 ] || why+=" dmx-incomplete"
+            [ "$pf" = 0 ] && [ "$df" = 0 ] || why+=" failed"
+            [ "$pp" -gt 0 ] || why+=" none-passed"
+            [ "$pp" = "$dp" ] || why+=" dmx!=plain"
+            [ -z "$why" ] && break
+            [ "$attempts" -gt 1 ] && [ "$(residuals "$tmp/$name.plain.log")" != "$(residuals "$tmp/$name.dmx.log")" ] && same=0
+            [ "$try" -lt "$attempts" ] && echo "  $name: attempt $try not ok:$why (a known flaky tester: again)"
+        done
         status=${why:-ok}
+        [ -z "$why" ] && [ "$try" -gt 1 ] && status="ok (attempt $try of $attempts)"
+        if [ -n "$why" ] && [ "$attempts" -gt 1 ] && [ "$same" = 1 ] && [ "$pc" = 1 ] && [ "$dc" = 1 ] &&
+            [ -n "$(residuals "$tmp/$name.dmx.log")" ]; then
+            why= status="ok (residuals equal to Debian's in all $attempts attempts; its own verdict flaky)"
+        fi
         echo "| $name | $pp | $dp | $pf/$df | $pt/$dt | ${status# } | ${calls:-?} |" | tee -a "$table"
         if [ -n "$why" ]; then
             nbad=$((nbad + 1))
