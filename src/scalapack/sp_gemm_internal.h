@@ -74,15 +74,15 @@ DMXSP_HIDDEN void dmxsp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t
 DMXSP_HIDDEN void dmxsp_gemm_local(dmx_dtype t, char ta, char tb, int64_t m, int64_t n, int64_t k,
                                    dmx_scalar alpha, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, dmx_scalar beta, void *c, int64_t ldc);
-/* Whether p?gemm_ may run a legal call on a 1 x 1 grid as one local multiply: not under
- * DMX_SCALAPACK_GEMM=scalapack (sp_gemm_real.c). Local. */
+/* Whether p?gemm_ may run a call whose operands sit on one process as one local multiply there
+ * (sp_gemm.c): not under DMX_SCALAPACK_GEMM=scalapack (sp_gemm_real.c). Local. */
 DMXSP_HIDDEN int dmxsp_gemm_single_allowed(void);
 
 /* How many calls took each path since the start: [0] SUMMA in place, [1] dmx_gemm's plan,
- * [2] plans found in the cache (either kind), [3] plans made, [4] one local multiply on a 1 x 1
- * grid (sp_gemm.c). For the tests. Local. */
+ * [2] plans found in the cache (either kind), [3] plans made, [4] one local multiply, the
+ * operands on one process (sp_gemm.c). For the tests. Local. */
 DMXSP_HIDDEN void dmxsp_gemm_paths(int64_t out[5]);
-/* Count a call of the 1 x 1 grid's path in dmxsp_gemm_paths. */
+/* Count a call of that one-process path in dmxsp_gemm_paths. */
 DMXSP_HIDDEN void dmxsp_gemm_path_single(void);
 
 #endif /* DMX_SP_GEMM_INTERNAL_H */
