@@ -12,6 +12,9 @@
  *   tranc-src11   pctranc_, an 11-integer descriptor of A with RSRC outside the grid
  *   gemm-trans    pdgemm_, TRANSA = 'X'
  *   gemm-lld1     pzgemm_, LLD of C = 0 on process 0 only (the others have legal arguments)
+ *   gemm-lld1-one pzgemm_ with every operand in one block of process 0 (the drop-in then
+ *                 multiplies there alone and the others return at once, with no message), LLD
+ *                 of C = 0 on process 0 only
  *   gemm-stats    (dmx build only) legal pdgemm_ calls: the product checked against a serial one,
  *                 and dmx_scalapack_get_stats counting the multiply and the scaling, not the
  *                 quick return; prints "gemm-stats OK"
@@ -142,6 +145,12 @@ int main(int argc, char **argv)
     } else if (strcmp(cs, "gemm-trans") == 0) {
         pdgemm_("X", "N", &four, &four, &four, al, a, &one, &one, d, b, &one, &one, e, be, c, &one,
                 &one, f);
+    } else if (strcmp(cs, "gemm-lld1-one") == 0) {
+        for (int i = 0; i < 9; i++)
+            d[i] = e[i] = f[i] = (int[9]){1, ctxt, 4, 4, 4, 4, 0, 0, 4}[i];
+        f[8] = me == 0 ? 0 : 4;
+        pzgemm_("N", "N", &two, &two, &two, al, a, &one, &one, d, b, &one, &one, e, be, c, &one,
+                &one, f);
     } else if (strcmp(cs, "gemm-lld1") == 0) {
         f[8] = me == 0 ? 0 : 4;
         pzgemm_("N", "N", &two, &two, &two, al, a, &one, &one, d, b, &one, &one, e, be, c, &one,
@@ -159,8 +168,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_sp_illegal: unknown case '%s'\n", cs);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    /* gemm-lld1: the processes with legal arguments return (they learn that process 0 did not) */
-    if (strcmp(cs, "gemm-lld1") != 0 || me == 0)
+    /* gemm-lld1 and gemm-lld1-one: the processes with legal arguments return (after gemm-lld1
+     * they know that process 0 did not; after gemm-lld1-one they have nothing to do) */
+    if ((strcmp(cs, "gemm-lld1") != 0 && strcmp(cs, "gemm-lld1-one") != 0) || me == 0)
         printf("check FAIL: process %d returned from the illegal call (%s)\n", me, cs);
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD);
