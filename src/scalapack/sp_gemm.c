@@ -183,22 +183,36 @@ static int one_piece(int64_t g, int64_t n, int64_t first, int64_t bs, int src, i
     return 1;
 }
 
-/* sub(X), rows x cols at 1-based (i, j), on one process: its grid coordinates and the local
- * offset of X(i, j) in elements; 0 when spread. */
-static int one_block(const sp_desc *d, int i, int rows, int j, int cols, const int *grid, int *pr,
-                     int *pc, int64_t *off)
+/* Where sub(X) (rows x cols at 1-based (i, j)) sits when one process holds it at consecutive
+ * local rows and columns: that process's grid coordinates and the local row and column of
+ * X(i, j); 0 when spread. */
+typedef struct placed {
+    int pr, pc;
+    int64_t lr, lc;
+} placed;
+
+static int one_block(const sp_desc *d, int i, int rows, int j, int cols, const int *grid, placed *x)
 {
-    int64_t lr = 0, lc = 0;
-    if (!one_piece(i - 1, rows, d->imb, d->mb, d->rsrc, grid[0], pr, &lr) ||
-        !one_piece(j - 1, cols, d->inb, d->nb, d->csrc, grid[1], pc, &lc))
-        return 0;
-    *off = lr + lc * (int64_t)d->lld;
-    return 1;
+    return one_piece(i - 1, rows, d->imb, d->mb, d->rsrc, grid[0], &x->pr, &x->lr) &&
+           one_piece(j - 1, cols, d->inb, d->nb, d->csrc, grid[1], &x->pc, &x->lc);
 }
 
 static int op_n(char t)
 {
     return t == 'N' || t == 'n';
+}
+
+/* What placing needs: sizes >= 0, origins >= 1, DTYPE 1 or 2 and blocks >= 1; anything else is
+ * dmxsp_gemm_check's to report, on the usual path. */
+static int placeable(const sp_gemm_args *g)
+{
+    const sp_desc *d[3] = {&g->a, &g->b, &g->c};
+    for (int x = 0; x < 3; x++)
+        if ((d[x]->dtype != 1 && d[x]->dtype != 2) || d[x]->imb < 1 || d[x]->inb < 1 ||
+            d[x]->mb < 1 || d[x]->nb < 1)
+            return 0;
+    return g->m >= 0 && g->n >= 0 && g->k >= 0 && g->ia >= 1 && g->ja >= 1 && g->ib >= 1 &&
+           g->jb >= 1 && g->ic >= 1 && g->jc >= 1;
 }
 
 /* A call whose sub(A), sub(B) and sub(C) all sit on one process, each in one block (any size on
@@ -208,41 +222,29 @@ static int op_n(char t)
  * grid, docs/scalapack.md) or dmx's planning. Every process decides alike, from the arguments
  * every process is given alike, and checks its own (LLD included) before anything else: an
  * illegal one is reported as in step 2 below, but without the exchange, since the other
- * processes return at once. Replicated operands (RSRC or CSRC = -1), arguments too wrong to place
- * (checked by dmxsp_gemm_check on the usual path) and calls spread over processes go the usual
- * way. Returns 1 when the call is done. Local. */
+ * processes return at once; sub(C) meeting sub(A) or sub(B) in memory ends the job, as on the
+ * other paths. Replicated operands (RSRC or CSRC = -1), arguments too wrong to place and calls
+ * spread over processes go the usual way. Returns 1 when the call is done. Local. */
 static int one_owner(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_scalar alpha,
                      const void *a, const void *b, dmx_scalar beta, void *c)
 {
-    int grid[4], cr = 0, cc = 0, ar = 0, ac = 0, br = 0, bc = 0;
-    int64_t co = 0, ao = 0, bo = 0;
+    int grid[4];
+    placed pa = {0}, pb = {0}, pcx = {0};
     char msg[256];
     if (!dmxsp_grid_member(g->a.ctxt, &grid[0], &grid[1], &grid[2], &grid[3]) ||
-        replicated(&g->a) || replicated(&g->b) || replicated(&g->c))
+        replicated(&g->a) || replicated(&g->b) || replicated(&g->c) || !placeable(g))
         return 0;
     const int zero_a = alpha.re == 0.0 && alpha.im == 0.0, one_b = beta.re == 1.0 && beta.im == 0.0;
     const int quick = g->m == 0 || g->n == 0 || ((zero_a || g->k == 0) && one_b);
-    /* placing needs sane sizes, origins and blocks; anything else is the check's to report */
-    const sp_desc *d[3] = {&g->a, &g->b, &g->c};
-    for (int x = 0; x < 3; x++)
-        if (d[x]->dtype != 1 && d[x]->dtype != 2)
-            return 0;
-        else if (d[x]->imb < 1 || d[x]->inb < 1 || d[x]->mb < 1 || d[x]->nb < 1)
-            return 0;
-    if (g->m < 0 || g->n < 0 || g->k < 0 || g->ia < 1 || g->ja < 1 || g->ib < 1 || g->jb < 1 ||
-        g->ic < 1 || g->jc < 1)
-        return 0;
     const int scale = !quick && (zero_a || g->k == 0); /* sub(C) = beta sub(C), A and B not read */
-    if (!quick && !scale) {
-        if (!one_block(&g->c, g->ic, g->m, g->jc, g->n, grid, &cr, &cc, &co))
-            return 0;
-        const int ra = op_n(g->ta) ? g->m : g->k, ca = op_n(g->ta) ? g->k : g->m;
-        const int rb = op_n(g->tb) ? g->k : g->n, cb = op_n(g->tb) ? g->n : g->k;
-        if ((!one_block(&g->a, g->ia, ra, g->ja, ca, grid, &ar, &ac, &ao) ||
-             !one_block(&g->b, g->ib, rb, g->jb, cb, grid, &br, &bc, &bo) || ar != cr || ac != cc ||
-             br != cr || bc != cc))
-            return 0;
-    }
+    const int ra = op_n(g->ta) ? g->m : g->k, ca = op_n(g->ta) ? g->k : g->m; /* sub(A) */
+    const int rb = op_n(g->tb) ? g->k : g->n, cb = op_n(g->tb) ? g->n : g->k; /* sub(B) */
+    if (!quick && !scale &&
+        (!one_block(&g->c, g->ic, g->m, g->jc, g->n, grid, &pcx) ||
+         !one_block(&g->a, g->ia, ra, g->ja, ca, grid, &pa) ||
+         !one_block(&g->b, g->ib, rb, g->jb, cb, grid, &pb) || pa.pr != pcx.pr || pa.pc != pcx.pc ||
+         pb.pr != pcx.pr || pb.pc != pcx.pc))
+        return 0;
     const int info = dmxsp_gemm_check(g, grid, msg, sizeof msg);
     if (info != 0) {
         illegal(g->a.ctxt, name, info, msg);
@@ -256,13 +258,19 @@ static int one_owner(const char *name, dmx_dtype t, const sp_gemm_args *g, dmx_s
     if (quick)
         return 1; /* PDGEMM's quick return */
     dmxsp_count_gemm();
-    dmxsp_gemm_path_single();
-    if (grid[2] != cr || grid[3] != cc)
+    dmxsp_gemm_path_one_process();
+    if (grid[2] != pcx.pr || grid[3] != pcx.pc)
         return 1; /* no part of sub(C) here */
     const size_t es = dmx_dtype_size(t);
-    dmxsp_gemm_local(t, g->ta, g->tb, g->m, g->n, g->k, alpha, (const char *)a + (size_t)ao * es,
-                     g->a.lld, (const char *)b + (size_t)bo * es, g->b.lld, beta,
-                     (char *)c + (size_t)co * es, g->c.lld);
+    if (dmxsp_gemm_meet(c, g->c.lld, pcx.lr, pcx.lc, g->m, g->n, a, g->a.lld, pa.lr, pa.lc, ra, ca,
+                        es) ||
+        dmxsp_gemm_meet(c, g->c.lld, pcx.lr, pcx.lc, g->m, g->n, b, g->b.lld, pb.lr, pb.lc, rb, cb,
+                        es))
+        die(MPI_COMM_WORLD, name, "sub(C) shares memory with sub(A) or sub(B) on this process");
+    dmxsp_gemm_local(t, g->ta, g->tb, g->m, g->n, g->k, alpha,
+                     (const char *)a + (size_t)(pa.lr + pa.lc * g->a.lld) * es, g->a.lld,
+                     (const char *)b + (size_t)(pb.lr + pb.lc * g->b.lld) * es, g->b.lld, beta,
+                     (char *)c + (size_t)(pcx.lr + pcx.lc * g->c.lld) * es, g->c.lld);
     if (dmxsp_gemm_settings()->profile) {
         int rank = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -315,7 +323,7 @@ static void args(sp_gemm_args *g, const char *ta, const char *tb, const int *m, 
     {                                                                                              \
         sp_gemm_args g;                                                                            \
         args(&g, ta, tb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);                    \
-        if (dmxsp_gemm_single_allowed() &&                                                         \
+        if (dmxsp_gemm_one_process_allowed() &&                                                    \
             one_owner("P" UP "GEMM", DT, &g, sc_##ch(alpha), a, b, sc_##ch(beta), c))              \
             return;                                                                                \
         if (dmxsp_gemm_tiny(SPT, *m, *n, *k)) {                                                    \

@@ -61,7 +61,7 @@ void dmxsp_gemm_paths(int64_t out[5])
     memcpy(out, g_paths, sizeof g_paths);
 }
 
-void dmxsp_gemm_path_single(void)
+void dmxsp_gemm_path_one_process(void)
 {
     g_paths[4]++;
 }
@@ -291,9 +291,8 @@ static void profile(MPI_Comm comm, const char *name, const sp_gemm_args *g, cons
     char how[160];
     dmx_gemm_info info;
     if (e->summa != NULL)
-        snprintf(how, sizeof how, "%s on the caller's arrays, %d panels up to %lld wide",
-                 e->summa->local ? "one local multiply" : "SUMMA", e->summa->npanels,
-                 (long long)e->summa->wmax);
+        snprintf(how, sizeof how, "SUMMA on the caller's arrays, %d panels up to %lld wide",
+                 e->summa->npanels, (long long)e->summa->wmax);
     else if (dmx_gemm_plan_get_info(e->plan, &info) == DMX_SUCCESS)
         snprintf(how, sizeof how, "dmx %s on %d x %d, in place A/B/C %d/%d/%d",
                  dmx_gemm_alg_name(info.alg), info.prow, info.pcol, info.a_in_place,

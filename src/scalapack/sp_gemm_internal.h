@@ -35,7 +35,6 @@ typedef struct sp_gpanel {
 /* SUMMA on the caller's arrays (sp_gemm_summa.c): what one process needs of a call whose
  * operands already sit where SUMMA wants them. */
 typedef struct sp_gsumma {
-    int local;                  /* 1 x 1 grid: one local multiply, any op */
     int64_t ml, nl;             /* this process's rows and columns of sub(C) */
     int64_t ar0, ac0, br0, bc0; /* local origins of sub(A) and sub(B) on this process */
     int64_t cr0, cc0;           /* of sub(C) */
@@ -74,15 +73,21 @@ DMXSP_HIDDEN void dmxsp_gemm_cached(const char *name, MPI_Comm comm, dmx_dtype t
 DMXSP_HIDDEN void dmxsp_gemm_local(dmx_dtype t, char ta, char tb, int64_t m, int64_t n, int64_t k,
                                    dmx_scalar alpha, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, dmx_scalar beta, void *c, int64_t ldc);
+/* Do the local rectangles [r0, r0 + rows) x [c0, c0 + cols) of arrays x and y (element size es)
+ * share an element? Same array and leading dimension: the rectangles meet; otherwise their memory
+ * spans meet (sp_gemm_summa.c). Local. */
+DMXSP_HIDDEN int dmxsp_gemm_meet(const char *x, int64_t ldx, int64_t xr, int64_t xc, int64_t xrows,
+                                 int64_t xcols, const char *y, int64_t ldy, int64_t yr, int64_t yc,
+                                 int64_t yrows, int64_t ycols, size_t es);
 /* Whether p?gemm_ may run a call whose operands sit on one process as one local multiply there
  * (sp_gemm.c): not under DMX_SCALAPACK_GEMM=scalapack (sp_gemm_real.c). Local. */
-DMXSP_HIDDEN int dmxsp_gemm_single_allowed(void);
+DMXSP_HIDDEN int dmxsp_gemm_one_process_allowed(void);
 
 /* How many calls took each path since the start: [0] SUMMA in place, [1] dmx_gemm's plan,
  * [2] plans found in the cache (either kind), [3] plans made, [4] one local multiply, the
  * operands on one process (sp_gemm.c). For the tests. Local. */
 DMXSP_HIDDEN void dmxsp_gemm_paths(int64_t out[5]);
 /* Count a call of that one-process path in dmxsp_gemm_paths. */
-DMXSP_HIDDEN void dmxsp_gemm_path_single(void);
+DMXSP_HIDDEN void dmxsp_gemm_path_one_process(void);
 
 #endif /* DMX_SP_GEMM_INTERNAL_H */

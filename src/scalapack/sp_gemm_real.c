@@ -151,7 +151,7 @@ static int handed(sp_type t, int m, int n, int k, const char *why)
     return 1;
 }
 
-int dmxsp_gemm_single_allowed(void)
+int dmxsp_gemm_one_process_allowed(void)
 {
     return dmxsp_gemm_settings()->mode != MODE_SCALAPACK;
 }

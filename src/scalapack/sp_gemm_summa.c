@@ -3,7 +3,8 @@
  *
  * When it applies (dmxsp_gsumma_make; the same answer on every process, from arguments ScaLAPACK
  * requires equal everywhere):
- *   - TRANSA = TRANSB = 'N' (op(A) = A, op(B) = B), or a 1 x 1 grid (any op: one local multiply);
+ *   - TRANSA = TRANSB = 'N' (op(A) = A, op(B) = B) (a 1 x 1 grid, any op, never gets here: one
+ *     local multiply, sp_gemm.c's one_owner);
  *   - the rows of sub(A) and of sub(C) fall on the same process rows in the same order: from
  *     IA and IC on, both distributions have their block boundaries at the same places (the
  *     first, partial blocks end together, the later ones are MB long in both) on the same
@@ -186,7 +187,7 @@ static _Noreturn void oom(void)
 int dmxsp_gsumma_suits(const sp_gemm_args *g, const int *grid)
 {
     const sp_desc *a = &g->a, *b = &g->b, *c = &g->c;
-    if (!(grid[0] == 1 && grid[1] == 1) && !(is_n(g->ta) && is_n(g->tb)))
+    if (!(is_n(g->ta) && is_n(g->tb)))
         return 0;
     return aligned(g->ia - 1, a->imb, a->mb, a->rsrc, g->ic - 1, c->imb, c->mb, c->rsrc, grid[0],
                    g->m) &&
@@ -196,14 +197,10 @@ int dmxsp_gsumma_suits(const sp_gemm_args *g, const int *grid)
 
 sp_gsumma *dmxsp_gsumma_make(const sp_gemm_args *g, const int *grid)
 {
-    const int local = grid[0] == 1 && grid[1] == 1;
     if (!dmxsp_gsumma_suits(g, grid))
         return NULL;
     sp_gsumma *p = dmxsp_xcalloc(1, sizeof *p, "p?gemm");
-    p->local = local;
     origins(p, g, grid);
-    if (local)
-        return p;
     int *ocol = NULL, *orow = NULL, nseg = 0;
     sp_gseg *segs = segments(g, grid, &ocol, &orow, &nseg);
     int bad = segs == NULL || group(p, segs, ocol, orow, nseg, grid, g->k);
@@ -291,11 +288,9 @@ static void copy2d(size_t es, int64_t rows, int64_t cols, const char *src, int64
         memcpy(dst + (size_t)(j * ldd) * es, src + (size_t)(j * lds) * es, (size_t)rows * es);
 }
 
-/* Do the local rectangles [r0, r0 + rows) x [c0, c0 + cols) of two arrays share an element? Same
- * array and leading dimension: the rectangles meet; otherwise their memory spans meet. */
-static int meet(const char *x, int64_t ldx, int64_t xr, int64_t xc, int64_t xrows, int64_t xcols,
-                const char *y, int64_t ldy, int64_t yr, int64_t yc, int64_t yrows, int64_t ycols,
-                size_t es)
+int dmxsp_gemm_meet(const char *x, int64_t ldx, int64_t xr, int64_t xc, int64_t xrows,
+                    int64_t xcols, const char *y, int64_t ldy, int64_t yr, int64_t yc,
+                    int64_t yrows, int64_t ycols, size_t es)
 {
     if (xrows <= 0 || xcols <= 0 || yrows <= 0 || ycols <= 0)
         return 0;
@@ -396,20 +391,12 @@ int dmxsp_gsumma_run(const sp_gsumma *s, sp_ggrid *gr, dmx_dtype t, const sp_gem
     const size_t es = dmx_dtype_size(t);
     /* C must share no element with A or B on this process (ScaLAPACK leaves that undefined; dmx
      * ends the job as its other path does) */
-    if (meet(c, g->c.lld, s->cr0, s->cc0, s->ml, s->nl, a, g->a.lld, s->ar0, s->ac0, s->lar, s->lac,
-             es) ||
-        meet(c, g->c.lld, s->cr0, s->cc0, s->ml, s->nl, b, g->b.lld, s->br0, s->bc0, s->lbr, s->lbc,
-             es)) {
+    if (dmxsp_gemm_meet(c, g->c.lld, s->cr0, s->cc0, s->ml, s->nl, a, g->a.lld, s->ar0, s->ac0,
+                        s->lar, s->lac, es) ||
+        dmxsp_gemm_meet(c, g->c.lld, s->cr0, s->cc0, s->ml, s->nl, b, g->b.lld, s->br0, s->bc0,
+                        s->lbr, s->lbc, es)) {
         snprintf(msg, len, "sub(C) shares memory with sub(A) or sub(B) on this process");
         return 1;
-    }
-    if (s->local) {
-        if (s->ml > 0 && s->nl > 0)
-            local_gemm(t, cblas_op(g->ta, t), cblas_op(g->tb, t), g->m, g->n, g->k, alpha,
-                       (const char *)a + (size_t)(s->ar0 + s->ac0 * g->a.lld) * es, g->a.lld,
-                       (const char *)b + (size_t)(s->br0 + s->bc0 * g->b.lld) * es, g->b.lld, beta,
-                       (char *)c + (size_t)(s->cr0 + s->cc0 * g->c.lld) * es, g->c.lld);
-        return 0;
     }
     for (int i = 0; i < 4; i++)
         if (grow(gr, i, (size_t)(s->wmax * (i < 2 ? s->ml : s->nl)) * es)) {

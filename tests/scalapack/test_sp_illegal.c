@@ -15,6 +15,9 @@
  *   gemm-lld1-one pzgemm_ with every operand in one block of process 0 (the drop-in then
  *                 multiplies there alone and the others return at once, with no message), LLD
  *                 of C = 0 on process 0 only
+ *   gemm-overlap-one (dmx build only) pdgemm_ with every operand in one block of process 0 and
+ *                 sub(C) = A(2:3, 2:3) of the array that holds sub(A) = A(1:2, 1:2): ScaLAPACK
+ *                 leaves that undefined, dmx must end the job with its message
  *   gemm-stats    (dmx build only) legal pdgemm_ calls: the product checked against a serial one,
  *                 and dmx_scalapack_get_stats counting the multiply and the scaling, not the
  *                 quick return; prints "gemm-stats OK"
@@ -151,6 +154,13 @@ int main(int argc, char **argv)
         f[8] = me == 0 ? 0 : 4;
         pzgemm_("N", "N", &two, &two, &two, al, a, &one, &one, d, b, &one, &one, e, be, c, &one,
                 &one, f);
+#ifdef SPT_DMX
+    } else if (strcmp(cs, "gemm-overlap-one") == 0) {
+        for (int i = 0; i < 9; i++)
+            d[i] = e[i] = (int[9]){1, ctxt, 4, 4, 4, 4, 0, 0, 4}[i];
+        pdgemm_("N", "N", &two, &two, &two, al, a, &one, &one, d, b, &one, &one, e, be, a, &two,
+                &two, d);
+#endif
     } else if (strcmp(cs, "gemm-lld1") == 0) {
         f[8] = me == 0 ? 0 : 4;
         pzgemm_("N", "N", &two, &two, &two, al, a, &one, &one, d, b, &one, &one, e, be, c, &one,
@@ -168,9 +178,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_sp_illegal: unknown case '%s'\n", cs);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    /* gemm-lld1 and gemm-lld1-one: the processes with legal arguments return (after gemm-lld1
-     * they know that process 0 did not; after gemm-lld1-one they have nothing to do) */
-    if ((strcmp(cs, "gemm-lld1") != 0 && strcmp(cs, "gemm-lld1-one") != 0) || me == 0)
+    /* gemm-lld1, gemm-lld1-one and gemm-overlap-one: the processes other than 0 return (after
+     * gemm-lld1 they know that process 0 did not; after the -one cases they have nothing to do) */
+    if ((strcmp(cs, "gemm-lld1") != 0 && strcmp(cs, "gemm-lld1-one") != 0 &&
+         strcmp(cs, "gemm-overlap-one") != 0) ||
+        me == 0)
         printf("check FAIL: process %d returned from the illegal call (%s)\n", me, cs);
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD);
