@@ -269,16 +269,11 @@ static dmx_status parse_line(params *q, char *key, char *val, const char *path, 
                    "%s:%d: \"%s\" is not corr.<collective>.<algorithm>", path, line, key);
         DMXI_TRY(parse_factor(&q->corr[k][a], val, key, path, line));
     } else if (strcmp(key, "exchange") == 0) {
-        /* the exchange module's names, not its parser: it reads this file (no call circle) */
-        static const char *const names[] = {"auto", "nbx", "pex", "pcx"};
-        static const dmx_exchange_protocol xs[] = {DMX_EXCHANGE_AUTO, DMX_EXCHANGE_NBX,
-                                                   DMX_EXCHANGE_PEX, DMX_EXCHANGE_PCX};
-        int i = 0;
-        while (i < 4 && strcmp(val, names[i]) != 0)
-            i++;
-        DMXI_CHECK(i < 4, DMX_ERR_ARG, "%s:%d: exchange needs nbx, pex, pcx or auto (the rule)",
-                   path, line);
-        q->exchange = (int)xs[i];
+        dmx_exchange_protocol x = DMX_EXCHANGE_AUTO; /* RSX is never AUTO's */
+        DMXI_CHECK(dmx_exchange_protocol_from_name(val, &x) == DMX_SUCCESS && x != DMX_EXCHANGE_RSX,
+                   DMX_ERR_ARG, "%s:%d: exchange needs nbx, pex, pcx or auto (the rule)", path,
+                   line);
+        q->exchange = (int)x;
     } else if (strcmp(key, "note") == 0) {
         /* free text */
     } else {

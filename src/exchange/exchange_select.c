@@ -69,57 +69,6 @@ dmx_exchange_protocol dmxi_exchange_select(int nproc, int nodes)
     return DMX_EXCHANGE_NBX;
 }
 
-/* ---- protocol names (owned here: the override and the public parser share them) ---- */
-
-const char *dmx_exchange_protocol_name(dmx_exchange_protocol protocol)
-{
-    switch (protocol) {
-    case DMX_EXCHANGE_AUTO: return "auto";
-    case DMX_EXCHANGE_NBX: return "nbx";
-    case DMX_EXCHANGE_PEX: return "pex";
-    case DMX_EXCHANGE_PCX: return "pcx";
-    case DMX_EXCHANGE_RSX: return "rsx";
-    }
-    return NULL;
-}
-
-/* Case-insensitive equality with a lower-case name. */
-static int is_name(const char *s, const char *lower)
-{
-    for (; *s && *lower; s++, lower++) {
-        char c = (*s >= 'A' && *s <= 'Z') ? (char)(*s - 'A' + 'a') : *s;
-        if (c != *lower)
-            return 0;
-    }
-    return *s == *lower;
-}
-
-dmx_status dmx_exchange_protocol_from_name(const char *name, dmx_exchange_protocol *protocol)
-{
-    dmx_status st = DMX_SUCCESS;
-    DMXI_CHECK(name != NULL && protocol != NULL, DMX_ERR_NULL, "name or protocol is NULL");
-    for (int p = DMX_EXCHANGE_AUTO; p <= DMX_EXCHANGE_RSX; p++) {
-        if (is_name(name, dmx_exchange_protocol_name((dmx_exchange_protocol)p))) {
-            *protocol = (dmx_exchange_protocol)p;
-            goto cleanup;
-        }
-    }
-    DMXI_FAIL(DMX_ERR_ARG, "unknown exchange protocol \"%s\" (auto, nbx, pex, pcx, rsx)", name);
-cleanup:
-    return st;
-}
-
-int dmxi_exchange_env_code(void)
-{
-    const char *s = dmxi_setting_str(DMXI_SET_EXCHANGE);
-    if (!s)
-        return 0;
-    for (int p = DMX_EXCHANGE_AUTO; p <= DMX_EXCHANGE_RSX; p++)
-        if (is_name(s, dmx_exchange_protocol_name((dmx_exchange_protocol)p)))
-            return p;
-    return DMX_EXCHANGE_RSX + 1;
-}
-
 /* ---- the choice explained (dmx model exchange) ------------------------------------------- */
 
 /* The rule's text for one protocol: which P it covers. */
@@ -156,14 +105,14 @@ dmx_status dmx_exchange_explain(int64_t p, dmx_exchange_protocol protocol, dmx_c
         dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(protocol)),
                          "passed by the caller");
     } else if (env == 0 && dmx_model_exchange(p, &measured) == DMX_SUCCESS &&
-               measured != DMX_EXCHANGE_AUTO) {
-        dmx_exchange_protocol q = dmxi_exchange_select((int)p, 1);
+               measured != DMX_EXCHANGE_AUTO) { /* what dmxi_exchange_select runs on one node */
+        const char *name = dmx_exchange_protocol_name(measured);
         int64_t np = 0;
         (void)dmx_coll_model_section(p, &np);
-        dmxi_choice_pick(out, dmxi_choice_find(out, dmx_exchange_protocol_name(q)),
+        dmxi_choice_pick(out, dmxi_choice_find(out, name),
                          "measured on this machine: the model file's exchange = %s (section np "
                          "= %lld; P = %lld on one node; on more than one node nbx at every P)",
-                         dmx_exchange_protocol_name(q), (long long)np, (long long)p);
+                         name, (long long)np, (long long)p);
     } else if (env == 0) {
         dmx_exchange_protocol q = dmxi_exchange_select((int)p, 1);
         char rule[96];
