@@ -242,7 +242,7 @@ int bcoll_measure(bcoll_case *c, const int *algs, int na, int reps, double budge
             warm += x * calls;
             fastest = x < fastest ? x : fastest;
         }
-        calls = bcoll_calls(fastest, c->sample > 0 ? c->sample : BCOLL_SAMPLE);
+        calls = bcoll_calls(fastest, c->sample);
     }
     if (max_reps > CAP)
         max_reps = CAP;

@@ -132,7 +132,7 @@ double dmxi_relabel_busiest(const dmx_relabel_opts *o, const dmxi_relabel_pkgs *
         load[v] = 0.0;
     for (int j = 0; j < p; j++)
         for (int64_t k = M->rowptr[j]; k < M->rowptr[j + 1]; k++) {
-            const int i = M->src[k], y = sigma[j];
+            const int i = M->src[k], y = sigma ? sigma[j] : j;
             if (i == y)
                 continue;
             const double c = pkg_cost(o, M, node, k, y);
@@ -156,7 +156,6 @@ static dmx_status solve(const dmx_relabel_opts *o, const matrix *M, const int *n
     dmx_status st = DMX_SUCCESS;
     int p = M->p;
     double *gain = NULL, *load = NULL;
-    int *ident = NULL;
     double t0 = MPI_Wtime();
     if (o->method == DMX_RELABEL_IDENTITY) {
         for (int j = 0; j < p; j++)
@@ -196,16 +195,12 @@ static dmx_status solve(const dmx_relabel_opts *o, const matrix *M, const int *n
         res->cost_relabeled += dense_cost(o, M, node, j, sigma[j]);
     }
     load = dmxi_malloc(3 * (int64_t)p, sizeof *load);
-    ident = dmxi_malloc(p, sizeof *ident);
-    DMXI_CHECK(load && ident, DMX_ERR_ALLOC, "out of memory for the links' loads of %d ranks", p);
-    for (int j = 0; j < p; j++)
-        ident[j] = j;
-    res->busiest_identity = dmxi_relabel_busiest(o, M, node, ident, load);
+    DMXI_CHECK(load, DMX_ERR_ALLOC, "out of memory for the links' loads of %d ranks", p);
+    res->busiest_identity = dmxi_relabel_busiest(o, M, node, NULL, load);
     res->busiest_relabeled = dmxi_relabel_busiest(o, M, node, sigma, load);
 cleanup:
     free(gain);
     free(load);
-    free(ident);
     return st;
 }
 

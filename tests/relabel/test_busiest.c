@@ -41,6 +41,8 @@ static void test_by_hand(void)
      * node 2's memory 40; role 3 stays on rank 3 */
     double b = dmxi_relabel_busiest(&o, &M, node, ident, load);
     DMXT_EXPECT(&results, b == 160.0, "node cost, identity: %g, expected 160", b);
+    b = dmxi_relabel_busiest(&o, &M, node, NULL, load); /* NULL: the identity */
+    DMXT_EXPECT(&results, b == 160.0, "node cost, sigma NULL: %g, expected 160", b);
     /* swap: roles 0 and 1 keep their 100 and 50 on ranks 1 and 0; 10 B still cross (80); role
      * 2 on rank 3 keeps its 40, its 20 from rank 0 still cross (160); role 3 on rank 2 takes 30
      * from rank 3 through node 2's memory */
