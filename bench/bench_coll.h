@@ -41,8 +41,8 @@ void bcoll_free(bcoll_case *c);
 double bcoll_time(bcoll_case *c, dmx_coll_alg alg, int calls, int *wrong);
 /* Calls per sample so that one sample lasts about @p sample seconds (BCOLL_SAMPLE by default: a
  * single call of a few hundred ns after a barrier is mostly the barrier's skew), given one call's
- * time; 1 for calls longer than that (and for sample <= 0), at most BCOLL_MAX_CALLS. Every rank gets the same answer
- * from the same t_call. Local. */
+ * time; 1 for calls longer than that (and for sample <= 0), at most BCOLL_MAX_CALLS. Every rank
+ * gets the same answer from the same t_call. Local. */
 #define BCOLL_SAMPLE 200e-6
 #define BCOLL_MAX_CALLS 4096
 int bcoll_calls(double t_call, double sample);

@@ -103,10 +103,10 @@ typedef struct dmxi_relabel_pkgs {
 } dmxi_relabel_pkgs;
 
 /* The busiest link's load (dmx_relabel_result's busiest_*) when role j is played by rank
- * sigma[j] (sigma NULL: the identity), under o's cost: with DMX_COST_NODE per node (node[i]: rank i's node number, in
- * [0, p)) a link out, a link in and the memory its ranks share, otherwise per rank a link out
- * and a link in; a rank's packages to itself load nothing. @p load is scratch of 3 p doubles.
- * Local, O(p + packages). */
+ * sigma[j] (sigma NULL: the identity), under o's cost: with DMX_COST_NODE per node (node[i]: rank
+ * i's node number, in [0, p)) a link out, a link in and the memory its ranks share, otherwise per
+ * rank a link out and a link in; a rank's packages to itself load nothing. @p load is scratch of 3
+ * p doubles. Local, O(p + packages). */
 double dmxi_relabel_busiest(const dmx_relabel_opts *o, const dmxi_relabel_pkgs *M, const int *node,
                             const int *sigma, double *load);
 
