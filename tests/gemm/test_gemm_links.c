@@ -1,24 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The multiply's model where ranks share a node's link (issue 35), on the Graphene InfiniBand
- * platform's files (bench/simgrid/graphene_ib.{model,gemm}; argv[1] is that directory):
+ * platform's files (bench/simgrid/graphene_ib.{model,gemm}; argv[1] is that directory).
  *
- *  (a) Both levels at once. HSUMMA on 16 x 16 ranks (64 nodes of 4, n = 8192, G = 16 as 4 x 4
- *      groups, b = B = 32): the next outer panel comes from the same owners, so its cross
- *      broadcasts leave the nodes that relay the current one. Counted by hand for the node of
- *      ranks 0-3 (grid row 0, columns 0-3), per panel of 32: B's inner panel to the 3 other rows
- *      of its group from each of its 4 ranks (12 messages), B's cross panel to the 3 other
- *      group rows from each (12), A's cross panel from rank 0 to 3 other groups (3); A's inner
- * broadcast stays in the node. 27 messages of 512 x 32 doubles over 256 panels at the NIC's 1.5
- * GB/s (graphene_ib.xml) are 604 ms, which the prediction must reach (within the 10 % the model
- * file's calibrated rate may differ). The model before this term said 427.5 ms, and SimGrid gives
- * 583.2 ms (docs/scale.md). (b) Not when the owners change: with B = 512 (one outer panel per
- * piece) the next outer panel leaves other nodes, and the same grouping is predicted under that sum
- * (simulated: 451.1 ms with b = 64). (c) A near tie goes to the slack. 8 x 16 ranks on 32 nodes, b
- * = B = 32: the model prices G = 2 within 1 % of the other groupings, but its busiest node's links
- * carry about as long as the local multiply takes, and SimGrid ran it 1.09x slower than G = 4 to 32
- *      (927.6 ms against 854.3-856.1). AUTO on that grid and those panels must take one of
- *      G = 4, 8, 16, 32, and G = 2 must be priced within 1 % of its pick (else the tie rule
- *      was not what decided). */
+ * (a) Both levels at once. HSUMMA on 16 x 16 ranks (64 nodes of 4, n = 8192, G = 16 as 4 x 4
+ * groups, b = B = 32): the next outer panel comes from the same owners, so its cross broadcasts
+ * leave the nodes that relay the current one. Counted by hand for the node of ranks 0-3 (grid
+ * row 0, columns 0-3), per panel of 32: B's inner panel to the 3 other rows of its group from
+ * each of its 4 ranks (12 messages), B's cross panel to the 3 other group rows from each (12),
+ * A's cross panel from rank 0 to 3 other groups (3); A's inner broadcast stays in the node. 27
+ * messages of 512 x 32 doubles over 256 panels at the NIC's 1.5 GB/s (graphene_ib.xml) are
+ * 604 ms, which the prediction must reach (within the 10 % the model file's calibrated rate may
+ * differ). The model before this term said 427.5 ms; SimGrid gives 583.2 ms (docs/scale.md).
+ *
+ * (b) Not when the owners change. With B = 512 (one outer panel per piece) the next outer panel
+ * leaves other nodes, and the same grouping must be predicted under that sum (simulated:
+ * 451.1 ms with b = 64).
+ *
+ * (c) A near tie goes to the slack. 8 x 16 ranks on 32 nodes, b = B = 32: the model prices G = 2
+ * within 1 % of the other groupings, but its busiest node's links are busy 0.97 of the local
+ * multiply's time, and SimGrid ran it 1.09x slower than G = 4 to 32 (927.6 ms against
+ * 854.3-856.1). AUTO on that grid and those panels must take one of G = 4, 8, 16, 32, and G = 2
+ * must be priced within 1 % of its pick (else the tie rule was not what decided). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "dmx.h"
 #include "dmx/expert.h"
