@@ -521,7 +521,8 @@ static void consider(mctx *c, dmx_gemm_alg alg, int pr, int pc, int gr, int gc, 
      * busiest node's links have the most slack (its bytes' time against the local multiply's):
      * near saturation the simulated steps stretch beyond the model's max(communication, work)
      * (graphene_ib, 128 ranks, b = B = 32: G = 2 at 0.97 of the multiply's time took 1.09x
-     * the predicted time, G = 4 to 32 at 0.56-0.71 within 0.5 % of theirs; docs/scale.md). */
+     * the predicted time, G = 4 to 32 at 0.56-0.71 within 0.5 % of theirs; docs/scale.md).
+     * util is 0 unless node_loads applies (shared nodes, ibcast = concurrent): no rule then. */
     int slack = *have && alg == DMX_GEMM_HSUMMA && best->alg == DMX_GEMM_HSUMMA &&
                 best->prow == pr && best->pcol == pc && best->panel == b &&
                 best->outer_panel == B && t + r < 1.01 * held && c->util < 0.9 * c->best_util;
