@@ -73,6 +73,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 # testers of Debian's that fail now and then by themselves (see the loop below)
 flaky="xcheevr xzheevr"
+# Debian's real LU and Cholesky testers deadlock by themselves in their condition estimate
+# (p?lacon through p?gecon/p?gerfs, p?pocon/p?porfs: ranks take different branches, two wait in
+# p?amax's broadcast while two wait in p?symv's messages; Reference-ScaLAPACK issue 121). On
+# 2026-11-28's Intel VM, with no dmx in the process: xslu and xsllt in every run, xdlu in 2 of 3,
+# xdllt in 2 of 4 (AMD VMs before never showed it). For these the .dat line "Test Cond. Est. and
+# Iter. Ref." is set to F: factorization, solve and residual checks stay (and so do the LU
+# factorization's p?gemm_ calls into dmx), the estimate is left out. Complex LU and Cholesky keep it.
+no_estimate="xslu xdlu xsllt xdllt"
 
 # family, .dat file, precisions (the testers Debian ships for it)
 families=(
@@ -109,6 +117,9 @@ run() {
     local name=$1 mode=$2 preload=$3 dir="$tmp/$1.$2" t0 t1 rc
     mkdir -p "$dir"
     cp "$datdir"/*.dat "$dir"/
+    if [[ " $no_estimate " == *" $name "* ]]; then
+        sed -i 's/^T\([[:space:]]*(T or F) Test Cond\. Est\.\)/F\1/' "$dir"/LU.dat "$dir"/LLT.dat
+    fi
     t0=$(date +%s.%N)
     (cd "$dir" && timeout -k 10 "$tmo" "$mpiexec" -n 4 -env LD_PRELOAD "$preload" \
         "$bindir/$name" >"$tmp/$name.$mode.log" 2>&1)
