@@ -413,12 +413,14 @@ static double panels_time(mctx *c, int pr, int pc, int gr, int gc, int64_t b, in
             /* The next outer panel from the same owners: its cross broadcasts leave the nodes
              * that relay this one's inner panels while they do, so the busiest node carries
              * both levels' bytes of one outer panel in this panel's time. */
-            double both = sh ? node_bw(c, sh, 3, ml * (double)ow * e, (double)ow * nl * e) : 0.0;
-            if (B > 0 && sh && o + ob < end)
-                inner = at_least(inner, both);
-            double wo = work(c, ml, nl, (double)ow);
-            if (wo > 0 && both / wo > c->util)
-                c->util = both / wo;
+            if (sh) {
+                double both = node_bw(c, sh, 3, ml * (double)ow * e, (double)ow * nl * e);
+                double wo = work(c, ml, nl, (double)ow);
+                if (B > 0 && o + ob < end)
+                    inner = at_least(inner, both);
+                if (wo > 0 && both / wo > c->util)
+                    c->util = both / wo;
+            }
             /* All ranks' broadcast bytes of this panel (outer and inner levels together move
              * each panel to the pc - 1 other grid columns and the pr - 1 other grid rows). */
             double bb =

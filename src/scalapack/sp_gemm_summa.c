@@ -3,8 +3,9 @@
  *
  * When it applies (dmxsp_gsumma_make; the same answer on every process, from arguments ScaLAPACK
  * requires equal everywhere):
- *   - TRANSA = TRANSB = 'N' (op(A) = A, op(B) = B) (a 1 x 1 grid, any op, never gets here: one
- *     local multiply, sp_gemm.c's one_owner);
+ *   - TRANSA = TRANSB = 'N' (op(A) = A, op(B) = B); a call on a 1 x 1 grid is one local
+ *     multiply in sp_gemm.c's one_owner, any op, unless an operand is replicated (RSRC or
+ *     CSRC = -1): then it comes here and, with an op other than N, takes dmx_gemm's plan;
  *   - the rows of sub(A) and of sub(C) fall on the same process rows in the same order: from
  *     IA and IC on, both distributions have their block boundaries at the same places (the
  *     first, partial blocks end together, the later ones are MB long in both) on the same
