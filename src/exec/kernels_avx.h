@@ -29,6 +29,13 @@ void dmxi_kernel_tcopy_avx(size_t esz, int64_t m, int64_t n, const void *s, int6
  * dtype. Layout and preconditions as dmxi_kernel_tcopy_avx (m and n multiples of 32 / size). */
 void dmxi_kernel_tapply_avx(int kind, int op, int conj, const double sc[4], int64_t m, int64_t n,
                             const void *s, int64_t lds, void *d, int64_t ldd);
+
+/* Local. D = alpha * op(S) (beta = 0; op KOP_COPY or KOP_SCAL) with register transposes, every
+ * cache line of D written whole by non-temporal stores (visible to others after an sfence).
+ * Arguments as dmxi_kernel_tapply_avx; m a multiple of 64 / size, n of 32 / size, d on a 64-byte
+ * boundary and ldd a multiple of 64. */
+void dmxi_kernel_tstream_avx(int kind, int op, int conj, const double sc[4], int64_t m, int64_t n,
+                             const void *s, int64_t lds, void *d, int64_t ldd);
 #endif
 
 #endif

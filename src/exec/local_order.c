@@ -1,23 +1,40 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The order in which an engine applies the rectangles local in both layouts (exec.h: e->local).
+/* The shape and order of the rectangles local in both layouts (exec.h: e->local), fixed once at
+ * an engine's setup.
  *
- * The planner sorts them by (transform, A column, A row): down each column of A's tiles. For a
- * copy that walks A and B alike. For op T or C it walks B across its columns: consecutive tiles
- * read new rows of B each time, so every tile touches as many new pages of B as it has rows
- * (with 4 KiB pages and a leading dimension of a page or more, one per row) and the rows' pages
- * are visited again only a whole tile column later, long after the TLB has dropped them. Measured
- * on 32 x 32 double tiles of a 4096^2 matrix, one thread, B holding real data: the transpose
- * took 2.4x the copy in this order, 1.3x when the tiles went across A's rows (then A's pages
- * change every tile, and stores wait for the TLB less than loads do).
+ * The planner gives one rectangle per pair of blocks, sorted by (transform, A column, A row).
+ * Two things make that slow when blocks are small:
+ *  - Every rectangle's columns start and end inside cache lines of A wherever A's blocks do
+ *    (plain malloc arrays sit 16 bytes off a line): the partial lines at both ends are stored
+ *    apart, by different rectangles, and each costs the memory a read-modify-write. With
+ *    32 x 32 double blocks that is half of A's lines; an all-local copy took 1.9x its time
+ *    with the arrays on a line, a transpose 2.2x.
+ *  - For op T or C, walking down A's columns reads B across its columns: every rectangle
+ *    reads short pieces of as many of B's columns as it has rows, on as many pages, and comes
+ *    back to them a whole column of rectangles later.
  *
- * Algorithm: for each run of one transposing transform (op T or C, not run-compressed), order its
- * rectangles by bands of BAND_BYTES of A's rows and of A's columns (band of columns first, then
- * band of rows, then column and row inside the band), so that consecutive rectangles stay within
- * BAND_BYTES / element size rows and columns of both arrays: about that many pages of each are
- * in use at a time, each for BAND_BYTES of work, within the second-level TLB (2048 entries on
- * this project's VMs). Rectangles of one transform write disjoint parts of A, so any order is
- * correct. Tried: rows before columns inside a band, and bands of 8 and 32 KiB: no better.
- * Cost: O(n) once, at setup; memory: a scratch copy of the rectangles, freed before return.
+ * Algorithm.
+ *  1. Merge: rectangles of one transform that continue each other down A (same columns, the
+ *     next rows) and whose memories continue too (A's rows further down its column; op(B)'s
+ *     likewise: B's rows for op N, B's columns for op T and C) become one rectangle, up to
+ *     MERGE_COL_BYTES of a column and MERGE_BYTES in all. Transposing transforms are then also
+ *     merged to the right (the next columns, both memories continuing), up to MERGE_BYTES. With
+ *     the same blocking on both sides, or block sizes that divide each other, a rank's whole
+ *     local array becomes rectangles of 4 KiB columns (1 KiB for copies: measured faster), and
+ *     the engine still looks at its peers between them (a rectangle is at most 1 MiB of work).
+ *  2. Order transposing transforms by bands of BAND_BYTES / element size rows and columns of A
+ *     (band of rows, band of columns, then row, then column), so consecutive rectangles go
+ *     across A's rows, that is down B's columns, reading each of B's columns in order while
+ *     the transposing kernel writes A's lines whole (kernels_transpose.c).
+ * Rectangles of one transform write disjoint parts of A, so any order and any merge of
+ * continuing rectangles is correct; the merged rectangle is the same kernel call on a larger
+ * tile (views and trapezoids are cut per rectangle in A's coordinates, engine.c).
+ * Measured on 4096^2 doubles, one rank, one thread, identical layouts, plain malloc arrays (dmx
+ * bench redist --case same, with the line walk of kernels_transpose.c, 3 interleaved rounds):
+ * 32 x 32 blocks copy 25.3-28.0 -> 14.1-14.5 ms, transpose 43.6-45.8 -> 18.5-19.6 ms; 128 x 128
+ * blocks copy 16.0-16.6 -> 16.6-17.3 ms, transpose 25.4-26.9 -> 19.3-20.1 ms (docs/exec.md).
+ * Cost: O(n + rows / band + columns / band + band) once, at setup, for n rectangles; memory: a
+ * scratch copy of the rectangles, freed before return.
  */
 #include "engine.h"
 
@@ -25,39 +42,118 @@
 #include <string.h>
 
 /* Bytes of A's rows (and columns) in one band. */
-#define BAND_BYTES 2048
+#define BAND_BYTES 4096
+/* Local rectangles that continue each other down A's columns are merged up to this many bytes
+ * of a column (op T or C, and op N) and of the whole rectangle. Measured on 4096^2 doubles, 32 x
+ * 32 blocks, one thread: copies of 1 KiB columns took 14.7-15.0 ms, of 4 KiB 17.1-17.4, of 256
+ * bytes 25.8-29.4; transposes of 4 KiB columns 1.1-1.15x the copy's time, of 16 and 64 KiB
+ * columns 1.4 and 1.7x. */
+#define MERGE_COL_BYTES 4096
+#define MERGE_COL_BYTES_N 1024
+#define MERGE_BYTES ((int64_t)1 << 20)
 
-/* Reorder rectangles [i0, i1) of one transform of element size es into bands. They arrive
- * sorted by (A column, A row) (exec.h), so the rectangles of one band of columns are consecutive
- * and already in (column, row) order: a stable counting sort of each such group by its band of
- * rows gives the order, in O(n) and one scratch copy of the largest group. */
-static dmx_status band_sort(dmxi_local *v, int64_t i0, int64_t i1, int64_t es)
+enum { KEY_ROW_IN_BAND, KEY_COL_BAND, KEY_ROW_BAND };
+
+static int64_t sort_key(const dmxi_local *l, int key, int64_t band)
+{
+    return key == KEY_ROW_IN_BAND ? l->r0 % band
+           : key == KEY_COL_BAND  ? l->c0 / band
+                                  : l->r0 / band;
+}
+
+/* Stable counting sort of v[0, n) by one key with nk values, through tmp (n entries) and cnt
+ * (nk + 1 entries). */
+static void count_sort(dmxi_local *v, dmxi_local *tmp, int64_t n, int64_t *cnt, int64_t nk, int key,
+                       int64_t band)
+{
+    memset(cnt, 0, (size_t)(nk + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++)
+        cnt[sort_key(&v[i], key, band) + 1]++;
+    for (int64_t k = 0; k < nk; k++)
+        cnt[k + 1] += cnt[k];
+    for (int64_t i = 0; i < n; i++)
+        tmp[cnt[sort_key(&v[i], key, band)]++] = v[i];
+    memcpy(v, tmp, (size_t)n * sizeof *tmp);
+}
+
+/* Element offsets of one step down a row and one step along a column of memory m. */
+static void mem_steps(const dmxi_mem *m, int64_t *down, int64_t *right)
+{
+    *down = m->order == DMX_ROW_MAJOR ? m->ld : 1;
+    *right = m->order == DMX_ROW_MAJOR ? 1 : m->ld;
+}
+
+/* Whether rectangle b continues rectangle a in A, downwards (the same columns, b's first row
+ * right after a's last) or to the right (the same rows, b's first column right after a's last),
+ * with both memories continuing too: A's elements further down (right), op(B)'s likewise (for
+ * op T or C, B's columns for A's rows and B's rows for A's columns). For block-cyclic arrays
+ * the memories continue whenever A does and both rectangles are local; the offsets are checked
+ * all the same. */
+static int continues(const dmxi_local *a, const dmxi_local *b, dmx_op op, int right)
+{
+    if (b->t != a->t || b->amem.lbk != a->amem.lbk || b->amem.ld != a->amem.ld ||
+        b->amem.order != a->amem.order || b->bmem.lbk != a->bmem.lbk || b->bmem.ld != a->bmem.ld ||
+        b->bmem.order != a->bmem.order)
+        return 0;
+    if (right ? b->r0 != a->r0 || b->rows != a->rows || b->c0 != a->c0 + a->cols
+              : b->c0 != a->c0 || b->cols != a->cols || b->r0 != a->r0 + a->rows)
+        return 0;
+    int64_t ad, ar, bd, br;
+    mem_steps(&a->amem, &ad, &ar);
+    mem_steps(&a->bmem, &bd, &br);
+    const int64_t k = right ? a->cols : a->rows, astep = right ? ar : ad;
+    const int64_t bstep = (op == DMX_OP_N) != right ? bd : br;
+    return b->amem.off == a->amem.off + k * astep && b->bmem.off == a->bmem.off + k * bstep;
+}
+
+/* Merge consecutive rectangles of v[0, n) (one transform) that continue each other downwards
+ * (right = 0) or to the right (1), while a merged column stays within col_bytes and the
+ * rectangle within MERGE_BYTES; returns the new count (order kept). */
+static int64_t merge(dmxi_local *v, int64_t n, dmx_op op, int64_t es, int right, int64_t col_bytes)
+{
+    int64_t w = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (w > 0 && continues(&v[w - 1], &v[i], op, right)) {
+            dmxi_local *m = &v[w - 1];
+            const int64_t rows = right ? m->rows : m->rows + v[i].rows;
+            const int64_t cols = right ? m->cols + v[i].cols : m->cols;
+            if (rows * es <= col_bytes && rows * cols * es <= MERGE_BYTES) {
+                m->rows = rows, m->cols = cols;
+                continue;
+            }
+        }
+        v[w++] = v[i];
+    }
+    return w;
+}
+
+/* The rectangles v[0, *n) of one transposing transform of element size es (sorted by A column,
+ * then A row, already merged downwards): merged to the right, then put in band order: by (band
+ * of rows, band of columns, row, column). Five stable counting sorts, least significant key first,
+ * give both orders: (row within its band, band of rows) gives (row, column) for the merge, then
+ * (row within its band, band of columns, band of rows) the band order, in O(n + rows / band +
+ * columns / band + band) time and one scratch copy of the rectangles. */
+static dmx_status transpose_order(dmxi_local *v, int64_t *n, dmx_op op, int64_t es)
 {
     dmx_status st = DMX_SUCCESS;
     const int64_t band = BAND_BYTES / es > 0 ? BAND_BYTES / es : 1;
-    int64_t rmax = 0;
-    for (int64_t i = i0; i < i1; i++)
+    int64_t rmax = 0, cmax = 0;
+    for (int64_t i = 0; i < *n; i++) {
         rmax = v[i].r0 > rmax ? v[i].r0 : rmax;
-    const int64_t nb = rmax / band + 1;
-    dmxi_local *tmp = malloc((size_t)(i1 - i0) * sizeof *tmp);
-    int64_t *cnt = calloc((size_t)nb + 1, sizeof *cnt);
-    DMXI_CHECK(tmp != NULL && cnt != NULL, DMX_ERR_ALLOC,
-               "out of memory ordering %lld local rectangles", (long long)(i1 - i0));
-    for (int64_t g0 = i0; g0 < i1;) {
-        const int64_t bc = v[g0].c0 / band;
-        int64_t g1 = g0 + 1;
-        while (g1 < i1 && v[g1].c0 / band == bc)
-            g1++;
-        memset(cnt, 0, (size_t)(nb + 1) * sizeof *cnt);
-        for (int64_t i = g0; i < g1; i++)
-            cnt[v[i].r0 / band + 1]++;
-        for (int64_t k = 0; k < nb; k++)
-            cnt[k + 1] += cnt[k];
-        for (int64_t i = g0; i < g1; i++)
-            tmp[cnt[v[i].r0 / band]++] = v[i];
-        memcpy(v + g0, tmp, (size_t)(g1 - g0) * sizeof *tmp);
-        g0 = g1;
+        cmax = v[i].c0 > cmax ? v[i].c0 : cmax;
     }
+    const int64_t nr = rmax / band + 1, nc = cmax / band + 1;
+    const int64_t nk = band > nr ? (band > nc ? band : nc) : (nr > nc ? nr : nc);
+    dmxi_local *tmp = malloc((size_t)*n * sizeof *tmp);
+    int64_t *cnt = malloc(((size_t)nk + 1) * sizeof *cnt);
+    DMXI_CHECK(tmp != NULL && cnt != NULL, DMX_ERR_ALLOC,
+               "out of memory ordering %lld local rectangles", (long long)*n);
+    count_sort(v, tmp, *n, cnt, band, KEY_ROW_IN_BAND, band);
+    count_sort(v, tmp, *n, cnt, nr, KEY_ROW_BAND, band);
+    *n = merge(v, *n, op, es, 1, INT64_MAX);
+    count_sort(v, tmp, *n, cnt, band, KEY_ROW_IN_BAND, band);
+    count_sort(v, tmp, *n, cnt, nc, KEY_COL_BAND, band);
+    count_sort(v, tmp, *n, cnt, nr, KEY_ROW_BAND, band);
 cleanup:
     free(tmp);
     free(cnt);
@@ -67,16 +163,27 @@ cleanup:
 dmx_status dmxi_exec_order_local(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
+    int64_t out = 0;
     for (int64_t i0 = 0; i0 < e->nlocal;) {
         const int t = e->local[i0].t;
         int64_t i1 = i0 + 1;
         while (i1 < e->nlocal && e->local[i1].t == t)
             i1++;
         const dmxi_xform *x = &e->xf[t];
-        if (x->t.op != DMX_OP_N && !x->runs && i1 - i0 > 1)
-            DMXI_TRY(band_sort(e->local, i0, i1, (int64_t)x->esize));
+        int64_t n = i1 - i0;
+        if (out != i0)
+            memmove(e->local + out, e->local + i0, (size_t)n * sizeof *e->local);
+        if (!x->runs) {
+            const int64_t es = (int64_t)x->esize;
+            n = merge(e->local + out, n, x->t.op, es, 0,
+                      x->t.op == DMX_OP_N ? MERGE_COL_BYTES_N : MERGE_COL_BYTES);
+            if (x->t.op != DMX_OP_N && n > 1)
+                DMXI_TRY(transpose_order(e->local + out, &n, x->t.op, es));
+        }
+        out += n;
         i0 = i1;
     }
+    e->nlocal = out;
 cleanup:
     return st;
 }

@@ -465,14 +465,16 @@ static void test_streaming_off_line(void)
                 }
 }
 
-/* The streamed transposed copy through AVX register blocks (8- and 16-byte elements, op T and
- * conjugated complex doubles; the other cases must stay right on their own kernels): D's
- * columns whole lines apart, D on a line and 16 bytes off it (plain malloc), row counts that
- * leave partial lines at both ends, column counts off the 32-byte register block and across
- * the walk's 32-column blocks, S column- and row-major with a padded ld. */
+/* The streamed transposes through AVX register blocks (kernels_avx.c's line walk: every dtype,
+ * op T and C, alpha = 1 and alpha != 1 with beta = 0; the operations that read D must stay right
+ * on their own kernels): D's columns whole lines apart, D on a line, 16 and 48 bytes off it
+ * (plain malloc), row counts that leave partial lines at both ends, column counts off the
+ * register block, across the walk's 32-column blocks and across its 4 KiB passes of S's rows
+ * (600 and 1100 columns), S column- and row-major with a padded ld. */
 static void test_streaming_avx(void)
 {
-    static const int64_t shapes[][2] = {{8, 4}, {9, 5}, {64, 33}, {70, 67}, {130, 100}, {33, 3}};
+    static const int64_t shapes[][2] = {{8, 4},     {9, 5},  {64, 33},  {70, 67},
+                                        {130, 100}, {33, 3}, {24, 600}, {40, 1100}};
     static const int64_t offs[] = {0, 16, 48};
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
         for (int t = 0; t < 4; t++)
