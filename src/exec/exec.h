@@ -74,6 +74,7 @@ typedef struct dmxi_piece {
     int64_t boff; /* byte offset inside the peer's package */
     int peer;
     int t;
+    int rowwise; /* packages.c's order: by A row, then column (op T, C), else column first */
 } dmxi_piece;
 
 /* A rectangle whose source and target both live on this rank: applied straight from B's memory
