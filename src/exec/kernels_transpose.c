@@ -170,6 +170,25 @@ static int64_t stage_rows(int64_t m, int64_t n, int64_t esz)
     return ((m + nbk - 1) / nbk + L - 1) / L * L;
 }
 
+/* Rows [0, rows) of columns [j0, j1) of a streamed tile (s and d at the rows' first element of
+ * column 0), nc columns at a time: transformed by job->staged into buf (rows x nc, packed), then
+ * each column's run stored non-temporally (dmxi_nt_copy: whole lines 16 bytes at a time, the
+ * partial lines at its ends element by element). */
+static void stage_out(const kjob *job, int64_t rows, int64_t nc, int64_t j0, int64_t j1,
+                      const char *s, char *d, char *buf)
+{
+    const int64_t esz = (int64_t)job->esz, ldd = job->ldd * esz;
+    kjob sub = *job;
+    sub.stream = 0;
+    sub.ldd = rows;
+    for (int64_t j = j0; j < j1; j += nc) {
+        const int64_t cols = MIN64(nc, j1 - j);
+        job->staged(&sub, rows, cols, s + j * esz, buf);
+        for (int64_t c = 0; c < cols; c++)
+            dmxi_nt_copy(d + (j + c) * ldd, buf + c * rows * esz, (size_t)(rows * esz));
+    }
+}
+
 /* D = alpha*op(S) (beta = 0) written whole columns at a time: each block of `per` rows (above)
  * x STAGE_BYTES / (per * esz) columns is transformed by job->staged (the cached kernel: register
  * transposes where it has them) into a packed buffer on the stack, then each of its columns is
@@ -183,7 +202,7 @@ static int64_t stage_rows(int64_t m, int64_t n, int64_t esz)
 static void tl_staged(const kjob *job, int64_t m, int64_t n, const void *s, void *d)
 {
     _Alignas(64) char buf[STAGE_BYTES];
-    const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
+    const int64_t esz = (int64_t)job->esz, lds = job->sri * esz;
     const int64_t R = 32 / esz, pw = STAGE_PANEL / esz;
     const int64_t head = (int64_t)((CACHE_LINE - (uintptr_t)d % CACHE_LINE) % CACHE_LINE) / esz;
     const int64_t per = stage_rows(m, n, esz);
@@ -197,18 +216,9 @@ static void tl_staged(const kjob *job, int64_t m, int64_t n, const void *s, void
         const int64_t p1 = MIN64(n, p0 + pw);
         for (int64_t i0 = 0; i0 < m;) {
             const int64_t i1 = MIN64(m, i0 == 0 ? head + per : i0 + per), rows = i1 - i0;
-            const size_t run = (size_t)(rows * esz);
             int64_t nc = STAGE_BYTES / (rows * esz);
             nc = nc >= R ? nc / R * R : nc > 0 ? nc : 1;
-            sub.ldd = rows;
-            for (int64_t j0 = p0; j0 < p1; j0 += nc) {
-                const int64_t cols = MIN64(nc, p1 - j0);
-                const char *sb = (const char *)s + i0 * lds + j0 * esz;
-                char *db = (char *)d + i0 * esz + j0 * ldd;
-                job->staged(&sub, rows, cols, sb, buf);
-                for (int64_t j = 0; j < cols; j++)
-                    dmxi_nt_copy(db + j * ldd, buf + j * rows * esz, run);
-            }
+            stage_out(job, rows, nc, p0, p1, (const char *)s + i0 * lds, (char *)d + i0 * esz, buf);
             i0 = i1;
         }
     }
@@ -221,17 +231,8 @@ static void tl_staged(const kjob *job, int64_t m, int64_t n, const void *s, void
 static void tl_edge(const kjob *job, int64_t m, int64_t n, const char *s, char *d)
 {
     _Alignas(64) char buf[STAGE_BYTES];
-    const int64_t esz = (int64_t)job->esz, ldd = job->ldd * esz;
-    const int64_t nc = m * esz < STAGE_BYTES ? STAGE_BYTES / (m * esz) : 1;
-    kjob sub = *job;
-    sub.stream = 0;
-    sub.ldd = m;
-    for (int64_t j0 = 0; j0 < n; j0 += nc) {
-        const int64_t cols = MIN64(nc, n - j0);
-        job->staged(&sub, m, cols, s + j0 * esz, buf);
-        for (int64_t j = 0; j < cols; j++)
-            dmxi_nt_copy(d + (j0 + j) * ldd, buf + j * m * esz, (size_t)(m * esz));
-    }
+    const int64_t esz = (int64_t)job->esz;
+    stage_out(job, m, m * esz < STAGE_BYTES ? STAGE_BYTES / (m * esz) : 1, 0, n, s, d, buf);
 }
 
 /* D = alpha*op(S) (beta = 0) into a large D with every whole line of D written by one
@@ -273,6 +274,12 @@ static void tl_lines(const kjob *job, int64_t m, int64_t n, const void *s, void 
 
 static kfn cached_fn(kjob *job, dmx_dtype dt, enum kop k, int conj, kfn fn);
 
+/* The element kind of kernels_avx.c: 0 float, 1 double, 2 complex float, 3 complex double. */
+static int kind_of(dmx_dtype dt)
+{
+    return dt == DMX_FLOAT ? 0 : dt == DMX_DOUBLE ? 1 : dt == DMX_CFLOAT ? 2 : 3;
+}
+
 kfn dmxi_kernel_transpose_fn(kjob *job, dmx_dtype dt, enum kop k, int conj)
 {
     const kfn(*fns)[2] = dt == DMX_FLOAT    ? s_fns
@@ -287,7 +294,7 @@ kfn dmxi_kernel_transpose_fn(kjob *job, dmx_dtype dt, enum kop k, int conj)
         tmp.fallback = fn;
         job->staged = cached_fn(&tmp, dt, k, conj, fn);
         job->fallback = fn;
-        job->kind = dt == DMX_FLOAT ? 0 : dt == DMX_DOUBLE ? 1 : dt == DMX_CFLOAT ? 2 : 3;
+        job->kind = kind_of(dt);
         job->op = (int)k;
 #if DMXI_HAVE_AVX_KERNELS
         if (dmxi_kernel_avx_ok())
@@ -308,7 +315,7 @@ static kfn cached_fn(kjob *job, dmx_dtype dt, enum kop k, int conj, kfn fn)
     }
     if (dmxi_kernel_avx_ok()) {
         job->fallback = fn;
-        job->kind = dt == DMX_FLOAT ? 0 : dt == DMX_DOUBLE ? 1 : dt == DMX_CFLOAT ? 2 : 3;
+        job->kind = kind_of(dt);
         job->op = (int)k;
         return tl_op_avx;
     }
