@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # dmx at simulated scale (docs/scale.md): the seeds' experiments in SimGrid's SMPI, one
-# subcommand per module. Builds the dmx program with smpicc into build-smpi/ ($SIM_BUILD), runs one point
-# (one smpirun) at a time, each killed after SIM_TIMEOUT seconds (default 900), and appends its
-# JSON lines, tagged with "platform" and the simulator's wall time "sim_wall_s", to
+# subcommand per module. Builds the dmx program with smpicc into build-smpi/ (SIM_BUILD), runs
+# one point (one smpirun) at a time, each killed after SIM_TIMEOUT seconds (default 900), and
+# appends its JSON lines, tagged with "platform" and the simulator's wall time "sim_wall_s", to
 # $SIM_OUT/<module>.jsonl (default SIM_OUT=bench/simgrid/results); then prints the module's
 # table (scripts/simulate_table.py) from that file and draws its charts into
 # $SIM_OUT/<module>.svg (scripts/simulate_plot.py). Not part of CI.
@@ -98,7 +98,7 @@ sim() {
     case $plat in latency | bandwidth) base=cluster_$plat ;; esac
     hf=$(hostfile "$plat")
     t0=$(date +%s.%N)
-    (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_SIM_SAMPLE="${SIM_ONE_SAMPLE:-1}" DMX_MODEL="${SIM_MODEL:-$SIM_DIR/$base.model}" \
+    (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="${SIM_MODEL:-$SIM_DIR/$base.model}" \
         DMX_GEMM_MODEL="$SIM_DIR/$base.gemm" \
         timeout -s KILL "${SIM_TIMEOUT:-900}" smpirun -np "$np" -platform "$SIM_DIR/$base.xml" \
         -hostfile "$hf" --cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 \
@@ -125,8 +125,6 @@ table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl" "$OUT/$1.svg"; 
 # panel, N/sqrt(P)), hsumma:G:b:B, cannon, auto (nothing forced) or auto:data (the data's grid
 # forced, the rest chosen; without it the model charges other grids the moves); forced points
 # use the data's square grid. SIM_POINTS default: SUMMA and HSUMMA at every power-of-two G.
-# SIM_SAMPLE="s1 s2" (e.g. "8 4"): each point from two runs of 1/s of the pieces of k, the
-# full time extrapolated (sampled(), below; docs/scale.md measures the error).
 gemm() {
     local N=${1:-2048} plats=${SIM_PLATFORMS:-"latency bandwidth"} nps=${SIM_NP:-"256 1024"}
     for plat in $plats; do
@@ -158,54 +156,10 @@ gemm() {
                 auto) a+=(auto) && [ "$x" = data ] && a+=(--data-grid) ;;
                 *) a+=("$alg") ;;
                 esac
-                if [ -z "${SIM_SAMPLE:-}" ]; then
-                    SIM_TAG="\"point\":\"$pt\"," sim gemm "$plat" "$np" '"gemm_sim"' "${a[@]}"
-                else
-                    sampled "$plat" "$np" "$N" "$pr" "$pc" "$pt" "${a[@]}"
-                fi
+                SIM_TAG="\"point\":\"$pt\"," sim gemm "$plat" "$np" '"gemm_sim"' "${a[@]}"
             done
         done
     done
-}
-
-# sampled PLATFORM NP N PR PC POINT [dmx arguments...]: one gemm point run at the two strides of
-# SIM_SAMPLE ("s1 s2", s1 > s2 > 0: DMX_SIM_SAMPLE, the panels of pairs of consecutive pieces of
-# k every 2s only; a piece is where neither A's owner nor B's changes), each line kept in
-# $OUT/gemm_samples.jsonl;
-# the time of j pieces is taken as a + c j (setup and the first panel's wait, then a cost per
-# piece), the line through the two samples gives the full run's nc pieces, and that line goes
-# to $OUT/gemm.jsonl with "sampled" and both samples' times. Cannon runs whole either way (no
-# sampling: both samples are the full time, and so is the line).
-sampled() {
-    local plat=$1 np=$2 N=$3 pr=$4 pc=$5 pt=$6 s t lines=()
-    shift 6
-    for s in $SIM_SAMPLE; do
-        t=$(SIM_ONE_SAMPLE=$s SIM_TAG="\"point\":\"$pt\",\"sample\":$s," \
-            sim gemm_samples "$plat" "$np" '"gemm_sim"' "$@" | tail -1)
-        lines+=("$t")
-    done
-    python3 - "$N" "$pr" "$pc" "$SIM_SAMPLE" "${lines[@]}" <<'PY' | tee -a "$OUT/gemm.jsonl"
-import json, sys
-n, pr, pc = (int(x) for x in sys.argv[1:4])
-strides = [int(x) for x in sys.argv[4].split()]
-rec = [json.loads(x) for x in sys.argv[5:]]
-ka, kb = -(-n // pc), -(-n // pr)  # bench gemm's split of k: A's columns, B's rows
-nc = len(set(range(0, n, ka)) | set(range(0, n, kb)))
-out = dict(rec[-1])
-out["sim_wall_s"] = round(sum(r.get("sim_wall_s", 0) for r in rec), 1)
-out.pop("sample", None)
-if len(rec) != 2 or len(set(strides)) != 2 or any("failed" in r for r in rec):
-    out["failed"] = "sampled: " + "; ".join(r.get("failed", "ok") for r in rec)
-    out.pop("t_med", None)
-else:
-    # pieces each sample ran: pairs 0, 1, 2s, 2s + 1, ... (dmxi_gemm_next_piece)
-    j = [sum(1 for i in range(nc) if i % (2 * s) < 2) for s in strides]
-    t = [r["t_med"] for r in rec]
-    c = (t[1] - t[0]) / (j[1] - j[0])
-    out["t_med"] = round(t[0] + c * (nc - j[0]), 6)
-    out["sampled"] = "%d/%d and %d/%d pieces: %.6f, %.6f s" % (j[0], nc, j[1], nc, t[0], t[1])
-print(json.dumps(out, separators=(",", ":")))
-PY
 }
 
 # ---- exchange: seed 004 (NBX). One point = one P, k, pattern and protocol (SIM_PROTOCOLS,

@@ -39,7 +39,6 @@ typedef enum dmxi_setting {
     DMXI_SET_SCALAPACK_GEMM_CACHE,   /* multiplies the drop-in keeps planned per grid */
     DMXI_SET_SCALAPACK_GEMM_INPLACE, /* 0: no SUMMA on the caller's arrays in the drop-in */
     DMXI_SET_CACHE_BYTES,            /* bytes of plans kept per communicator (plan_cache.c) */
-    DMXI_SET_SIM_SAMPLE,             /* simulation builds: the multiply runs 1/N of k */
     DMXI_SET_COLL_ALG, /* family DMX_COLL_<NAME>: AUTO's algorithm for one collective */
     DMXI_NSETTINGS
 } dmxi_setting;

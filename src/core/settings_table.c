@@ -181,14 +181,6 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "[rma.md](rma.md)): `0` one MPI call per transfer, `1` pieces of 32768 blocks; unset: "
         "whole where the heap's probe found MPI's datatype engine fast (osc rdma, sm), pieces "
         "elsewhere (osc ucx)"),
-    ROW(DMXI_SET_SIM_SAMPLE, "DMX_SIM_SAMPLE", 1, "1", TEST, MUST_MATCH, 0,
-        "simulation builds only: the multiply runs 1/N of the pieces of k (1: all)",
-        "SimGrid builds only (`scripts/simulate.sh`, `-DDMX_SIM_FLOPS`; ignored elsewhere): "
-        "SUMMA and HSUMMA run the panels of 1/N of the pieces of the inner dimension, pairs of "
-        "consecutive pieces every 2N (0, 1, 2N, 2N + 1, ...; a piece is where neither A's nor "
-        "B's owner changes), so a simulated point costs about 1/N of the simulator's time with "
-        "the same panels, owners and buffers; the product is not computed there anyway, and the "
-        "script extrapolates the full time from two samples ([scale.md](scale.md))"),
     ROW(DMXI_SET_COLL_SEGMENTS, "DMX_COLL_SEGMENTS", 0, "0", TEST, MUST_MATCH, 0,
         "segments of the pipelined ring broadcast (0: the model's choice)",
         "segments of the pipelined ring broadcast (`0`: the model's choice)"),

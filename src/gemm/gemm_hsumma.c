@@ -58,11 +58,11 @@ static dmx_status make_schedule(hs *h)
     int nc = 0;
     DMXI_TRY(dmxi_gemm_cuts(g->ka, g->pc, g->kb, g->pr, &cuts, &nc));
     int64_t no = 0, ns = 0;
-    for (int i = 0; i < nc; i = dmxi_gemm_next_piece(i))
+    for (int i = 0; i < nc; i++)
         no += (cuts[i + 1] - cuts[i] + h->B - 1) / h->B;
     h->os = dmxi_malloc(no, sizeof *h->os);
     DMXI_CHECK(h->os != NULL, DMX_ERR_ALLOC, "out of memory for panels");
-    for (int i = 0; i < nc; i = dmxi_gemm_next_piece(i))
+    for (int i = 0; i < nc; i++)
         for (int64_t k0 = cuts[i]; k0 < cuts[i + 1]; k0 += h->B) {
             outer *o = &h->os[h->no++];
             o->k0 = k0;

@@ -66,11 +66,6 @@ int dmxi_gemm_is_zero(dmx_scalar s);
  * in one part of both (gemm_panel.c). *cuts (malloc'd) gets n+1 points. */
 dmx_status dmxi_gemm_cuts(const int64_t *x, int nx, const int64_t *y, int ny, int64_t **cuts,
                           int *n);
-/* The piece of the cuts SUMMA and HSUMMA run after piece i: i + 1; in simulation builds
- * (-DDMX_SIM_FLOPS) with DMX_SIM_SAMPLE = s > 1, pairs of consecutive pieces every 2s (0, 1, 2s,
- * 2s + 1, ...): owners spread over the grid, each pair with the hand-over from one owner to the
- * next as in the full run (docs/scale.md measures the extrapolation's error). */
-int dmxi_gemm_next_piece(int i);
 /* Part of split x (nparts) holding index i. */
 int dmxi_gemm_part(const int64_t *x, int nparts, int64_t i);
 

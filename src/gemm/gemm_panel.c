@@ -44,16 +44,6 @@ cleanup:
     return st;
 }
 
-int dmxi_gemm_next_piece(int i)
-{
-#ifdef DMX_SIM_FLOPS
-    int64_t s = dmxi_setting_int(DMXI_SET_SIM_SAMPLE);
-    if (s > 1 && s <= INT_MAX / 4 && i % 2 == 1)
-        return i + 2 * (int)s - 1;
-#endif
-    return i + 1;
-}
-
 dmx_status dmxi_gemm_bcast_start(dmx_gemm_plan *g, void *buf, int64_t count, int root,
                                  MPI_Comm comm, MPI_Request *req)
 {

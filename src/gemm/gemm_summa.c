@@ -40,12 +40,12 @@ static dmx_status make_panels(const dmx_gemm_plan *g, int64_t b, panel **out, in
     panel *ps = NULL;
     DMXI_TRY(dmxi_gemm_cuts(g->ka, g->pc, g->kb, g->pr, &cuts, &nc));
     int64_t cnt = 0;
-    for (int i = 0; i < nc; i = dmxi_gemm_next_piece(i))
+    for (int i = 0; i < nc; i++)
         cnt += (cuts[i + 1] - cuts[i] + b - 1) / b;
     ps = dmxi_malloc(cnt, sizeof *ps);
     DMXI_CHECK(ps != NULL, DMX_ERR_ALLOC, "out of memory for panels");
     cnt = 0;
-    for (int i = 0; i < nc; i = dmxi_gemm_next_piece(i))
+    for (int i = 0; i < nc; i++)
         for (int64_t k0 = cuts[i]; k0 < cuts[i + 1]; k0 += b) {
             ps[cnt].k0 = k0;
             ps[cnt].w = cuts[i + 1] - k0 < b ? cuts[i + 1] - k0 : b;
