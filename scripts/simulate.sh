@@ -94,8 +94,14 @@ hostfile() { # platform -> path of a hostfile, a host's name once per core
 sim() {
     local mod=$1 plat=$2 np=$3 filter=$4
     shift 4
-    local hf t0 t1 rc=0 log=$TMPD/out base=$plat
+    local hf t0 t1 rc=0 log=$TMPD/out base=$plat setup=
     case $plat in latency | bandwidth) base=cluster_$plat ;; esac
+    # Where MPI's blocking broadcast is not what is measured (every benchmark but bench coll),
+    # it only serves setup (MPI_Comm_dup, agreements): a binomial tree there. The Open MPI
+    # selection's choice for one int costs the simulator 5.3 s at 512 ranks (0.3 s binomial),
+    # and an MPI_Comm_dup 45 s at 1,024 (0.6 s): the fixed cost of every large point
+    # (docs/scale.md, "Where a 2,048-rank point's simulator time goes").
+    [ "${2:-}" = coll ] || setup=--cfg=smpi/bcast:binomial_tree
     hf=$(hostfile "$plat")
     t0=$(date +%s.%N)
     (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="${SIM_MODEL:-$SIM_DIR/$base.model}" \
@@ -103,7 +109,7 @@ sim() {
         timeout -s KILL "${SIM_TIMEOUT:-900}" smpirun -np "$np" -platform "$SIM_DIR/$base.xml" \
         -hostfile "$hf" --cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 \
         --cfg=smpi/lat-factor:0:1 --cfg=smpi/test:1e-6 --cfg=smpi/iprobe:1e-6 \
-        --cfg=smpi/grow-injected-times:no --cfg=smpi/coll-selector:ompi ${SIM_CFG:-} \
+        --cfg=smpi/grow-injected-times:no --cfg=smpi/coll-selector:ompi $setup ${SIM_CFG:-} \
         --log=root.thres:critical \
         "$SBUILD"/tools/dmx "$@" >"$log" 2>"$log.err") || rc=$?
     t1=$(date +%s.%N)
