@@ -99,8 +99,8 @@ sim() {
     # Where MPI's blocking broadcast is not what is measured (every benchmark but bench coll),
     # it only serves setup (MPI_Comm_dup, agreements): a binomial tree there. The Open MPI
     # selection's choice for one int costs the simulator 5.3 s at 512 ranks (0.3 s binomial),
-    # and an MPI_Comm_dup 45 s at 1,024 (0.6 s): the fixed cost of every large point
-    # (docs/scale.md, "Where a 2,048-rank point's simulator time goes").
+    # and an MPI_Comm_dup 45 s at 1,024 (0.6 s; bench/simgrid/probe_setup.c): the fixed cost of
+    # every large point (docs/scale.md, "Where a 2,048-rank point's simulator time goes").
     [ "${2:-}" = coll ] || setup=--cfg=smpi/bcast:binomial_tree
     hf=$(hostfile "$plat")
     t0=$(date +%s.%N)

@@ -263,11 +263,11 @@ static const nshape *node_loads(mctx *c, int pr, int pc, int gr, int gc)
         if (!x->used)
             s = x;
     }
-    if (s == NULL) { /* table full: the slot of the key is taken over (a search walks the
-                      * grids in order, so the shapes it asks for again are recent ones) */
+    if (s == NULL) { /* table full: the key's own slot is taken over (a search walks the grids
+                      * in order, so the shapes it asks for again are recent ones); it is filled
+                      * whole below, and stays free if that fails */
         s = &c->shapes[h];
         s->used = 0;
-        memset(s->nk, 0, sizeof s->nk);
     }
     tally t = {dmxi_gemm_machine(), (c->p + c->nodes - 1) / c->nodes, NULL, NULL, 0, 0};
     t.nnodes = ((int64_t)pr * pc + t.per - 1) / t.per;
