@@ -49,7 +49,9 @@
 #
 # Limit: SMPI privatises each rank's globals by mapping a copy of the program, about ten
 # memory mappings per rank; vm.max_map_count (65530 by default) stops a run near 6,000 ranks
-# (the 16,384-rank BG/P partition needs it raised, as root: sysctl vm.max_map_count=262144).
+# (the 16,384-rank BG/P partition needs it raised, as root: sysctl vm.max_map_count=262144;
+# sim refuses a point whose ranks need more than the setting allows). Memory: 0.5-1.2 MB per
+# simulated rank beside the data (20 GB for the exchange at 16,384 ranks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${SIM_OUT:-bench/simgrid/results}
@@ -96,12 +98,21 @@ sim() {
     shift 4
     local hf t0 t1 rc=0 log=$TMPD/out base=$plat setup=
     case $plat in latency | bandwidth) base=cluster_$plat ;; esac
-    # Where MPI's blocking broadcast is not what is measured (every benchmark but bench coll),
-    # it only serves setup (MPI_Comm_dup, agreements): a binomial tree there. The Open MPI
-    # selection's choice for one int costs the simulator 5.3 s at 512 ranks (0.3 s binomial),
-    # and an MPI_Comm_dup 45 s at 1,024 (0.6 s; bench/simgrid/probe_setup.c): the fixed cost of
-    # every large point (docs/scale.md, "Where a 2,048-rank point's simulator time goes").
-    [ "${2:-}" = coll ] || setup=--cfg=smpi/bcast:binomial_tree
+    # Where MPI's blocking broadcast is not what is measured (every benchmark but bench coll
+    # --coll bcast), it only serves setup (MPI_Comm_dup, agreements): a binomial tree there. The
+    # Open MPI selection's choice for one int costs the simulator 5.3 s at 512 ranks (0.3 s
+    # binomial), and an MPI_Comm_dup 45 s at 1,024 (0.6 s; bench/simgrid/probe_setup.c): the
+    # fixed cost of every large point (docs/scale.md, "Where a 2,048-rank point's simulator time
+    # goes"). The other collectives' cells, MPI's own among them, do not change with it.
+    [ "${2:-}" = coll ] && [ "${5:-}" = bcast ] || setup=--cfg=smpi/bcast:binomial_tree
+    # SMPI maps a copy of the program per rank, about ten mappings each (see Limit above)
+    local maps
+    maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
+    if [ "$maps" -gt 0 ] && [ "$maps" -lt $((12 * np)) ]; then
+        echo "simulate: $np ranks need vm.max_map_count >= $((12 * np)) (it is $maps); as root:" \
+            "sysctl vm.max_map_count=$((16 * np))" >&2
+        return 1
+    fi
     hf=$(hostfile "$plat")
     t0=$(date +%s.%N)
     (DMX_SHM=0 OPENBLAS_NUM_THREADS=1 DMX_MODEL="${SIM_MODEL:-$SIM_DIR/$base.model}" \
@@ -123,6 +134,13 @@ sim() {
     fi
     grep "$filter" "$log" | sed "s/^{/{\"platform\":\"$plat\",${SIM_TAG:-}\"sim_wall_s\":$wall,/" |
         tee -a "$OUT/$mod.jsonl"
+    # Lines came, then the run ended badly: the lines are kept (a rank may abort in
+    # MPI_Finalize after the results are out), but say so, since a cell may be missing.
+    if [ "$rc" -ne 0 ]; then
+        echo "simulate: rc $rc after $(grep -c "$filter" "$log") result lines ($*):" >&2
+        tail -3 "$log.err" >&2
+    fi
+    return 0
 }
 
 table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl" "$OUT/$1.svg"; }
