@@ -20,7 +20,8 @@
 # build's directory, default build-smpi: a second one lets a changed build run beside a
 # simulation still using the first); per module below. SIM_MODEL
 # replaces the platform's collectives model file (calibrate uses it), SIM_COLL_MOD the coll
-# module's output name (default coll).
+# module's output name (default coll), SIM_SETUP the setup broadcast's --cfg (default
+# --cfg=smpi/bcast:binomial_tree; empty: Open MPI's selection, see sim).
 #
 # Platforms (bench/simgrid/<name>.xml, each with its model files <name>.model for the
 # collectives (DMX_MODEL) and <name>.gemm for the multiply (DMX_GEMM_MODEL), derived from the
@@ -96,15 +97,15 @@ hostfile() { # platform -> path of a hostfile, a host's name once per core
 sim() {
     local mod=$1 plat=$2 np=$3 filter=$4
     shift 4
-    local hf t0 t1 rc=0 log=$TMPD/out base=$plat setup=
+    local hf t0 t1 rc=0 log=$TMPD/out base=$plat
     case $plat in latency | bandwidth) base=cluster_$plat ;; esac
-    # Where MPI's blocking broadcast is not what is measured (every benchmark but bench coll
-    # --coll bcast), it only serves setup (MPI_Comm_dup, agreements): a binomial tree there. The
-    # Open MPI selection's choice for one int costs the simulator 5.3 s at 512 ranks (0.3 s
-    # binomial), and an MPI_Comm_dup 45 s at 1,024 (0.6 s; bench/simgrid/probe_setup.c): the
-    # fixed cost of every large point (docs/scale.md, "Where a 2,048-rank point's simulator time
-    # goes"). The other collectives' cells, MPI's own among them, do not change with it.
-    [ "${2:-}" = coll ] && [ "${5:-}" = bcast ] || setup=--cfg=smpi/bcast:binomial_tree
+    # Where MPI's blocking broadcast is not what is measured, it only serves setup
+    # (MPI_Comm_dup, agreements): a binomial tree there, unless the caller sets SIM_SETUP (empty:
+    # Open MPI's selection, as coll does for the broadcast's own cells). The selection's choice
+    # for one int costs the simulator 5.3 s at 512 ranks (0.3 s binomial), and an MPI_Comm_dup
+    # 45 s at 1,024 (0.6 s; bench/simgrid/probe_setup.c): the fixed cost of every large point
+    # (docs/scale.md, "Where a 2,048-rank point's simulator time goes").
+    local setup=${SIM_SETUP---cfg=smpi/bcast:binomial_tree}
     # SMPI maps a copy of the program per rank, about ten mappings each (see Limit above)
     local maps
     maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
@@ -224,7 +225,13 @@ coll() {
                 case $c in allgather) max=${SIM_MAX_BLOCK:-4096} ;; esac
                 case $c in alltoall) max=${SIM_MAX_ALLTOALL:-${SIM_MAX_BLOCK:-4096}} ;; esac
                 echo "# coll $plat np $np $c" >&2
-                SIM_TAG="\"sample\":${SIM_SAMPLE:-200e-6}," sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" \
+                # the broadcast's cells compare MPI's own broadcast: Open MPI's selection for
+                # setup too; the other collectives' cells, MPI's and AUTO's among them, come out
+                # the same with the binomial setup broadcast (docs/scale.md, collectives at 512)
+                local setup=${SIM_SETUP---cfg=smpi/bcast:binomial_tree}
+                [ "$c" = bcast ] && setup=
+                SIM_SETUP=$setup SIM_TAG="\"sample\":${SIM_SAMPLE:-200e-6}," \
+                    sim "${SIM_COLL_MOD:-coll}" "$plat" "$np" \
                     '"bench":"coll"' bench coll --json --coll "$c" --min 8 --max "$max" --reps 1 \
                     --retries 0 --malloc-default --sample "${SIM_SAMPLE:-200e-6}"
             done
