@@ -27,7 +27,18 @@
  * the model keeps node shapes for. Its pick, forced alone, must be priced as AUTO priced it, and
  * no algorithm forced alone may be priced under AUTO's pick by the 1 % rule's margin. Before the
  * shapes' table took over full slots, everything priced after it filled lost the node-link term:
- * AUTO took Cannon at 163.5 ms, which forced alone is priced 377 ms (HSUMMA: 319.8). */
+ * AUTO took Cannon at 163.5 ms, which forced alone is priced 377 ms (HSUMMA: 319.8).
+ *
+ * (e) Also with "auto": HSUMMA on the data's 32 x 64 grid at 2,048 ranks. The model prices G = 64
+ * and G = 128 alike (the busiest torus link is the same) and b = 32, 64, 128 within 2 %; SimGrid
+ * ran G = 128, b = B = 64 fastest (310.7 ms), G = 64 at the same panels 341.2, G = 128 with
+ * b = B = 32 330.9 (docs/scale.md). G = 64's A broadcasts also cross the torus (more bytes on
+ * the links in all), and the links carry twice the local multiply's time, where the near tie
+ * between widths goes to the wider panel: the pick must be G = 128 with b >= 64, and G = 64 at
+ * its panels and b = 32 at its G must be priced within 1 % (else the rules did not decide).
+ *
+ * (f) Also with "auto": 16 x 16 ranks, n = 4096, B = 256. G = 64 and G = 128 are priced alike,
+ * but G = 128's busiest links carry more (simulated 365.1 ms against 315.3): the pick stays 64. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "dmx.h"
 #include "dmx/expert.h"
@@ -85,6 +96,25 @@ int main(int argc, char **argv)
             DMXT_EXPECT(&n, f > 0 && t <= 1.011 * f, "%s alone priced %.2f ms, AUTO's pick %.2f",
                         dmx_gemm_alg_name((dmx_gemm_alg)a), f * 1e3, t * 1e3);
         }
+        /* (e) */
+        double best = predict(&n, DMX_GEMM_HSUMMA, 8192, 2048, 512, 32, 64, 0, 0, 0, &pick);
+        double g64 = predict(&n, DMX_GEMM_HSUMMA, 8192, 2048, 512, 32, 64, 64, pick.panel,
+                             pick.outer_panel, NULL);
+        double b32 = predict(&n, DMX_GEMM_HSUMMA, 8192, 2048, 512, 32, 64, 128, 32, 32, NULL);
+        DMXT_EXPECT(&n, pick.groups == 128 && pick.panel >= 64,
+                    "32 x 64: AUTO took G = %d, b = %lld (simulated best: G = 128, b >= 64)",
+                    pick.groups, (long long)pick.panel);
+        DMXT_EXPECT(&n, g64 > 0 && g64 < 1.01 * best && b32 > 0 && b32 < 1.01 * best,
+                    "G = 64 priced %.2f ms, b = 32 %.2f, the pick %.2f: not near ties", g64 * 1e3,
+                    b32 * 1e3, best * 1e3);
+        /* (f) */
+        best = predict(&n, DMX_GEMM_HSUMMA, 4096, 256, 64, 16, 16, 0, 0, 256, &pick);
+        double g128 =
+            predict(&n, DMX_GEMM_HSUMMA, 4096, 256, 64, 16, 16, 128, pick.panel, 256, NULL);
+        DMXT_EXPECT(&n, pick.groups == 64 && g128 > 0 && g128 < 1.01 * best,
+                    "16 x 16: AUTO took G = %d (simulated best 64); G = 128 priced %.2f ms "
+                    "against %.2f",
+                    pick.groups, g128 * 1e3, best * 1e3);
     } else if (rank == 0) {
         /* (a) */
         double floor = 27.0 * 512 * 32 * 8 * 256 / 1.5e9;
