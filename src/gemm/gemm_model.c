@@ -46,7 +46,7 @@ typedef struct nshape {
     int pr, pc, gr, gc, used;
     int nk[NLEVELS];
     nkind k[NLEVELS][NKINDS];
-    int64_t hops_a[NLEVELS], hops_b[NLEVELS]; /* all links' A and B messages together */
+    int64_t hops_a, hops_b; /* level 3: all links' A and B messages together (see consider) */
 } nshape;
 
 typedef struct mctx {
@@ -292,8 +292,8 @@ static const nshape *node_loads(mctx *c, int pr, int pc, int gr, int gc)
             memset(t.loop, 0, (size_t)t.nnodes * 2 * sizeof *t.loop);
             step_messages(&t, s, lv);
             for (int64_t l = 0; l < t.nlinks; l++) {
-                s->hops_a[lv] += t.link[2 * l];
-                s->hops_b[lv] += t.link[2 * l + 1];
+                s->hops_a += lv == 3 ? t.link[2 * l] : 0;
+                s->hops_b += lv == 3 ? t.link[2 * l + 1] : 0;
                 if (t.link[2 * l] || t.link[2 * l + 1])
                     add_kind(s, lv, (nkind){t.link[2 * l], 0, t.link[2 * l + 1], 0});
             }
@@ -430,8 +430,8 @@ static double panels_time(mctx *c, int pr, int pc, int gr, int gc, int64_t b, in
                     inner = at_least(inner, both);
                 if (wo > 0 && both / wo > c->util)
                     c->util = both / wo;
-                c->traffic += ((double)sh->hops_a[3] * ml * (double)ow * e +
-                               (double)sh->hops_b[3] * (double)ow * nl * e) *
+                c->traffic += ((double)sh->hops_a * ml * (double)ow * e +
+                               (double)sh->hops_b * (double)ow * nl * e) *
                               c->beta_inter;
             }
             /* All ranks' broadcast bytes of this panel (outer and inner levels together move
