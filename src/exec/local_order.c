@@ -17,24 +17,28 @@
  *  1. Merge: rectangles of one transform that continue each other down A (same columns, the
  *     next rows) and whose memories continue too (A's rows further down its column; op(B)'s
  *     likewise: B's rows for op N, B's columns for op T and C) become one rectangle, up to
- *     MERGE_COL_BYTES of a column and MERGE_BYTES in all. Transposing transforms are then also
- *     merged to the right (the next columns, both memories continuing), up to MERGE_BYTES. With
- *     the same blocking on both sides, or block sizes that divide each other, a rank's whole
- *     local array becomes rectangles of 4 KiB columns (1 KiB for copies: measured faster), and
- *     the engine still looks at its peers between them (a rectangle is at most 1 MiB of work).
+ *     MERGE_COL_BYTES of a column and MERGE_COL_BYTES x MERGE_ROW_BYTES / element size in all.
+ *     Transposing transforms are then also merged to the right (the next columns, both memories
+ *     continuing), within the same total. With the same blocking on both sides, or block sizes
+ *     that divide each other, a rank's whole local array becomes rectangles of 4 KiB columns (1
+ *     KiB for copies: measured faster), and the engine still looks at its peers between them (a
+ *     rectangle is at most 4 MiB of work).
  *  2. Order transposing transforms by bands of BAND_BYTES / element size rows and columns of A
  *     (band of rows, band of columns, then row, then column), so consecutive rectangles go
  *     across A's rows, that is down B's columns, reading each of B's columns in order while
  *     the transposing kernel writes A's lines whole (kernels_transpose.c).
- * Rectangles of one transform write disjoint parts of A, so any order and any merge of
- * continuing rectangles is correct; the merged rectangle is the same kernel call on a larger
- * tile (views and trapezoids are cut per rectangle in A's coordinates, engine.c).
+ *  3. Cut copying transforms' rectangles into COPY_COLS columns at most and order them by band
+ *     of COPY_COLS columns, then as before (down the band's columns).
+ * Rectangles of one transform write disjoint parts of A, so any order, any merge of continuing
+ * rectangles and any cut of one is correct; a merged or cut rectangle is the same kernel call on
+ * another tile (views and trapezoids are cut per rectangle in A's coordinates, engine.c).
  * Measured on 4096^2 doubles, one rank, one thread, identical layouts, plain malloc arrays (dmx
  * bench redist --case same, with the line walk of kernels_transpose.c, 3 interleaved rounds):
  * 32 x 32 blocks copy 25.3-28.0 -> 14.1-14.5 ms, transpose 43.6-45.8 -> 18.5-19.6 ms; 128 x 128
  * blocks copy 16.0-16.6 -> 16.6-17.3 ms, transpose 25.4-26.9 -> 19.3-20.1 ms (docs/exec.md).
- * Cost: O(n + rows / band + columns / band + band) once, at setup, for n rectangles; memory: a
- * scratch copy of the rectangles, freed before return.
+ * Cost: O(n + rows / band + columns / band + band) once, at setup, for n rectangles, and
+ * O(k log k) for the k pieces of cut copies; memory: a scratch copy of the rectangles, freed
+ * before return, and the cut pieces' array in place of the rectangles'.
  */
 #include "engine.h"
 
@@ -50,7 +54,20 @@
  * columns 1.4 and 1.7x. */
 #define MERGE_COL_BYTES 4096
 #define MERGE_COL_BYTES_N 1024
-#define MERGE_BYTES ((int64_t)1 << 20)
+/* And a rectangle holds at most MERGE_COL_BYTES of each column by MERGE_ROW_BYTES of each row:
+ * 512 x 512 doubles (2 MiB), 1024 x 1024 floats (4 MiB), 256 x 256 complex doubles (1 MiB), the
+ * width the transposes' line walk covers in one pass (kernels_avx.c, LINE_PASS_BYTES), so each
+ * of its strips reads 4 KiB of each row of B it reads. Measured on 4096^2 arrays, one thread,
+ * alternating with the earlier 1 MiB for every type (docs/exec.md): with 32 x 32 blocks double
+ * transposes 18.5-19.6 against 19.5-20.6 ms and floats 8.0-8.3 against 9.6-9.8; copies unchanged;
+ * 4 MiB of doubles no faster than 2. */
+#define MERGE_ROW_BYTES 4096
+/* Copies' rectangles are cut into this many columns at most and applied band of columns by band
+ * (copy_order), so the column runs a rectangle writes are continued by the next rectangle's
+ * after 32 runs, not after as many as a wide block has. Measured on 4096^2 doubles, one thread:
+ * copies of 128 x 128 blocks 0.82-0.87x their time uncut (median of 8 rounds' ratios), like 32 x
+ * 32 blocks' copies, which this leaves as they were; 16 columns no faster than 32. */
+#define COPY_COLS 32
 
 enum { KEY_ROW_IN_BAND, KEY_COL_BAND, KEY_ROW_BAND };
 
@@ -108,7 +125,8 @@ static int continues(const dmxi_local *a, const dmxi_local *b, dmx_op op, int ri
 
 /* Merge consecutive rectangles of v[0, n) (one transform) that continue each other downwards
  * (right = 0) or to the right (1), while a merged column stays within col_bytes and the
- * rectangle within MERGE_BYTES; returns the new count (order kept). */
+ * rectangle within MERGE_COL_BYTES x MERGE_ROW_BYTES / es bytes; returns the new count (order
+ * kept). */
 static int64_t merge(dmxi_local *v, int64_t n, dmx_op op, int64_t es, int right, int64_t col_bytes)
 {
     int64_t w = 0;
@@ -117,7 +135,8 @@ static int64_t merge(dmxi_local *v, int64_t n, dmx_op op, int64_t es, int right,
             dmxi_local *m = &v[w - 1];
             const int64_t rows = right ? m->rows : m->rows + v[i].rows;
             const int64_t cols = right ? m->cols + v[i].cols : m->cols;
-            if (rows * es <= col_bytes && rows * cols * es <= MERGE_BYTES) {
+            if (rows * es <= col_bytes &&
+                rows * es * (cols * es) <= MERGE_COL_BYTES * MERGE_ROW_BYTES) {
                 m->rows = rows, m->cols = cols;
                 continue;
             }
@@ -160,6 +179,96 @@ cleanup:
     return st;
 }
 
+/* Sort key of a copy's rectangle: its band of COPY_COLS columns, then its place before. */
+typedef struct copy_key {
+    int64_t band, at;
+} copy_key;
+
+static int cmp_copy_key(const void *a, const void *b)
+{
+    const copy_key *x = a, *y = b;
+    return x->band != y->band ? (x->band < y->band ? -1 : 1) : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The rectangles v[0, n) of one copying transform (op N, merged downwards, in (column, row)
+ * order) cut into COPY_COLS columns at most, into out (room for every piece), ordered by band of
+ * COPY_COLS columns and then as before (down each band's columns); *nout: the pieces' count. */
+static dmx_status copy_order(const dmxi_local *v, int64_t n, dmxi_local *out, int64_t *nout)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ad, ar, bd, br;
+        mem_steps(&v[i].amem, &ad, &ar);
+        mem_steps(&v[i].bmem, &bd, &br);
+        for (int64_t c = 0; c < v[i].cols; c += COPY_COLS) {
+            dmxi_local *p = &out[k++];
+            *p = v[i];
+            p->c0 += c;
+            p->cols = v[i].cols - c < COPY_COLS ? v[i].cols - c : COPY_COLS;
+            p->amem.off += c * ar;
+            p->bmem.off += c * br;
+        }
+    }
+    copy_key *key = malloc((size_t)k * sizeof *key);
+    dmxi_local *tmp = malloc((size_t)k * sizeof *tmp);
+    DMXI_CHECK(key != NULL && tmp != NULL, DMX_ERR_ALLOC,
+               "out of memory ordering %lld local rectangles", (long long)k);
+    for (int64_t i = 0; i < k; i++)
+        key[i] = (copy_key){out[i].c0 / COPY_COLS, i};
+    qsort(key, (size_t)k, sizeof *key, cmp_copy_key);
+    for (int64_t i = 0; i < k; i++)
+        tmp[i] = out[key[i].at];
+    memcpy(out, tmp, (size_t)k * sizeof *tmp);
+    *nout = k;
+cleanup:
+    free(key);
+    free(tmp);
+    return st;
+}
+
+/* Every copying transform's rectangles cut and ordered by copy_order, into a new array. */
+static dmx_status copy_cut(dmxi_exec *e)
+{
+    dmx_status st = DMX_SUCCESS;
+    int64_t total = 0;
+    for (int64_t i = 0; i < e->nlocal; i++) {
+        const dmxi_xform *x = &e->xf[e->local[i].t];
+        total +=
+            x->t.op == DMX_OP_N && !x->runs ? (e->local[i].cols + COPY_COLS - 1) / COPY_COLS : 1;
+    }
+    if (total == e->nlocal)
+        return st;
+    dmxi_local *nv = malloc((size_t)total * sizeof *nv);
+    DMXI_CHECK(nv != NULL, DMX_ERR_ALLOC, "out of memory cutting %lld local rectangles",
+               (long long)total);
+    int64_t out = 0;
+    for (int64_t i0 = 0; i0 < e->nlocal;) {
+        const int t = e->local[i0].t;
+        int64_t i1 = i0 + 1, n = 0;
+        while (i1 < e->nlocal && e->local[i1].t == t)
+            i1++;
+        const dmxi_xform *x = &e->xf[t];
+        if (x->t.op == DMX_OP_N && !x->runs) {
+            st = copy_order(e->local + i0, i1 - i0, nv + out, &n);
+            if (st != DMX_SUCCESS) {
+                free(nv);
+                goto cleanup;
+            }
+        } else {
+            n = i1 - i0;
+            memcpy(nv + out, e->local + i0, (size_t)n * sizeof *nv);
+        }
+        out += n;
+        i0 = i1;
+    }
+    free(e->local);
+    e->local = nv;
+    e->nlocal = out;
+cleanup:
+    return st;
+}
+
 dmx_status dmxi_exec_order_local(dmxi_exec *e)
 {
     dmx_status st = DMX_SUCCESS;
@@ -184,6 +293,7 @@ dmx_status dmxi_exec_order_local(dmxi_exec *e)
         i0 = i1;
     }
     e->nlocal = out;
+    DMXI_TRY(copy_cut(e));
 cleanup:
     return st;
 }
