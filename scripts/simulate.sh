@@ -227,11 +227,11 @@ coll() {
                 case $c in alltoall) max=${SIM_MAX_ALLTOALL:-${SIM_MAX_BLOCK:-4096}} ;; esac
                 # The broadcast's cells of MPI's own broadcast and of AUTO (which picks it)
                 # need Open MPI's selection for MPI_Bcast, so setup uses it too (SIM_SETUP
-                # empty); that setup costs the simulator minutes per communicator at 1,024
-                # ranks, so dmx's own broadcasts, which never call MPI_Bcast in a cell, run
-                # apart with sim's binomial setup. The other collectives' cells, MPI's and
-                # AUTO's among them, come out the same with the binomial setup broadcast
-                # (docs/scale.md, collectives at 512).
+                # empty); that setup costs the simulator tens of seconds per collective at
+                # 1,024 ranks, so dmx's own broadcasts, which never call MPI_Bcast in a cell,
+                # run apart with sim's binomial setup (docs/scale.md, collectives at 1,024).
+                # The other collectives' cells, MPI's and AUTO's among them, come out the same
+                # with the binomial setup broadcast (docs/scale.md, collectives at 512).
                 local parts=(all)
                 if [ -n "${SIM_ALGS:-}" ]; then
                     parts=("$SIM_ALGS")
