@@ -27,8 +27,9 @@
  *     (band of rows, band of columns, then row, then column), so consecutive rectangles go
  *     across A's rows, that is down B's columns, reading each of B's columns in order while
  *     the transposing kernel writes A's lines whole (kernels_transpose.c).
- *  3. Cut copying transforms' rectangles into COPY_COLS columns at most and order them by band
- *     of COPY_COLS columns, then as before (down the band's columns).
+ *  3. Cut copying transforms' rectangles into COPY_COLS columns at most (those whose columns
+ *     hold COPY_CUT_MIN_RUN bytes or more) and order them by band of COPY_COLS columns, then as
+ *     before (down the band's columns).
  * Rectangles of one transform write disjoint parts of A, so any order, any merge of continuing
  * rectangles and any cut of one is correct; a merged or cut rectangle is the same kernel call on
  * another tile (views and trapezoids are cut per rectangle in A's coordinates, engine.c).
@@ -38,7 +39,8 @@
  * blocks copy 16.0-16.6 -> 16.6-17.3 ms, transpose 25.4-26.9 -> 19.3-20.1 ms (docs/exec.md).
  * Cost: O(n + rows / band + columns / band + band) once, at setup, for n rectangles, and
  * O(k log k) for the k pieces of cut copies; memory: a scratch copy of the rectangles, freed
- * before return, and the cut pieces' array in place of the rectangles'.
+ * before return, and the cut pieces' array in place of the rectangles' (at most one entry more
+ * per 8 KiB of A).
  */
 #include "engine.h"
 
@@ -68,6 +70,10 @@
  * copies of 128 x 128 blocks 0.82-0.87x their time uncut (median of 8 rounds' ratios), like 32 x
  * 32 blocks' copies, which this leaves as they were; 16 columns no faster than 32. */
 #define COPY_COLS 32
+/* Only rectangles whose columns are at least this many bytes are cut, so that cutting adds at
+ * most one entry (about 100 bytes) per 8 KiB of A: row-vector-like rectangles are not cut into a
+ * plan that grows with their data. */
+#define COPY_CUT_MIN_RUN 256
 
 enum { KEY_ROW_IN_BAND, KEY_COL_BAND, KEY_ROW_BAND };
 
@@ -190,10 +196,18 @@ static int cmp_copy_key(const void *a, const void *b)
     return x->band != y->band ? (x->band < y->band ? -1 : 1) : (x->at > y->at) - (x->at < y->at);
 }
 
-/* The rectangles v[0, n) of one copying transform (op N, merged downwards, in (column, row)
- * order) cut into COPY_COLS columns at most, into out (room for every piece), ordered by band of
- * COPY_COLS columns and then as before (down each band's columns); *nout: the pieces' count. */
-static dmx_status copy_order(const dmxi_local *v, int64_t n, dmxi_local *out, int64_t *nout)
+/* Columns of the pieces rectangle l of a copy of es-byte elements is cut into. */
+static int64_t copy_width(const dmxi_local *l, int64_t es)
+{
+    return l->rows * es >= COPY_CUT_MIN_RUN ? COPY_COLS : l->cols > 0 ? l->cols : 1;
+}
+
+/* The rectangles v[0, n) of one copying transform of es-byte elements (op N, merged downwards,
+ * in (column, row) order) cut into copy_width columns, into out (room for every piece), ordered
+ * by band of COPY_COLS columns and then as before (down each band's columns); *nout: the pieces'
+ * count. */
+static dmx_status copy_order(const dmxi_local *v, int64_t n, int64_t es, dmxi_local *out,
+                             int64_t *nout)
 {
     dmx_status st = DMX_SUCCESS;
     int64_t k = 0;
@@ -201,11 +215,12 @@ static dmx_status copy_order(const dmxi_local *v, int64_t n, dmxi_local *out, in
         int64_t ad, ar, bd, br;
         mem_steps(&v[i].amem, &ad, &ar);
         mem_steps(&v[i].bmem, &bd, &br);
-        for (int64_t c = 0; c < v[i].cols; c += COPY_COLS) {
+        const int64_t w = copy_width(&v[i], es);
+        for (int64_t c = 0; c < v[i].cols; c += w) {
             dmxi_local *p = &out[k++];
             *p = v[i];
             p->c0 += c;
-            p->cols = v[i].cols - c < COPY_COLS ? v[i].cols - c : COPY_COLS;
+            p->cols = v[i].cols - c < w ? v[i].cols - c : w;
             p->amem.off += c * ar;
             p->bmem.off += c * br;
         }
@@ -234,8 +249,12 @@ static dmx_status copy_cut(dmxi_exec *e)
     int64_t total = 0;
     for (int64_t i = 0; i < e->nlocal; i++) {
         const dmxi_xform *x = &e->xf[e->local[i].t];
-        total +=
-            x->t.op == DMX_OP_N && !x->runs ? (e->local[i].cols + COPY_COLS - 1) / COPY_COLS : 1;
+        if (x->t.op == DMX_OP_N && !x->runs) {
+            const int64_t w = copy_width(&e->local[i], (int64_t)x->esize);
+            total += (e->local[i].cols + w - 1) / w;
+        } else {
+            total++;
+        }
     }
     if (total == e->nlocal)
         return st;
@@ -250,7 +269,7 @@ static dmx_status copy_cut(dmxi_exec *e)
             i1++;
         const dmxi_xform *x = &e->xf[t];
         if (x->t.op == DMX_OP_N && !x->runs) {
-            st = copy_order(e->local + i0, i1 - i0, nv + out, &n);
+            st = copy_order(e->local + i0, i1 - i0, (int64_t)x->esize, nv + out, &n);
             if (st != DMX_SUCCESS) {
                 free(nv);
                 goto cleanup;
