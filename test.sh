@@ -24,6 +24,11 @@ step lint
 . scripts/env.sh
 jobs=$(dmx_nproc)
 
+# Open MPI 4 makes its session directory ${TMPDIR:-/tmp}/ompi.<host>.<uid> in every job and
+# removes it when the last job leaves it empty; two jobs that start together (ctest -j) can both
+# find it missing, and one's mkdir then fails with "File exists" (orte_init fails; Open MPI issue
+# 8510, seen twice here with ctest -j2). A marker inside keeps the directory, so no job makes it.
+mkdir -p "${TMPDIR:-/tmp}/ompi.$(hostname -s).$(id -u)/dmx-keep"
 cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON >/dev/null
 cmake --build build-ci -j"$jobs"
 step "build (Open MPI)"
