@@ -38,9 +38,9 @@
  * 32 x 32 blocks copy 25.3-28.0 -> 14.1-14.5 ms, transpose 43.6-45.8 -> 18.5-19.6 ms; 128 x 128
  * blocks copy 16.0-16.6 -> 16.6-17.3 ms, transpose 25.4-26.9 -> 19.3-20.1 ms (docs/exec.md).
  * Cost: O(n + rows / band + columns / band + band) once, at setup, for n rectangles, and
- * O(k log k) for the k pieces of cut copies; memory: a scratch copy of the rectangles, freed
- * before return, and the cut pieces' array in place of the rectangles' (at most one entry more
- * per 8 KiB of A).
+ * O(k + columns / COPY_COLS) for the k pieces of cut copies; memory: a scratch copy of the
+ * rectangles, freed before return, and the cut pieces' array in place of the rectangles' (at most
+ * one entry more per 8 KiB of A).
  */
 #include "engine.h"
 
@@ -185,17 +185,6 @@ cleanup:
     return st;
 }
 
-/* Sort key of a copy's rectangle: its band of COPY_COLS columns, then its place before. */
-typedef struct copy_key {
-    int64_t band, at;
-} copy_key;
-
-static int cmp_copy_key(const void *a, const void *b)
-{
-    const copy_key *x = a, *y = b;
-    return x->band != y->band ? (x->band < y->band ? -1 : 1) : (x->at > y->at) - (x->at < y->at);
-}
-
 /* Columns of the pieces rectangle l of a copy of es-byte elements is cut into. */
 static int64_t copy_width(const dmxi_local *l, int64_t es)
 {
@@ -205,12 +194,13 @@ static int64_t copy_width(const dmxi_local *l, int64_t es)
 /* The rectangles v[0, n) of one copying transform of es-byte elements (op N, merged downwards,
  * in (column, row) order) cut into copy_width columns, into out (room for every piece), ordered
  * by band of COPY_COLS columns and then as before (down each band's columns); *nout: the pieces'
- * count. */
+ * count; the band order by the stable counting sort transpose_order uses. */
 static dmx_status copy_order(const dmxi_local *v, int64_t n, int64_t es, dmxi_local *out,
                              int64_t *nout)
 {
     dmx_status st = DMX_SUCCESS;
-    int64_t k = 0;
+    dmxi_local *tmp = NULL;
+    int64_t *cnt = NULL, k = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t ad, ar, bd, br;
         mem_steps(&v[i].amem, &ad, &ar);
@@ -225,20 +215,19 @@ static dmx_status copy_order(const dmxi_local *v, int64_t n, int64_t es, dmxi_lo
             p->bmem.off += c * br;
         }
     }
-    copy_key *key = malloc((size_t)k * sizeof *key);
-    dmxi_local *tmp = malloc((size_t)k * sizeof *tmp);
-    DMXI_CHECK(key != NULL && tmp != NULL, DMX_ERR_ALLOC,
+    int64_t cmax = 0;
+    for (int64_t i = 0; i < k; i++)
+        cmax = out[i].c0 > cmax ? out[i].c0 : cmax;
+    const int64_t nk = cmax / COPY_COLS + 1;
+    tmp = malloc((size_t)k * sizeof *tmp);
+    cnt = malloc(((size_t)nk + 1) * sizeof *cnt);
+    DMXI_CHECK(tmp != NULL && cnt != NULL, DMX_ERR_ALLOC,
                "out of memory ordering %lld local rectangles", (long long)k);
-    for (int64_t i = 0; i < k; i++)
-        key[i] = (copy_key){out[i].c0 / COPY_COLS, i};
-    qsort(key, (size_t)k, sizeof *key, cmp_copy_key);
-    for (int64_t i = 0; i < k; i++)
-        tmp[i] = out[key[i].at];
-    memcpy(out, tmp, (size_t)k * sizeof *tmp);
+    count_sort(out, tmp, k, cnt, nk, KEY_COL_BAND, COPY_COLS);
     *nout = k;
 cleanup:
-    free(key);
     free(tmp);
+    free(cnt);
     return st;
 }
 
