@@ -167,9 +167,16 @@ static void unpack_one(const dmxi_exec *e, const dmxi_piece *pc, const char *src
         dmxi_exec_unpack_run(e, pc, src + (pc->boff - base), a_flags(e));
         return;
     }
+    const char *s = src + (pc->boff - base);
     char *dst = dmxi_layout_addr(x->t.a, &pc->mem, x->esize);
-    dmxi_apply(x, DMX_OP_N, src + (pc->boff - base), pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld,
-               pc->mem.order, pc->r0, pc->c0, pc->rows, pc->cols, a_flags(e));
+    int64_t head = 0, tail = 0; /* rows written with the lines shared with local rectangles */
+    if (e->join_on) {
+        dmxi_exec_join_piece(e, pc, s, &head, &tail);
+        s += (size_t)head * x->esize;
+        dst += (size_t)head * x->esize; /* A is column-major where lines are joined */
+    }
+    dmxi_apply(x, DMX_OP_N, s, pc->rows, DMX_COL_MAJOR, dst, pc->mem.ld, pc->mem.order,
+               pc->r0 + head, pc->c0, pc->rows - head - tail, pc->cols, a_flags(e));
 }
 
 /* Transform pieces [i0, i1) of the receive list from src (package offset base) into A; runs of
@@ -211,8 +218,16 @@ static void local_one(const dmxi_exec *e, const dmxi_local *lp)
     }
     const char *src = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize);
     char *dst = dmxi_layout_addr(x->t.a, &lp->amem, x->esize);
+    int64_t top = 0, bot = 0; /* rows the neighbouring pieces write (edge_join.c) */
+    if (e->join_on && e->ljoin[lp - e->local]) {
+        dmxi_exec_join_cuts(e, lp, &top, &bot);
+        int64_t si, sj;
+        dmxi_opb_coords(x->t.op, top, 0, &si, &sj);
+        src += (size_t)elem_off(lp->bmem.order, lp->bmem.ld, si, sj) * x->esize;
+        dst += (size_t)top * x->esize; /* A is column-major where rows are cut */
+    }
     dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order,
-               lp->r0, lp->c0, lp->rows, lp->cols, a_flags(e));
+               lp->r0 + top, lp->c0, lp->rows - top - bot, lp->cols, a_flags(e));
 }
 
 /* Apply local rectangles from *next on until about max_bytes have been written (at least
@@ -381,6 +396,7 @@ dmx_status dmxi_p2p_execute(dmxi_exec *e)
         f.t = thread_cpu();
     if (e->nrreq > 0)
         DMXI_MPI(MPI_Startall(e->nrreq, e->rreq));
+    dmxi_exec_join_begin(e);
     int64_t rings_left = reset_peers(e), next_local = 0;
     int recv_left = e->nrreq;
 

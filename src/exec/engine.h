@@ -19,6 +19,17 @@ int dmxi_exec_decide_stream(const dmxi_exec *e);
 
 /* Reorders the local rectangles of transposing transforms for page locality (local_order.c). */
 dmx_status dmxi_exec_order_local(dmxi_exec *e);
+/* Edge lines a received piece shares with a local rectangle, written whole by the piece's unpack
+ * (edge_join.c): pair them (setup, after dmxi_exec_order_local; sets e->rjoin and e->ljoin);
+ * decide for one execution from the transform's scalars (e->join_on); the rows of a local
+ * rectangle its neighbouring pieces write (top and bottom; call only with e->join_on and
+ * e->ljoin set); write a piece's joined lines (call only with e->join_on), giving the rows of
+ * the piece they held at its top and bottom (0 and 0: none), which the caller leaves out. */
+dmx_status dmxi_exec_join_edges(dmxi_exec *e);
+void dmxi_exec_join_begin(dmxi_exec *e);
+void dmxi_exec_join_cuts(const dmxi_exec *e, const dmxi_local *lp, int64_t *top, int64_t *bot);
+void dmxi_exec_join_piece(const dmxi_exec *e, const dmxi_piece *pc, const char *src, int64_t *head,
+                          int64_t *tail);
 /* The data path both engines share (engine.c), writes into A streamed when e->stream:
  * pack send pieces [i0, i1) as op(B), column-major in A's orientation, into dst (package offset
  * base); transform receive pieces [i0, i1) from src (package offset base) into A; apply local

@@ -29,6 +29,10 @@ dmx_status dmxi_exec_free(dmxi_exec *e)
     free(e->send);
     free(e->recv);
     free(e->local);
+    free(e->rjoin);
+    free(e->ljoin);
+    e->rjoin = NULL;
+    e->ljoin = NULL;
     free(e->seg);
     free(e->speer);
     free(e->rpeer);
@@ -158,6 +162,7 @@ dmx_status dmxi_p2p_setup(dmxi_exec *e)
     DMXI_TRY(dmxi_agree(e->comm, setup_requests(e)));
     e->stream = dmxi_exec_decide_stream(e);
     DMXI_TRY(dmxi_exec_order_local(e));
+    DMXI_TRY(dmxi_exec_join_edges(e));
     e->buffer_bytes = e->sbytes + e->rbytes + e->shm_bytes;
     e->npeers_shm = 0;
     for (int i = 0; i < e->nrpeer; i++)

@@ -85,6 +85,12 @@ typedef struct dmxi_local {
     int t;
 } dmxi_local;
 
+/* The local rectangles (indices into dmxi_exec.local, -1: none) whose elements a received piece
+ * writes into the lines it shares with them, above and below it (edge_join.c). */
+typedef struct dmxi_join {
+    int64_t above, below;
+} dmxi_join;
+
 /* All pieces exchanged with one peer. The planner sets rank, first, count and bytes; the rest
  * is the engine's: one message (split into chunks of at most max_msg bytes only when larger),
  * or, for a peer on this node, a sequence of chunks through a ring in the sender's part of the
@@ -170,6 +176,11 @@ struct dmxi_exec {
     double timeout;  /* DMX_TIMEOUT: seconds without progress before execute gives up; 0: never */
     int broken;      /* an execution gave up half-way: the rings' counters are out of step */
     void *impl;      /* state of another engine (unused by dmxi_exec_p2p) */
+    /* Edge lines joined (edge_join.c; NULL when no piece borders a local rectangle): per
+     * received piece, per local rectangle its flags; join_on for the running execution. */
+    dmxi_join *rjoin;
+    unsigned char *ljoin;
+    int join_on;
 
     /* ---- reported by the engine after setup() ---- */
     int64_t buffer_bytes; /* temporary memory this engine holds for the plan */

@@ -29,10 +29,11 @@ static ALWAYS_INLINE void prefetch_run(const void *p, size_t n)
 }
 
 /* Copy n bytes; with stream set, every byte of d non-temporally, partial edge lines included
- * (core/ntstore.h says why). A run shorter than a few lines is copied normally. */
+ * (core/ntstore.h says why). A run shorter than a few lines is copied normally, unless it starts
+ * on a line (edge_join.c's runs: whole lines, nothing partial in front). */
 static ALWAYS_INLINE void copy_bytes(void *restrict d, const void *restrict s, size_t n, int stream)
 {
-    if (stream && n >= 4 * CACHE_LINE)
+    if (stream && (n >= 4 * CACHE_LINE || (n >= CACHE_LINE && (uintptr_t)d % CACHE_LINE == 0)))
         dmxi_nt_copy(d, s, n);
     else
         memcpy(d, s, n);

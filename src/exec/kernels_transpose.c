@@ -248,7 +248,9 @@ static void tl_lines(const kjob *job, int64_t m, int64_t n, const void *s, void 
     const int64_t esz = (int64_t)job->esz, lds = job->sri * esz, ldd = job->ldd * esz;
     const int64_t L = CACHE_LINE / esz, R = 32 / esz;
     const uintptr_t a = (uintptr_t)d;
-    if (ldd % CACHE_LINE != 0 || a % (uintptr_t)esz != 0 || m * esz < 4 * CACHE_LINE) {
+    /* short columns stream only from a line's start (edge_join.c's rows: whole lines) */
+    if (ldd % CACHE_LINE != 0 || a % (uintptr_t)esz != 0 ||
+        m * esz < (a % CACHE_LINE == 0 ? CACHE_LINE : 4 * CACHE_LINE)) {
         tl_staged(job, m, n, s, d);
         return;
     }

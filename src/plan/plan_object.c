@@ -35,7 +35,8 @@ dmx_status dmxi_plan_info_fill(dmx_plan *p)
     /* counts of arrays that exist in memory: no overflow */
     p->info.plan_bytes = (e->nsend + e->nrecv) * (int64_t)sizeof *e->send +
                          e->nlocal * (int64_t)sizeof *e->local + e->nseg * (int64_t)sizeof *e->seg +
-                         (int64_t)(e->nspeer + e->nrpeer) * (int64_t)sizeof *e->speer;
+                         (int64_t)(e->nspeer + e->nrpeer) * (int64_t)sizeof *e->speer +
+                         (e->rjoin ? e->nrecv * (int64_t)sizeof *e->rjoin + e->nlocal : 0);
 cleanup:
     return st;
 }
