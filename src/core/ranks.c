@@ -33,6 +33,9 @@ dmx_status dmxi_node_split(MPI_Comm comm, MPI_Comm *node)
     *node = MPI_COMM_NULL;
     DMXI_MPI(MPI_Comm_rank(comm, &rank));
     DMXI_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node));
+    int n = 1;
+    DMXI_MPI(MPI_Comm_size(*node, &n));
+    dmxi_threads_node_ranks(n); /* caps dmxi_threads where the node's ranks share its CPUs */
 cleanup:
     return st;
 }

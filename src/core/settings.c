@@ -13,9 +13,12 @@
  * its strings (below).
  *
  * New modules add their rows to settings_table.c and a name to dmxi_setting in settings.h. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "dmxi.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,17 +276,60 @@ int64_t dmx_setting_int(const char *name)
     return dmxi_setting_int((dmxi_setting)s);
 }
 
+int dmxi_thread_cap(int want, int affinity, int online, int node_ranks)
+{
+    if (affinity > 0 && want > affinity)
+        want = affinity;
+    if (node_ranks > 1 && affinity > 0 && online > 0 &&
+        (int64_t)affinity * node_ranks > (int64_t)online) {
+        const int share = online / node_ranks > 0 ? online / node_ranks : 1;
+        want = want > share ? share : want;
+    }
+    return want > 0 ? want : 1;
+}
+
+static atomic_int node_ranks_seen = 0;
+
+void dmxi_threads_node_ranks(int n)
+{
+    int cur = node_ranks_seen;
+    while (n > cur && !atomic_compare_exchange_weak(&node_ranks_seen, &cur, n)) {
+    }
+}
+
+/* CPUs this process may run on (its affinity mask), and online on the node; 0 where unknown. */
+static void cpu_counts(int *affinity, int *online)
+{
+    *affinity = *online = 0;
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        *affinity = CPU_COUNT(&set);
+#endif
+#ifdef _SC_NPROCESSORS_ONLN
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    *online = n > 0 && n < INT32_MAX ? (int)n : 0;
+#endif
+}
+
 int dmxi_threads(void)
 {
 #ifdef _OPENMP
     static atomic_int asked = -1; /* OMP_NUM_THREADS set: 1, unset: 0 */
+    static atomic_int aff = -1, onl = -1;
     int a = asked;
     if (a < 0) {
         const char *v = getenv("OMP_NUM_THREADS");
         a = v && *v;
+        int c1, c2;
+        cpu_counts(&c1, &c2);
+        aff = c1;
+        onl = c2;
         asked = a;
     }
-    return a && !omp_in_parallel() ? omp_get_max_threads() : 1;
+    if (!a || omp_in_parallel())
+        return 1;
+    return dmxi_thread_cap(omp_get_max_threads(), aff, onl, node_ranks_seen);
 #else
     return 1;
 #endif

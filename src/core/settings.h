@@ -76,8 +76,19 @@ const char *dmxi_setting_family_str(dmxi_setting s, const char *suffix);
 /* OpenMP threads dmx's own loops may use: omp_get_max_threads() when the program asked for
  * threads through the environment (OMP_NUM_THREADS set, as hybrid MPI+OpenMP runs do), else 1.
  * An MPI-only program (one rank per core, OMP_NUM_THREADS unset) must not start one thread per
- * core of the node in every rank, which is OpenMP's default count. Read once. Local. */
+ * core of the node in every rank, which is OpenMP's default count. Capped by dmxi_thread_cap
+ * with the CPUs this process may run on (read once) and the most ranks of one node dmx has seen
+ * (dmxi_threads_node_ranks). Local. */
 int dmxi_threads(void);
+/* The threads to use of want asked for, by a rank that may run on affinity CPUs of a node with
+ * online CPUs shared by node_ranks ranks (0 where unknown): at most affinity; and where the
+ * ranks' CPU sets must overlap (affinity x node_ranks above online), at most the rank's share,
+ * online / node_ranks, at least 1. Oversubscribed threads cost far more than they give: every
+ * parallel region ends in a barrier that waits for a thread the system has put aside (2 ranks x
+ * 2 threads on 2 cores ran the all-local transpose 70x slower, docs/exec.md). Pure. */
+int dmxi_thread_cap(int want, int affinity, int online, int node_ranks);
+/* Record that a node of this job has n of its ranks (the node split, core/ranks.c). Local. */
+void dmxi_threads_node_ranks(int n);
 
 /* Several settings in one pass over the environment (each getenv scans all of it: a call that
  * reads four settings and takes a microsecond in all notices): raw[k] as dmxi_setting_str of

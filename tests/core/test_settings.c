@@ -129,9 +129,24 @@ static void check_rows(void)
            "unset: the default, no string");
 }
 
+/* The thread cap: what a rank of a node asks for against the CPUs it and its node peers have. */
+static void check_thread_cap(void)
+{
+    expect(dmxi_thread_cap(2, 2, 2, 1) == 2, "one rank on 2 CPUs keeps 2 threads");
+    expect(dmxi_thread_cap(2, 2, 2, 2) == 1, "two unbound ranks on 2 CPUs: 1 thread each");
+    expect(dmxi_thread_cap(4, 1, 8, 4) == 1, "a rank bound to one CPU: 1 thread");
+    expect(dmxi_thread_cap(4, 4, 16, 4) == 4, "4 ranks on 4 CPUs each of 16 keep 4");
+    expect(dmxi_thread_cap(8, 8, 16, 4) == 4, "4 ranks on two 8-CPU sockets: 4 each");
+    expect(dmxi_thread_cap(16, 16, 16, 3) == 5, "3 unbound ranks on 16 CPUs: 5 each");
+    expect(dmxi_thread_cap(4, 2, 2, 3) == 1, "more ranks than CPUs: 1 thread");
+    expect(dmxi_thread_cap(4, 0, 0, 0) == 4, "nothing known: as asked");
+    expect(dmxi_thread_cap(0, 4, 4, 1) == 1, "at least 1");
+}
+
 int main(void)
 {
     check_rows();
+    check_thread_cap();
     const int64_t dflt = dmxi_setting_info(DMXI_SET_TIMEOUT)->dflt;
     capture_start();
 
