@@ -276,22 +276,10 @@ static void join_prefetch(const dmxi_exec *e, const dmxi_piece *pc)
     }
 }
 
-/* n bytes (a multiple of 4, under a line) from s to d, without a call (fixed sizes inline;
- * a loop of small copies would be turned back into a call to memcpy). */
+/* n bytes (under a line) from s to d. */
 static inline void copy_small(char *restrict d, const char *restrict s, int64_t n)
 {
-#define CASE(k)                                                                                    \
-    case k: memcpy(d, s, k); break;
-    switch (n) {
-        CASE(4)
-        CASE(8)
-        CASE(12)
-        CASE(16)
-        CASE(20) CASE(24) CASE(28) CASE(32) CASE(36) CASE(40) CASE(44) CASE(48) CASE(52) CASE(56)
-            CASE(60) default : memcpy(d, s, (size_t)n);
-        break;
-    }
-#undef CASE
+    memcpy(d, s, (size_t)n);
 }
 
 /* n elements of esz bytes from s (step sstep bytes) to d, one per line of the buffer. */
