@@ -316,9 +316,11 @@ int dmxi_threads(void)
 {
 #ifdef _OPENMP
     static atomic_int asked = -1; /* OMP_NUM_THREADS set: 1, unset: 0 */
-    static atomic_int aff = -1, onl = -1;
+    static atomic_int aff = -1, onl = -1, given = 0;
     int a = asked;
     if (a < 0) {
+        const int64_t g = dmxi_setting_int(DMXI_SET_THREADS);
+        given = g >= 1 && g <= 4096 ? (int)g : 0;
         const char *v = getenv("OMP_NUM_THREADS");
         a = v && *v;
         int c1, c2;
@@ -327,7 +329,11 @@ int dmxi_threads(void)
         onl = c2;
         asked = a;
     }
-    if (!a || omp_in_parallel())
+    if (omp_in_parallel())
+        return 1;
+    if (given > 0)
+        return given;
+    if (!a)
         return 1;
     return dmxi_thread_cap(omp_get_max_threads(), aff, onl, node_ranks_seen);
 #else

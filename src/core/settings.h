@@ -39,6 +39,7 @@ typedef enum dmxi_setting {
     DMXI_SET_SCALAPACK_GEMM_CACHE,   /* multiplies the drop-in keeps planned per grid */
     DMXI_SET_SCALAPACK_GEMM_INPLACE, /* 0: no SUMMA on the caller's arrays in the drop-in */
     DMXI_SET_CACHE_BYTES,            /* bytes of plans kept per communicator (plan_cache.c) */
+    DMXI_SET_THREADS,                /* -1 (unset): OMP_NUM_THREADS, capped; n: n threads */
     DMXI_SET_COLL_ALG, /* family DMX_COLL_<NAME>: AUTO's algorithm for one collective */
     DMXI_NSETTINGS
 } dmxi_setting;
@@ -78,7 +79,7 @@ const char *dmxi_setting_family_str(dmxi_setting s, const char *suffix);
  * An MPI-only program (one rank per core, OMP_NUM_THREADS unset) must not start one thread per
  * core of the node in every rank, which is OpenMP's default count. Capped by dmxi_thread_cap
  * with the CPUs this process may run on (read once) and the most ranks of one node dmx has seen
- * (dmxi_threads_node_ranks). Local. */
+ * (dmxi_threads_node_ranks). DMX_THREADS, when set, is the count as given. Local. */
 int dmxi_threads(void);
 /* The threads to use of want asked for, by a rank that may run on affinity CPUs of a node with
  * online CPUs shared by node_ranks ranks (0 where unknown): at most affinity; and where the

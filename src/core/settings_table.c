@@ -119,6 +119,17 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "MPI messages, with no shared window (src/plan/plan_small.c, src/exec/engine_small.c); "
         "`0`: never. In a plan a difference between ranks falls back to the general path; a "
         "one-shot call with no agreement uses each rank's own value"),
+    ROW(DMXI_SET_THREADS, "DMX_THREADS", -1, "unset", TUNING, LOCAL, 0,
+        "OpenMP threads of dmx's own loops; unset: OMP_NUM_THREADS if set, within the rank's "
+        "CPUs, else 1",
+        "OpenMP threads of dmx's own loops (packing, unpacking, local transforms), whatever the "
+        "program's own OpenMP threads are; read once. Unset: `1` unless `OMP_NUM_THREADS` is "
+        "set, then that many, but no more than the CPUs the rank may run on and, where the "
+        "node's ranks share its CPUs (ranks unbound, as under MPICH's defaults), than its share "
+        "of them: threads beyond that wait at every barrier for one the system put aside "
+        "([exec.md](exec.md), \"Threads capped\"). Set, it is used as given (an application "
+        "that runs 8 threads of its own and wants dmx's loops on 2, or ranks in cpusets the "
+        "library cannot see)"),
     ROW(DMXI_SET_RUNS, "DMX_RUNS", -1, "unset", TUNING, MUST_MATCH, 0,
         "0/1: plan block-cyclic transforms as rectangles / as runs; unset: runs for overlay "
         "rectangles under 1024 elements",
