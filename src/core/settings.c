@@ -306,6 +306,17 @@ static void cpu_counts(int *affinity, int *online)
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         *affinity = CPU_COUNT(&set);
 #endif
+#ifdef _OPENMP
+    /* OMP_PROC_BIND set: the runtime has pinned this thread to its first place already, so the
+     * process's CPUs are those of all its places */
+    if (omp_get_proc_bind() != omp_proc_bind_false) {
+        int n = 0;
+        for (int p = 0; p < omp_get_num_places(); p++)
+            n += omp_get_place_num_procs(p);
+        if (n > 0)
+            *affinity = n;
+    }
+#endif
 #ifdef _SC_NPROCESSORS_ONLN
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
     *online = n > 0 && n < INT32_MAX ? (int)n : 0;

@@ -78,7 +78,8 @@ const char *dmxi_setting_family_str(dmxi_setting s, const char *suffix);
  * threads through the environment (OMP_NUM_THREADS set, as hybrid MPI+OpenMP runs do), else 1.
  * An MPI-only program (one rank per core, OMP_NUM_THREADS unset) must not start one thread per
  * core of the node in every rank, which is OpenMP's default count. Capped by dmxi_thread_cap
- * with the CPUs this process may run on (read once) and the most ranks of one node dmx has seen
+ * with the CPUs this process may run on (its affinity mask, or with OMP_PROC_BIND the CPUs of
+ * its OpenMP places; read once) and the most ranks of one node dmx has seen
  * (dmxi_threads_node_ranks). DMX_THREADS, when set, is the count as given. Local. */
 int dmxi_threads(void);
 /* The threads to use of want asked for, by a rank that may run on affinity CPUs of a node with
