@@ -199,11 +199,6 @@ void dmxi_exec_join_cuts(const dmxi_exec *e, const dmxi_local *lp, int64_t *top,
         *bot = before(a + lp->rows * esz, esz);
 }
 
-static int64_t elem_off(dmx_order o, int64_t ld, int64_t i, int64_t j)
-{
-    return o == DMX_COL_MAJOR ? i + j * ld : i * ld + j;
-}
-
 /* Where op(B)'s elements of local rectangle lp are: the address of (r, c) and the byte steps
  * to (r + 1, c) and (r, c + 1). */
 typedef struct opb_at {
@@ -218,11 +213,11 @@ static opb_at opb_where(const dmxi_xform *x, const dmxi_local *lp, int64_t r, in
     dmxi_opb_coords(x->t.op, r, c, &si, &sj);
     opb_at w;
     w.p = dmxi_layout_addr(x->t.b, &lp->bmem, x->esize) +
-          elem_off(lp->bmem.order, lp->bmem.ld, si, sj) * esz;
+          dmxi_elem_off(lp->bmem.order, lp->bmem.ld, si, sj) * esz;
     dmxi_opb_coords(x->t.op, 1, 0, &s1, &s2);
-    w.rstep = elem_off(lp->bmem.order, lp->bmem.ld, s1, s2) * esz;
+    w.rstep = dmxi_elem_off(lp->bmem.order, lp->bmem.ld, s1, s2) * esz;
     dmxi_opb_coords(x->t.op, 0, 1, &s1, &s2);
-    w.cstep = elem_off(lp->bmem.order, lp->bmem.ld, s1, s2) * esz;
+    w.cstep = dmxi_elem_off(lp->bmem.order, lp->bmem.ld, s1, s2) * esz;
     return w;
 }
 
@@ -276,13 +271,8 @@ static void join_prefetch(const dmxi_exec *e, const dmxi_piece *pc)
     }
 }
 
-/* n bytes (under a line) from s to d. */
-static inline void copy_small(char *restrict d, const char *restrict s, int64_t n)
-{
-    memcpy(d, s, (size_t)n);
-}
-
-/* n elements of esz bytes from s (step sstep bytes) to d, one per line of the buffer. */
+/* n elements of esz bytes from s (step sstep bytes) to d, one per line of the buffer. One branch
+ * per size so that each element's copy is a fixed-size move, not a call to memcpy. */
 static void scatter_row(char *restrict d, const char *restrict s, int64_t sstep, int64_t n,
                         int64_t esz)
 {
@@ -296,6 +286,18 @@ static void scatter_row(char *restrict d, const char *restrict s, int64_t sstep,
         for (int64_t c = 0; c < n; c++)
             memcpy(d + c * DMXI_NT_LINE, s + c * sstep, 16);
     }
+}
+
+/* Conjugates rows [0, nl) of the nc lines of a join buffer from d (complex floats or doubles). */
+static void conj_rows(char *d, int64_t nc, int64_t nl, dmx_dtype dt)
+{
+    for (int64_t c = 0; c < nc; c++, d += DMXI_NT_LINE)
+        for (int64_t i = 0; i < nl; i++) {
+            if (dt == DMX_CFLOAT)
+                ((float *)(void *)d)[2 * i + 1] = -((float *)(void *)d)[2 * i + 1];
+            else
+                ((double *)(void *)d)[2 * i + 1] = -((double *)(void *)d)[2 * i + 1];
+        }
 }
 
 /* The lines of piece pc that hold its rows [pr, pr + np) and rows [lr, lr + nl) of local
@@ -317,22 +319,15 @@ static void join_lines(const dmxi_xform *x, const dmxi_piece *pc, const char *sr
         const char *bs = w.p + j0 * w.cstep;
         if (w.rstep == esz)
             for (int64_t c = 0; c < nc; c++)
-                copy_small(buf + c * DMXI_NT_LINE + loff, bs + c * w.cstep, nl * esz);
+                memcpy(buf + c * DMXI_NT_LINE + loff, bs + c * w.cstep, (size_t)(nl * esz));
         else
             for (int64_t i = 0; i < nl; i++) /* op(B)'s row i along one line of B, or strided */
                 scatter_row(buf + loff + i * esz, bs + i * w.rstep, w.cstep, nc, esz);
-        if (conj) /* the imaginary parts of the rectangle's elements */
-            for (int64_t c = 0; c < nc; c++)
-                for (int64_t i = 0; i < nl; i++) {
-                    char *d = buf + c * DMXI_NT_LINE + loff + i * esz;
-                    if (x->t.dtype == DMX_CFLOAT)
-                        ((float *)(void *)d)[1] = -((float *)(void *)d)[1];
-                    else
-                        ((double *)(void *)d)[1] = -((double *)(void *)d)[1];
-                }
+        if (conj)
+            conj_rows(buf + loff, nc, nl, x->t.dtype);
         const char *ps = src + (pr + j0 * pc->rows) * esz;
         for (int64_t c = 0; c < nc; c++)
-            copy_small(buf + c * DMXI_NT_LINE + poff, ps + c * pc->rows * esz, np * esz);
+            memcpy(buf + c * DMXI_NT_LINE + poff, ps + c * pc->rows * esz, (size_t)(np * esz));
         for (int64_t c = 0; c < nc; c++)
             dmxi_nt_copy(line + (j0 + c) * ld * esz, buf + c * DMXI_NT_LINE, DMXI_NT_LINE);
     }

@@ -48,11 +48,6 @@ static int is_zero(dmx_scalar s)
     return s.re == 0.0 && s.im == 0.0;
 }
 
-static int64_t elem_off(dmx_order o, int64_t ld, int64_t i, int64_t j)
-{
-    return o == DMX_COL_MAJOR ? i + j * ld : i * ld + j;
-}
-
 /* Rectangles cut by the trapezoid's diagonal go column by column. */
 void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dmx_order sord,
                 char *dst, int64_t dld, dmx_order dord, int64_t r0, int64_t c0, int64_t rows,
@@ -71,10 +66,10 @@ void dmxi_apply(const dmxi_xform *x, dmx_op op, const char *src, int64_t sld, dm
             continue;
         int64_t si, sj; /* the source element of A's (i0, jj) */
         dmxi_opb_coords(op, i0, jj, &si, &sj);
-        int64_t so = elem_off(sord, sld, si, sj);
+        int64_t so = dmxi_elem_off(sord, sld, si, sj);
         dmxi_kernel_apply_flags(t->dtype, op, t->alpha, t->beta, src + (size_t)so * x->esize, sld,
-                                sord, dst + (size_t)elem_off(dord, dld, i0, jj) * x->esize, dld,
-                                dord, i1 - i0, 1, flags);
+                                sord, dst + (size_t)dmxi_elem_off(dord, dld, i0, jj) * x->esize,
+                                dld, dord, i1 - i0, 1, flags);
     }
 }
 
@@ -223,7 +218,7 @@ static void local_one(const dmxi_exec *e, const dmxi_local *lp)
         dmxi_exec_join_cuts(e, lp, &top, &bot);
         int64_t si, sj;
         dmxi_opb_coords(x->t.op, top, 0, &si, &sj);
-        src += (size_t)elem_off(lp->bmem.order, lp->bmem.ld, si, sj) * x->esize;
+        src += (size_t)dmxi_elem_off(lp->bmem.order, lp->bmem.ld, si, sj) * x->esize;
         dst += (size_t)top * x->esize; /* A is column-major where rows are cut */
     }
     dmxi_apply(x, x->t.op, src, lp->bmem.ld, lp->bmem.order, dst, lp->amem.ld, lp->amem.order,

@@ -102,8 +102,8 @@ static void count_sort(dmxi_local *v, dmxi_local *tmp, int64_t n, int64_t *cnt, 
 /* Element offsets of one step down a row and one step along a column of memory m. */
 static void mem_steps(const dmxi_mem *m, int64_t *down, int64_t *right)
 {
-    *down = m->order == DMX_ROW_MAJOR ? m->ld : 1;
-    *right = m->order == DMX_ROW_MAJOR ? 1 : m->ld;
+    *down = dmxi_elem_off(m->order, m->ld, 1, 0);
+    *right = dmxi_elem_off(m->order, m->ld, 0, 1);
 }
 
 /* Whether rectangle b continues rectangle a in A, downwards (the same columns, b's first row

@@ -99,6 +99,13 @@ dmx_status dmxi_layout_mem(const dmx_layout *L, int64_t r, int64_t c, dmxi_mem *
 dmx_status dmxi_layout_mem_in_block(const dmx_layout *L, int64_t k, int64_t r, int64_t c,
                                     dmxi_mem *mem);
 
+/* Offset in elements of element (i, j) from element (0, 0) of an array of order o and leading
+ * dimension ld. */
+static inline int64_t dmxi_elem_off(dmx_order o, int64_t ld, int64_t i, int64_t j)
+{
+    return o == DMX_COL_MAJOR ? i + j * ld : i * ld + j;
+}
+
 /* Address of a dmxi_mem in the layout's current memory, for elements of esize bytes. */
 static inline char *dmxi_layout_addr(const dmx_layout *L, const dmxi_mem *mem, size_t esize)
 {

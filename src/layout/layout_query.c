@@ -84,7 +84,7 @@ dmx_status dmxi_layout_mem_in_block(const dmx_layout *L, int64_t k, int64_t r, i
     mem->lbk = k;
     mem->ld = b->ld;
     mem->order = b->order;
-    mem->off = b->order == DMX_COL_MAJOR ? dr + dc * b->ld : dr * b->ld + dc;
+    mem->off = dmxi_elem_off(b->order, b->ld, dr, dc);
 cleanup:
     return st;
 }
@@ -109,7 +109,7 @@ dmx_status dmxi_layout_mem(const dmx_layout *L, int64_t r, int64_t c, dmxi_mem *
         mem->lbk = k;
         mem->ld = b->ld;
         mem->order = b->order;
-        mem->off = b->order == DMX_COL_MAJOR ? dr + dc * b->ld : dr * b->ld + dc;
+        mem->off = dmxi_elem_off(b->order, b->ld, dr, dc);
     }
 cleanup:
     return st;

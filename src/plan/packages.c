@@ -75,7 +75,7 @@ static int cmp_local(const void *x, const void *y)
 /* Memory offset of the element di rows and dj columns further inside the same block. */
 static void mem_shift(dmxi_mem *m, int64_t di, int64_t dj)
 {
-    m->off += m->order == DMX_COL_MAJOR ? di + dj * m->ld : di * m->ld + dj;
+    m->off += dmxi_elem_off(m->order, m->ld, di, dj);
 }
 
 /* Rounded down to a multiple of 16 elements (a cache line of floats, two of doubles) when it is
