@@ -208,7 +208,7 @@ static int parse_coll(int argc, char **argv, opts *o, int *malloc_default)
         CLI_FUNC_OPT("coll", o->kinds, parse_kinds, "collective names, comma-separated", "LIST",
                      "collectives (bcast,scatter,...); default all"),
         CLI_FUNC_OPT("alg", o->algs, parse_algs, "algorithm names, comma-separated", "LIST",
-                     "algorithms (mpi,auto,ring,...); default all"),
+                     "algorithms (mpi,auto,ring,...; dmx: all of dmx's own); default all"),
         CLI_OPT("min", CLI_SIZE, &o->minb, 0, 0, "BYTES",
                 "smallest size (8 B x 8^k up to 64 MiB; blocked\ncollectives: per block); "
                 "default 8"),

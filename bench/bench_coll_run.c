@@ -276,6 +276,11 @@ int bcoll_parse_names(const char *s, int *sel, int n, int is_alg)
         sel[i] = 0;
     for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
         int found = 0;
+        if (is_alg && strcmp(t, "dmx") == 0) { /* every algorithm of dmx's own */
+            for (int i = DMX_COLL_MPI + 1; i < n; i++)
+                sel[i] = found = 1;
+            continue;
+        }
         for (int i = 0; i < n; i++) {
             const char *nm =
                 is_alg ? dmx_coll_alg_name((dmx_coll_alg)i) : dmx_coll_kind_name((dmx_coll_kind)i);

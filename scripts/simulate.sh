@@ -212,8 +212,8 @@ exchange() {
 }
 
 # ---- coll: seed 002. One point = one P and collective: every algorithm, AUTO (with the
-# platform's model) and MPI's (SMPI's) own call (SIM_ALGS: only these, comma-separated; the
-# broadcast's in two runs, below), sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
+# platform's model) and MPI's (SMPI's) own call (SIM_ALGS: only these, comma-separated, as
+# bench coll --alg takes them, dmx for all of dmx's own; the broadcast's in two runs, below), sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
 # SIM_MAX_BLOCK, default 4 KiB, per block for allgather and alltoall: their buffers are real, P
 # times that per rank; SIM_MAX_ALLTOALL, default SIM_MAX_BLOCK, for alltoall alone, whose
 # 4 KiB cell did not finish in 400 s at P = 128).
@@ -236,7 +236,7 @@ coll() {
                 if [ -n "${SIM_ALGS:-}" ]; then
                     parts=("$SIM_ALGS")
                 elif [ "$c" = bcast ]; then
-                    parts=("flat,ring,binomial,pipeline,scatter_ag,grid" "mpi,auto")
+                    parts=(dmx "mpi,auto")
                 fi
                 for algs in "${parts[@]}"; do
                     echo "# coll $plat np $np $c $algs" >&2
