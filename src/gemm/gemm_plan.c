@@ -364,6 +364,21 @@ cleanup:
     return st;
 }
 
+/* The plan's configuration (g->info) from the model. The operands' layouts are global
+ * descriptions: every rank computes the same choice from them; the model charges each grid the
+ * redistributions into it. Local. */
+static dmx_status choose(dmx_gemm_plan *g, const dmx_layout *a, const dmx_layout *b,
+                         const dmx_layout *c, int nodes, const dmx_gemm_options *opt)
+{
+    dmxi_gemm_data data;
+    memset(&data, 0, sizeof data);
+    dmx_status st = dmxi_gemm_data_from_layouts(g->comm, a, b, c, g->ta, g->tb, &data);
+    if (st == DMX_SUCCESS)
+        st = dmxi_gemm_choose(g->dtype, g->m, g->n, g->k, g->p, nodes, opt, &data, &g->info);
+    dmxi_gemm_data_free(&data);
+    return st;
+}
+
 dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, dmx_op transb,
                                 dmx_scalar alpha, const dmx_layout *a, const dmx_layout *b,
                                 dmx_scalar beta, dmx_layout *c, const dmx_gemm_options *options,
@@ -373,8 +388,6 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     dmx_gemm_plan *g = NULL;
     int64_t dims[3] = {0, 0, 0};
     dmx_gemm_options opt;
-    dmxi_gemm_data data;
-    memset(&data, 0, sizeof data);
     if (out != NULL)
         *out = NULL;
     if (comm == MPI_COMM_NULL) /* nobody to agree with: the others must not be left waiting */
@@ -408,8 +421,13 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     DMXI_CHECK(g != NULL, DMX_ERR_ALLOC, "out of memory for a gemm plan");
     g->comm = g->row = g->col = MPI_COMM_NULL;
     g->row_cross = g->row_group = g->col_cross = g->col_group = MPI_COMM_NULL;
-    DMXI_MPI(MPI_Comm_dup(comm, &g->comm));
-    DMXI_MPI(MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN));
+    {
+        /* A private duplicate (of dmx's one duplicate of comm; MPI_ERRORS_RETURN): the plans
+         * made on it below take their communicators from it without a further duplicate. */
+        dmxi_comm *rec = NULL;
+        DMXI_TRY(dmxi_comm_get(comm, &rec));
+        DMXI_TRY(dmxi_comm_dup(rec, &g->comm));
+    }
     DMXI_MPI(MPI_Comm_size(g->comm, &g->p));
     DMXI_MPI(MPI_Comm_rank(g->comm, &g->rank));
     g->dtype = dtype, g->esz = dmx_dtype_size(dtype);
@@ -419,13 +437,17 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     g->overlap = opt.overlap;
     int nodes = 1;
     DMXI_TRY(count_nodes(comm, &nodes));
-    /* The operands' layouts are global descriptions (every rank computes the same choice from
-     * them); the model charges each grid the redistributions into it. */
-    local = dmxi_gemm_data_from_layouts(g->comm, a, b, c, transa, transb, &data);
-    if (local == DMX_SUCCESS)
-        local = dmxi_gemm_choose(dtype, g->m, g->n, g->k, g->p, nodes, &opt, &data, &g->info);
-    dmxi_gemm_data_free(&data);
+#ifdef DMX_SIM_WAIT
+    /* Simulation builds: the simulated ranks run one after another in one process, so a choice
+     * every rank computes alike costs the simulator p times its own time (the torus search took
+     * minutes of it at 16,384 ranks, docs/scale.md). Rank 0 chooses and broadcasts the result,
+     * which costs the simulated time of one small broadcast. */
+    local = g->rank == 0 ? choose(g, a, b, c, nodes, &opt) : DMX_SUCCESS;
     DMXI_TRY(dmxi_agree(g->comm, local));
+    DMXI_MPI(MPI_Bcast(&g->info, (int)sizeof g->info, MPI_BYTE, 0, g->comm));
+#else
+    DMXI_TRY(dmxi_agree(g->comm, choose(g, a, b, c, nodes, &opt)));
+#endif
     g->pr = g->info.prow, g->pc = g->info.pcol;
     g->gr = g->info.group_rows, g->gc = g->info.group_cols;
     g->info.m = g->m, g->info.n = g->n, g->info.k = g->k;
