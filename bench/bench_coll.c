@@ -456,7 +456,7 @@ int dmx_cmd_bench_coll(int argc, char **argv)
     MPI_Init(&argc, &argv);
     /* Everything runs on a duplicate: SimGrid's SMPI keeps one MPI_COMM_WORLD object, and so
      * one set of attributes (dmx's per-communicator caches), for all simulated ranks. */
-    MPI_Comm_dup(MPI_COMM_WORLD, &bcoll_world);
+    bench_world_dup(&bcoll_world);
     int rank = 0, p = 0;
     MPI_Comm_rank(bcoll_world, &rank);
     MPI_Comm_size(bcoll_world, &p);

@@ -222,7 +222,7 @@ int dmx_cmd_bench_exchange(int argc, char **argv)
     /* The exchanges run on a duplicate: SimGrid's SMPI keeps one MPI_COMM_WORLD object, and so
      * one set of attributes (dmx's per-communicator cache), for all simulated ranks. */
     MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    bench_world_dup(&comm);
     int k = o.k < P - 1 ? o.k : P - 1;
     int *pattern = o.stencil ? make_stencil(P, k) : make_pattern(P, k, o.seed);
     if (o.stencil && !pattern) {

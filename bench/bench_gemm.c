@@ -481,7 +481,7 @@ int dmx_cmd_bench_gemm(int argc, char **argv)
     if (p != CLI_RUN)
         return p == CLI_HELP ? 0 : 2;
     MPI_Init(&argc, &argv);
-    if (MPI_Comm_dup(MPI_COMM_WORLD, &gworld) != MPI_SUCCESS)
+    if (bench_world_dup(&gworld) != MPI_SUCCESS)
         MPI_Abort(MPI_COMM_WORLD, 1);
     int rc = run(&ga);
     /* Every line out before any rank finalizes: under SimGrid's SMPI all ranks are one process,

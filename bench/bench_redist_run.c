@@ -124,7 +124,7 @@ void redist_setup_dmx(group *g)
         set_status(&g->r[IMPL_DMX_BATCH], "failed", "out of memory");
         return;
     }
-    if (MPI_Comm_dup(MPI_COMM_WORLD, &g->comm) != MPI_SUCCESS) {
+    if (bench_world_dup(&g->comm) != MPI_SUCCESS) {
         g->comm = MPI_COMM_NULL;
         set_status(&g->r[IMPL_DMX], "failed", "MPI_Comm_dup");
         set_status(&g->r[IMPL_DMX_BATCH], "failed", "MPI_Comm_dup");

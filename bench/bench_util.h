@@ -57,6 +57,12 @@ int bench_parse_list(const char *s, int64_t *out, int max);
  * once without starting MPI. */
 int bench_first_process(void);
 
+/* The communicator a benchmark runs dmx on: a duplicate of MPI_COMM_WORLD (under SimGrid's SMPI
+ * the simulated ranks share one MPI_COMM_WORLD object and its attributes, docs/scale.md). The
+ * simulation build (DMX_SIM_WAIT) makes it with MPI_Comm_create over the world's group, which
+ * SMPI shares where MPI_Comm_dup copies it (12 bytes per pair of ranks). Returns MPI's code. */
+int bench_world_dup(MPI_Comm *out);
+
 /* ---- output and memory --------------------------------------------------------------------- */
 
 /* Write str as a JSON string literal (quotes included): escapes '"' and '\\', drops control

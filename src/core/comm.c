@@ -296,7 +296,19 @@ static dmx_status private_dup(MPI_Comm parent, MPI_Comm *out)
     dmx_status st = DMX_SUCCESS;
     dmxi_comm *r = NULL;
     *out = MPI_COMM_NULL;
+#ifdef DMX_SIM_WAIT
+    /* Simulation builds: SimGrid's SMPI (3.32) copies the group in MPI_Comm_dup, 12 bytes per
+     * pair of ranks (3.2 GB of the simulator's memory at 16,384 ranks, docs/scale.md), while
+     * MPI_Comm_create with the parent's own group shares it: the same group in a new context,
+     * which is what a duplicate is (dmx copies no attributes). */
+    MPI_Group grp = MPI_GROUP_NULL;
+    DMXI_MPI(MPI_Comm_group(parent, &grp));
+    int rc = MPI_Comm_create(parent, grp, out);
+    MPI_Group_free(&grp);
+    DMXI_MPI(rc);
+#else
     DMXI_MPI(MPI_Comm_dup(parent, out));
+#endif
     DMXI_MPI(MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN));
     DMXI_TRY(attach(*out, 1, 0, &r));
 cleanup:
