@@ -169,6 +169,9 @@ dmx_status dmxi_gemm_hsumma(dmx_gemm_plan *g, dmx_scalar first_beta, int *update
     h.sc = g->pc / g->gc;
     h.sr = g->pr / g->gr;
     DMXI_TRY(make_schedule(&h));
+    h.no = dmxi_gemm_sim_panels(h.no); /* outer panels; their inner ones are in order */
+    while (h.ns > 0 && h.ss[h.ns - 1].o >= h.no)
+        h.ns--;
     if (h.ns == 0)
         goto cleanup;
     DMXI_TRY(post_outer(&h, 0, oreq[0]));

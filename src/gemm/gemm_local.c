@@ -7,6 +7,8 @@
 #include <cblas.h>
 #include <complex.h>
 #include <string.h>
+#include <stdlib.h>
+
 #ifdef DMX_SIM_FLOPS
 #include <smpi/smpi.h> /* SimGrid builds (scripts/simulate.sh): multiplies as simulated flops */
 #endif
@@ -24,6 +26,19 @@ MPI_Datatype dmxi_gemm_mpi_type(dmx_dtype t)
 int dmxi_gemm_is_zero(dmx_scalar s)
 {
     return s.re == 0.0 && s.im == 0.0;
+}
+
+int64_t dmxi_gemm_sim_panels(int64_t n)
+{
+#ifdef DMX_SIM_FLOPS
+    /* Simulation only (scripts/simulate.sh, SIM_PANELS): the first K panels of n, the same
+     * broadcasts as the whole run's first K; the script scales the time by n / K. */
+    const char *e = getenv("DMX_SIM_PANELS");
+    long long k = e ? atoll(e) : 0;
+    if (k > 0 && k < n)
+        return (int64_t)k;
+#endif
+    return n;
 }
 
 /* Sizes reach CBLAS as int (blasint in OpenBLAS's LP64 build); the plan checked them. */

@@ -94,6 +94,7 @@ dmx_status dmxi_gemm_summa(dmx_gemm_plan *g, dmx_scalar first_beta, int *updated
     int64_t ml = g->rows[g->myr + 1] - g->rows[g->myr];
     int64_t nl = g->cols[g->myc + 1] - g->cols[g->myc];
     DMXI_TRY(make_panels(g, g->info.panel, &ps, &np));
+    np = dmxi_gemm_sim_panels(np);
     if (np > 0)
         DMXI_TRY(post(g, &ps[0], 0, ml, nl, req[0]));
     for (int64_t t = 0; t < np; t++) {
