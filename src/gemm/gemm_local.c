@@ -6,8 +6,8 @@
 
 #include <cblas.h>
 #include <complex.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef DMX_SIM_FLOPS
 #include <smpi/smpi.h> /* SimGrid builds (scripts/simulate.sh): multiplies as simulated flops */
