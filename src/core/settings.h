@@ -40,6 +40,7 @@ typedef enum dmxi_setting {
     DMXI_SET_SCALAPACK_GEMM_INPLACE, /* 0: no SUMMA on the caller's arrays in the drop-in */
     DMXI_SET_CACHE_BYTES,            /* bytes of plans kept per communicator (plan_cache.c) */
     DMXI_SET_THREADS,                /* -1 (unset): OMP_NUM_THREADS, capped; n: n threads */
+    DMXI_SET_SIM_PANELS,             /* simulation builds: the multiply's first n panels only */
     DMXI_SET_COLL_ALG, /* family DMX_COLL_<NAME>: AUTO's algorithm for one collective */
     DMXI_NSETTINGS
 } dmxi_setting;

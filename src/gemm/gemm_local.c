@@ -6,7 +6,6 @@
 
 #include <cblas.h>
 #include <complex.h>
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef DMX_SIM_FLOPS
@@ -33,10 +32,9 @@ int64_t dmxi_gemm_sim_panels(int64_t n)
 #ifdef DMX_SIM_FLOPS
     /* Simulation only (scripts/simulate.sh, SIM_PANELS): the first K panels of n, the same
      * broadcasts as the whole run's first K; the script scales the time by n / K. */
-    const char *e = getenv("DMX_SIM_PANELS");
-    long long k = e ? atoll(e) : 0;
+    int64_t k = dmxi_setting_int(DMXI_SET_SIM_PANELS);
     if (k > 0 && k < n)
-        return (int64_t)k;
+        return k;
 #endif
     return n;
 }
