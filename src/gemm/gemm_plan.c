@@ -351,19 +351,6 @@ static void note_blocks(dmx_gemm_plan *g)
     g->seen_set = 1;
 }
 
-/* The nodes comm spans, for the model: its broadcasts cost the network's figures, not shared
- * memory's, once the ranks span more than one node. The registry counts them at the first call
- * on comm (collective then) and keeps the count with it (core/comm.c). */
-static dmx_status count_nodes(MPI_Comm comm, int *nodes)
-{
-    dmx_status st = DMX_SUCCESS;
-    dmxi_comm *rec = NULL;
-    DMXI_TRY(dmxi_comm_get(comm, &rec));
-    DMXI_TRY(dmxi_comm_nodes(rec, nodes));
-cleanup:
-    return st;
-}
-
 /* The plan's configuration (g->info) from the model. The operands' layouts are global
  * descriptions: every rank computes the same choice from them; the model charges each grid the
  * redistributions into it. Local. */
@@ -421,13 +408,16 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     DMXI_CHECK(g != NULL, DMX_ERR_ALLOC, "out of memory for a gemm plan");
     g->comm = g->row = g->col = MPI_COMM_NULL;
     g->row_cross = g->row_group = g->col_cross = g->col_group = MPI_COMM_NULL;
-    {
-        /* A private duplicate (of dmx's one duplicate of comm; MPI_ERRORS_RETURN): the plans
-         * made on it below take their communicators from it without a further duplicate. */
-        dmxi_comm *rec = NULL;
-        DMXI_TRY(dmxi_comm_get(comm, &rec));
-        DMXI_TRY(dmxi_comm_dup(rec, &g->comm));
-    }
+    /* A private duplicate (of dmx's one duplicate of comm; MPI_ERRORS_RETURN): the plans made on
+     * it below take their communicators from it without a further duplicate. The nodes comm
+     * spans, for the model (its broadcasts cost the network's figures, not shared memory's, once
+     * the ranks span more than one node): counted at the first call on comm (collective then)
+     * and kept with its record (core/comm.c). */
+    dmxi_comm *rec = NULL;
+    int nodes = 1;
+    DMXI_TRY(dmxi_comm_get(comm, &rec));
+    DMXI_TRY(dmxi_comm_dup(rec, &g->comm));
+    DMXI_TRY(dmxi_comm_nodes(rec, &nodes));
     DMXI_MPI(MPI_Comm_size(g->comm, &g->p));
     DMXI_MPI(MPI_Comm_rank(g->comm, &g->rank));
     g->dtype = dtype, g->esz = dmx_dtype_size(dtype);
@@ -435,8 +425,6 @@ dmx_status dmx_gemm_plan_create(MPI_Comm comm, dmx_dtype dtype, dmx_op transa, d
     g->m = dims[0], g->n = dims[1], g->k = dims[2];
     g->ua = a, g->ub = b, g->uc = c;
     g->overlap = opt.overlap;
-    int nodes = 1;
-    DMXI_TRY(count_nodes(comm, &nodes));
 #ifdef DMX_SIM_WAIT
     /* Simulation builds: the simulated ranks run one after another in one process, so a choice
      * every rank computes alike costs the simulator p times its own time (the torus search took
