@@ -297,6 +297,7 @@ void dmxi_threads_node_ranks(int n)
     }
 }
 
+#ifdef _OPENMP /* only dmxi_threads' OpenMP path asks */
 /* CPUs this process may run on (its affinity mask), and online on the node; 0 where unknown. */
 static void cpu_counts(int *affinity, int *online)
 {
@@ -306,7 +307,6 @@ static void cpu_counts(int *affinity, int *online)
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         *affinity = CPU_COUNT(&set);
 #endif
-#ifdef _OPENMP
     /* OMP_PROC_BIND set: the runtime has pinned this thread to its first place already, so the
      * process's CPUs are those of all its places */
     if (omp_get_proc_bind() != omp_proc_bind_false) {
@@ -316,12 +316,12 @@ static void cpu_counts(int *affinity, int *online)
         if (n > 0)
             *affinity = n;
     }
-#endif
 #ifdef _SC_NPROCESSORS_ONLN
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
     *online = n > 0 && n < INT32_MAX ? (int)n : 0;
 #endif
 }
+#endif
 
 int dmxi_threads(void)
 {
