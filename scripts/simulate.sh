@@ -186,12 +186,21 @@ gemm() {
                 local tag="\"point\":\"$pt\"," w=0
                 case $alg in
                 summa) a+=(summa --panel "$x") && w=$x ;;
-                hsumma) a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}") && w=${z:-$cap} ;;
+                hsumma)
+                    a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}")
+                    w=${z:-$cap}
+                    ;;
                 auto) a+=(auto) && [ "$x" = data ] && a+=(--data-grid) ;;
                 *) a+=("$alg") ;;
                 esac
                 # SIM_PANELS=K: SUMMA and HSUMMA run their first K (outer) panels of the pc
-                # pieces' ceil(cap / width) each; the table scales the time by full / K
+                # pieces' ceil(cap / width) each; the table scales the time by full / K. That
+                # count is the library's (make_panels, make_schedule: k cut at both splits) only
+                # where N splits evenly over pr and pc, so other N are refused.
+                if [ -n "${SIM_PANELS:-}" ] && [ $((N % pr)) -ne 0 -o $((N % pc)) -ne 0 ]; then
+                    echo "simulate: SIM_PANELS needs N ($N) divisible by $pr and $pc" >&2
+                    return 1
+                fi
                 [ "$w" -gt "$cap" ] && w=$cap
                 local full=$((pc * ((cap + w - 1) / (w > 0 ? w : 1)))) run=""
                 if [ -n "${SIM_PANELS:-}" ] && [ "$w" -gt 0 ] && [ "$SIM_PANELS" -lt "$full" ]; then
@@ -231,7 +240,8 @@ exchange() {
 
 # ---- coll: seed 002. One point = one P and collective: every algorithm, AUTO (with the
 # platform's model) and MPI's (SMPI's) own call (SIM_ALGS: only these, comma-separated, as
-# bench coll --alg takes them, dmx for all of dmx's own; the broadcast's in two runs, below), sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
+# bench coll --alg takes them, dmx for all of dmx's own; the broadcast's in two runs, below),
+# sizes 8 B x 8^i up to SIM_MAX (default 256 KiB;
 # SIM_MAX_BLOCK, default 4 KiB, per block for allgather and alltoall: their buffers are real, P
 # times that per rank; SIM_MAX_ALLTOALL, default SIM_MAX_BLOCK, for alltoall alone, whose
 # 4 KiB cell did not finish in 400 s at P = 128).
