@@ -7,7 +7,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer. The MPICH pass also runs ScaLAPACK's own testers
 # with the drop-in preloaded. Exits non-zero if anything fails. Both plain
 # passes include the ctest install_consumer (scripts/consumer_test.sh: C, C++ and Fortran
-# programs built against an install at a scratch prefix).
+# programs built against an install at a scratch prefix). Between the passes, the simulation
+# build's smoke run (scripts/simulate.sh smoke).
 # DMX_SKIP_MPICH=1 / DMX_SKIP_SANITIZE=1 skip those passes. After each step a line
 # "test.sh: <step>: N s (total M s)" gives its wall time, so a CI log shows where the time goes.
 set -euo pipefail
@@ -38,6 +39,10 @@ step "ctest (Open MPI)"
 # BLAS checked, the multiply's tests at 1-2 ranks (about a minute; "Generic FLAME" adds BLIS)
 bash scripts/blas_vendors.sh
 step "BLAS vendors"
+# the simulation build (SimGrid's SMPI, scripts/simulate.sh) at 4-27 simulated ranks: one point
+# of each module, failing on a missing result or a run that ended badly after its results
+SIM_BUILD=build-smpi-ci bash scripts/simulate.sh smoke
+step "simulation smoke"
 
 if [ "${DMX_SKIP_MPICH:-0}" != 1 ]; then
     cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=Release -DDMX_WERROR=ON -DDMX_TEST_YIELD=ON \

@@ -141,6 +141,7 @@ sim() {
     if [ "$rc" -ne 0 ]; then
         echo "simulate: rc $rc after $(grep -c "$filter" "$log") result lines ($*):" >&2
         tail -3 "$log.err" >&2
+        echo "$mod $plat $np: rc $rc" >>"$TMPD/bad_exits"
     fi
     return 0
 }
@@ -379,7 +380,8 @@ smoke() {
     SIM_NP=27 SIM_K=6 exchange
     SIM_NP=16 SIM_PLATFORMS=graphene_ib SIM_COLLS=bcast SIM_MAX=64 coll
     SIM_NP=4 SIM_N=256 SIM_CASES="32,32:64,64" redist
-    if grep -q failed "$OUT"/*.jsonl; then
+    # a run that printed its lines and then ended badly (a teardown error) fails the smoke too
+    if grep -q failed "$OUT"/*.jsonl || [ -s "$TMPD/bad_exits" ]; then
         echo "simulate smoke: FAILED"
         exit 1
     fi

@@ -187,6 +187,32 @@ static int detach_all(void)
     return rc;
 }
 
+#ifdef DMX_SIM_WAIT
+/* Simulation builds only. SimGrid's SMPI (3.32) gives every rank of a communicator made by
+ * MPI_Comm_create or MPI_Comm_split the same object, attributes included, and the first rank to
+ * free it runs every attribute's delete callback: the other ranks' records would be detached in
+ * that rank's context (its list, its keyval), and the job ends in MPI_Comm_delete_attr's
+ * MPI_ERR_OTHER at the next free. So each rank deletes its own attribute first, a barrier waits
+ * for all of them, and only then is the communicator freed (MPI_Comm_free is collective). This
+ * definition takes the place of SMPI's for the program and dmx alike. */
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    if (comm && *comm != MPI_COMM_NULL) {
+        void *attr = NULL;
+        int flag = 0, rc = MPI_SUCCESS;
+        if (keyval != MPI_KEYVAL_INVALID)
+            rc = PMPI_Comm_get_attr(*comm, keyval, &attr, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = PMPI_Comm_delete_attr(*comm, keyval);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Barrier(*comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return PMPI_Comm_free(comm);
+}
+#endif
+
 /* The one delete callback: the communicator is being freed, or (MPI_COMM_SELF) MPI_Finalize. */
 static int record_delete(MPI_Comm comm, int kv, void *attr, void *extra)
 {
