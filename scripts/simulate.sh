@@ -152,9 +152,11 @@ table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl" "$OUT/$1.svg"; 
 # panel, N/sqrt(P)), hsumma:G:b:B, cannon, auto (nothing forced) or auto:data (the data's grid
 # forced, the rest chosen; without it the model charges other grids the moves); forced points
 # use the data's square grid. SIM_POINTS default: SUMMA and HSUMMA at every power-of-two G.
-# SIM_PANELS=K: SUMMA and HSUMMA run only their first K (outer) panels, the same broadcasts as
-# the whole run's first K (the simulation build's DMX_SIM_PANELS); the table scales their time
-# by the full count over K and says so. Cannon and AUTO's other picks run whole.
+# SIM_PANELS=K: SUMMA and HSUMMA run only their first K (outer) panels, Cannon its first K of
+# q steps, AUTO whichever it chose, the same messages as the whole run's first K (the simulation
+# build's DMX_SIM_PANELS); the table extrapolates the time and says so: the full count over K
+# times the time, or, where the same point ran with two K, a line through the two (the first
+# panels cost more than the later ones: docs/scale.md).
 # No detached sends (SIM_CFG default smpi/send-is-detached-thresh:0, as redist): Cannon's shifts
 # and the panels' pieces are below SMPI's 64 KiB threshold, and each detached send's completion
 # walks a list of every detached send in flight (Cannon at 4,096 ranks: 115 s with them, 74 s
@@ -195,7 +197,7 @@ gemm() {
                 *) a+=("$alg") ;;
                 esac
                 # SIM_PANELS=K: SUMMA and HSUMMA run their first K (outer) panels of the pc
-                # pieces' ceil(cap / width) each; the table scales the time by full / K. That
+                # pieces' ceil(cap / width) each; the table extrapolates the time. That
                 # count is the library's (make_panels, make_schedule: k cut at both splits) only
                 # where N splits evenly over pr and pc, so other N are refused.
                 if [ -n "${SIM_PANELS:-}" ] && [ $((N % pr)) -ne 0 -o $((N % pc)) -ne 0 ]; then
@@ -203,8 +205,14 @@ gemm() {
                     return 1
                 fi
                 [ "$w" -gt "$cap" ] && w=$cap
-                local full=$((pc * ((cap + w - 1) / (w > 0 ? w : 1)))) run=""
-                if [ -n "${SIM_PANELS:-}" ] && [ "$w" -gt 0 ] && [ "$SIM_PANELS" -lt "$full" ]; then
+                local full=0 run=""
+                [ "$w" -gt 0 ] && full=$((pc * ((cap + w - 1) / w)))
+                [ "$alg" = cannon ] && [ "$pr" -eq "$pc" ] && full=$pr # q steps
+                if [ -n "${SIM_PANELS:-}" ] && [ "$alg" = auto ]; then
+                    # the table counts the panels or steps of what AUTO chose
+                    run=$SIM_PANELS
+                    tag="$tag\"panels_run\":$run,"
+                elif [ -n "${SIM_PANELS:-}" ] && [ "$full" -gt 0 ] && [ "$SIM_PANELS" -lt "$full" ]; then
                     run=$SIM_PANELS
                     tag="$tag\"panels_run\":$run,\"panels_full\":$full,"
                 fi

@@ -126,9 +126,54 @@ def coll(rows):
                   % (within, n, 100.0 * within / n, worst[0], worst[1][2], worst[1][3]))
 
 
+def panels_full(r):
+    """The panels (Cannon: steps) of a whole run of r's algorithm, for AUTO's sampled points."""
+    if r.get("panels_full"):
+        return r["panels_full"]
+    pr, pc = (int(x) for x in r["grid"].split("x"))
+    if r["alg"] == "cannon":
+        return pr
+    cap = -(-r["n"] // pc)  # the widest piece of k along the grid's columns
+    width = r["b"] if r["alg"] == "summa" else r["B"]
+    return pc * -(-cap // min(width, cap))
+
+
+def extrapolate(rows):
+    """SIM_PANELS: the first K of F panels ran. With one K, the time times F / K; where the same
+    point ran with two or more K, the line through the two largest (the first panels cost more
+    than the later ones, so the line is nearer a whole run: docs/scale.md)."""
+    runs = {}
+    for r in rows:
+        if r.get("bench") == "gemm_sim" and r.get("panels_run"):
+            full = panels_full(r)
+            if r["panels_run"] < full:
+                key = (r["platform"], r["np"], r["n"], r["point"])
+                runs.setdefault(key, {})[r["panels_run"]] = (r["t_med"], full)
+    out = []
+    for r in rows:
+        key = (r.get("platform"), r.get("np"), r.get("n"), r.get("point"))
+        if r.get("bench") != "gemm_sim" or not r.get("panels_run") or key not in runs:
+            out.append(r)
+            continue
+        ks = sorted(runs[key])
+        k2, (t2, full) = ks[-1], runs[key][ks[-1]]
+        if r["panels_run"] != k2:
+            continue  # folded into the largest K's row
+        unit = "steps" if r["alg"] == "cannon" else "panels"
+        if len(ks) > 1:
+            k1, t1 = ks[-2], runs[key][ks[-2]][0]
+            t = t2 + (full - k2) * (t2 - t1) / (k2 - k1)
+            how = "%d and %d of %d %s, extrapolated" % (k1, k2, full, unit)
+        else:
+            t = t2 * full / k2
+            how = "%d of %d %s, scaled" % (k2, full, unit)
+        out.append(dict(r, t_med=t, point="%s [%s]" % (r["point"], how)))
+    return out
+
+
 def gemm(rows):
     pts = {}
-    for r in rows:
+    for r in extrapolate(rows):
         if "failed" in r and "point" in r and r.get("np"):
             # a point whose last run failed shows the failure, not an older success
             for key in [k for k in pts if k[0] == r["platform"] and k[1] == r["np"]]:
@@ -137,11 +182,6 @@ def gemm(rows):
             continue
         if r.get("bench") != "gemm_sim":
             continue
-        if r.get("panels_run"):
-            # SIM_PANELS: the first panels_run of panels_full (outer) panels ran; scaled up
-            r = dict(r, t_med=r["t_med"] * r["panels_full"] / r["panels_run"],
-                     point="%s [%d of %d panels, scaled]" % (r["point"], r["panels_run"],
-                                                             r["panels_full"]))
         pts.setdefault((r["platform"], r["np"], r["n"]), {})[r["point"]] = r
     for key in sorted(pts):
         p = pts[key]

@@ -205,11 +205,11 @@ const dmxi_setting_row dmxi_setting_rows[DMXI_NSETTINGS] = {
         "`MPI_Finalize` (`0`: every plan duplicates and frees its own); the one-shot duplicate "
         "stays whatever this says"),
     ROW(DMXI_SET_SIM_PANELS, "DMX_SIM_PANELS", 0, "0", TEST, MUST_MATCH, 0,
-        "simulation builds only: SUMMA and HSUMMA run their first n panels (0: all)",
+        "simulation builds only: the multiply runs its first n panels or steps (0: all)",
         "read only by the SimGrid build of `scripts/simulate.sh` (`-DDMX_SIM_FLOPS`; its "
-        "`SIM_PANELS`): SUMMA and HSUMMA run their first n (outer) panels, the same broadcasts as "
-        "a whole run's first n, and the script scales the time ([scale.md](scale.md)); `0`: all "
-        "panels. Other builds ignore it"),
+        "`SIM_PANELS`): SUMMA and HSUMMA run their first n (outer) panels, Cannon its first n "
+        "steps, the same messages as a whole run's first n, and the script extrapolates the time "
+        "([scale.md](scale.md)); `0`: all. Other builds ignore it"),
     ROW(DMXI_SET_SHM_CACHE_BYTES, "DMX_SHM_CACHE_BYTES", (int64_t)16 << 20, "16777216", TEST,
         MUST_MATCH, 0, "largest shared window (bytes per rank) a kept duplicate holds",
         "largest shared window, in bytes per rank, that a kept duplicate holds for the next plan "

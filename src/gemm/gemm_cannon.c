@@ -31,10 +31,11 @@ dmx_status dmxi_gemm_cannon(dmx_gemm_plan *g, dmx_scalar first_beta, int *update
     MPI_Datatype t = dmxi_gemm_mpi_type(g->dtype);
     int64_t ml = g->rows[i + 1] - g->rows[i], nl = g->cols[j + 1] - g->cols[j];
     void *abuf[2] = {g->a, g->work[0]}, *bbuf[2] = {g->b, g->work[2]};
-    for (int s = 0; s < q; s++) {
+    const int steps = (int)dmxi_gemm_sim_panels(q); /* q, or a simulation's first K */
+    for (int s = 0; s < steps; s++) {
         int cur = s % 2, kx = (i + j + s) % q, kn = (i + j + s + 1) % q;
         int64_t w = g->ka[kx + 1] - g->ka[kx], wn = g->ka[kn + 1] - g->ka[kn];
-        if (s + 1 < q) {
+        if (s + 1 < steps) {
             int ca, cb, na, nb;
             DMXI_TRY(dmxi_to_int(ml * w, &ca, "Cannon's A block"));
             DMXI_TRY(dmxi_to_int(w * nl, &cb, "Cannon's B block"));

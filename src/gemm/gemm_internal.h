@@ -47,8 +47,9 @@ struct dmx_gemm_plan {
 void dmxi_gemm_local(dmx_dtype t, int64_t m, int64_t n, int64_t k, dmx_scalar alpha, const void *a,
                      int64_t lda, const void *b, int64_t ldb, dmx_scalar beta, void *c,
                      int64_t ldc);
-/* The panels a multiply runs of its n: n, except in simulation builds (DMX_SIM_FLOPS) where
- * DMX_SIM_PANELS=K runs the first K (the simulator's time for the paper's sizes, docs/scale.md). */
+/* The panels (Cannon: steps) a multiply runs of its n: n, except in simulation builds
+ * (DMX_SIM_FLOPS) where DMX_SIM_PANELS=K runs the first K (the simulator's time for the
+ * paper's sizes, docs/scale.md). */
 int64_t dmxi_gemm_sim_panels(int64_t n);
 /* C (m x n) = beta * C (beta 0 writes zeros). */
 void dmxi_gemm_scale(dmx_dtype t, int64_t m, int64_t n, dmx_scalar beta, void *c, int64_t ldc);

@@ -30,8 +30,8 @@ int dmxi_gemm_is_zero(dmx_scalar s)
 int64_t dmxi_gemm_sim_panels(int64_t n)
 {
 #ifdef DMX_SIM_FLOPS
-    /* Simulation only (scripts/simulate.sh, SIM_PANELS): the first K panels of n, the same
-     * broadcasts as the whole run's first K; the script scales the time by n / K. */
+    /* Simulation only (scripts/simulate.sh, SIM_PANELS): the first K panels (Cannon: steps)
+     * of n, the same messages as the whole run's first K; the script extrapolates the time. */
     int64_t k = dmxi_setting_int(DMXI_SET_SIM_PANELS);
     if (k > 0 && k < n)
         return k;
