@@ -186,35 +186,25 @@ gemm() {
             for pt in $pts; do
                 IFS=: read -r alg x y z <<<"$pt"
                 local a=(bench gemm --n "$N" --reps 1 --no-warmup --no-peak --nodes "$nodes" --only)
-                local tag="\"point\":\"$pt\"," w=0
+                local tag="\"point\":\"$pt\"," run=""
                 case $alg in
-                summa) a+=(summa --panel "$x") && w=$x ;;
-                hsumma)
-                    a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}")
-                    w=${z:-$cap}
-                    ;;
+                summa) a+=(summa --panel "$x") ;;
+                hsumma) a+=(hsumma --groups "$x" --panel "$y" --outer "${z:-$cap}") ;;
                 auto) a+=(auto) && [ "$x" = data ] && a+=(--data-grid) ;;
                 *) a+=("$alg") ;;
                 esac
-                # SIM_PANELS=K: SUMMA and HSUMMA run their first K (outer) panels of the pc
-                # pieces' ceil(cap / width) each; the table extrapolates the time. That
-                # count is the library's (make_panels, make_schedule: k cut at both splits) only
-                # where N splits evenly over pr and pc, so other N are refused.
-                if [ -n "${SIM_PANELS:-}" ] && [ $((N % pr)) -ne 0 -o $((N % pc)) -ne 0 ]; then
-                    echo "simulate: SIM_PANELS needs N ($N) divisible by $pr and $pc" >&2
-                    return 1
-                fi
-                [ "$w" -gt "$cap" ] && w=$cap
-                local full=0 run=""
-                [ "$w" -gt 0 ] && full=$((pc * ((cap + w - 1) / w)))
-                [ "$alg" = cannon ] && [ "$pr" -eq "$pc" ] && full=$pr # q steps
-                if [ -n "${SIM_PANELS:-}" ] && [ "$alg" = auto ]; then
-                    # the table counts the panels or steps of what AUTO chose
+                # SIM_PANELS=K: the first K panels (Cannon: steps) run; the table counts the
+                # whole run's from the algorithm, grid and widths the point reports
+                # (simulate_table.py, panels_full), pc * ceil(ceil(N / pc) / width) for SUMMA and
+                # HSUMMA. That is the library's count (make_panels, make_schedule: k cut at both
+                # splits) only where N splits evenly over pr and pc, so other N are refused.
+                if [ -n "${SIM_PANELS:-}" ]; then
+                    if [ $((N % pr)) -ne 0 ] || [ $((N % pc)) -ne 0 ]; then
+                        echo "simulate: SIM_PANELS needs N ($N) divisible by $pr and $pc" >&2
+                        return 1
+                    fi
                     run=$SIM_PANELS
                     tag="$tag\"panels_run\":$run,"
-                elif [ -n "${SIM_PANELS:-}" ] && [ "$full" -gt 0 ] && [ "$SIM_PANELS" -lt "$full" ]; then
-                    run=$SIM_PANELS
-                    tag="$tag\"panels_run\":$run,\"panels_full\":$full,"
                 fi
                 SIM_CFG=${SIM_CFG:---cfg=smpi/send-is-detached-thresh:0} SIM_PANELS_RUN=$run \
                     SIM_TAG="$tag" sim gemm "$plat" "$np" '"gemm_sim"' "${a[@]}"

@@ -127,9 +127,9 @@ def coll(rows):
 
 
 def panels_full(r):
-    """The panels (Cannon: steps) of a whole run of r's algorithm, for AUTO's sampled points."""
-    if r.get("panels_full"):
-        return r["panels_full"]
+    """The panels (Cannon: steps) of a whole run of what r ran: SUMMA's and HSUMMA's (outer)
+    panels, k cut into pc pieces of ceil(n / pc) and each into panels of the width (simulate.sh
+    runs only N that divide evenly, where this is the library's count), Cannon's q steps."""
     pr, pc = (int(x) for x in r["grid"].split("x"))
     if r["alg"] == "cannon":
         return pr
@@ -139,9 +139,10 @@ def panels_full(r):
 
 
 def extrapolate(rows):
-    """SIM_PANELS: the first K of F panels ran. With one K, the time times F / K; where the same
-    point ran with two or more K, the line through the two largest (the first panels cost more
-    than the later ones, so the line is nearer a whole run: docs/scale.md)."""
+    """SIM_PANELS: the first K of F panels ran (K >= F: a whole run). With one K, the time times
+    F / K; where the same point ran with two or more K, the line through the two largest (the
+    first panels cost more than the later ones, so the line is nearer a whole run:
+    docs/scale.md)."""
     runs = {}
     for r in rows:
         if r.get("bench") == "gemm_sim" and r.get("panels_run"):
