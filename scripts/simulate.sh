@@ -161,6 +161,11 @@ table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl" "$OUT/$1.svg"; 
 # and the panels' pieces are below SMPI's 64 KiB threshold, and each detached send's completion
 # walks a list of every detached send in flight (Cannon at 4,096 ranks: 115 s with them, 74 s
 # without, the simulated time within 0.01 %; SUMMA and HSUMMA at 256 ranks 0.7-2.3 % slower).
+# Events within 1 us of simulated time are taken together (surf/precision:1e-6, SimGrid's
+# default 1e-9): each transfer's start or end re-solves the bandwidth sharing of every transfer
+# on the links it shares: Cannon at 16,384 ranks reached its steps after about 50 minutes of
+# simulator time with the default, after 5 with this; whole runs at 4,096 ranks moved by
+# 0.01-0.03 % (docs/scale.md).
 gemm() {
     local N=${1:-2048} plats=${SIM_PLATFORMS:-"latency bandwidth"} nps=${SIM_NP:-"256 1024"}
     for plat in $plats; do
@@ -206,7 +211,8 @@ gemm() {
                     run=$SIM_PANELS
                     tag="$tag\"panels_run\":$run,"
                 fi
-                SIM_CFG=${SIM_CFG:---cfg=smpi/send-is-detached-thresh:0} SIM_PANELS_RUN=$run \
+                SIM_CFG=${SIM_CFG:-"--cfg=smpi/send-is-detached-thresh:0 --cfg=surf/precision:1e-6"} \
+                    SIM_PANELS_RUN=$run \
                     SIM_TAG="$tag" sim gemm "$plat" "$np" '"gemm_sim"' "${a[@]}"
             done
         done
