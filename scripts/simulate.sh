@@ -157,10 +157,11 @@ table() { python3 scripts/simulate_table.py "$1" "$OUT/$1.jsonl" "$OUT/$1.svg"; 
 # build's DMX_SIM_PANELS); the table extrapolates the time and says so: the full count over K
 # times the time, or, where the same point ran with two K, a line through the two (the first
 # panels cost more than the later ones: docs/scale.md).
-# No detached sends (SIM_CFG default smpi/send-is-detached-thresh:0, as redist): Cannon's shifts
-# and the panels' pieces are below SMPI's 64 KiB threshold, and each detached send's completion
-# walks a list of every detached send in flight (Cannon at 4,096 ranks: 115 s with them, 74 s
-# without, the simulated time within 0.01 %; SUMMA and HSUMMA at 256 ranks 0.7-2.3 % slower).
+# SIM_CFG default: smpi/send-is-detached-thresh:0 and surf/precision:1e-6. No detached sends (as
+# redist): Cannon's shifts and the panels' pieces are below SMPI's 64 KiB threshold, and each
+# detached send's completion walks a list of every detached send in flight (Cannon at 4,096
+# ranks: 115 s with them, 74 s without, the simulated time within 0.01 %; SUMMA and HSUMMA at
+# 256 ranks 0.7-2.3 % slower).
 # Events within 1 us of simulated time are taken together (surf/precision:1e-6, SimGrid's
 # default 1e-9): each transfer's start or end re-solves the bandwidth sharing of every transfer
 # on the links it shares: Cannon at 16,384 ranks reached its steps after about 50 minutes of
